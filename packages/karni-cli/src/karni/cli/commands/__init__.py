@@ -1,0 +1,1 @@
+"""The ``karni`` subcommands, one module each; see :mod:`karni.cli.main`."""

@@ -1,0 +1,90 @@
+"""Karni's history providers: discovery, safe calls and composition under the cap.
+
+A history provider reads a prompt-history store kept beside a project and
+returns a short brief of what was asked and decided about one file. This
+package finds the installed providers (the ``karni.history_providers``
+entry-point group), calls them so they can never break Karni's output, and
+composes their briefs under the shared ~300-token cap::
+
+    from pathlib import Path
+    from karni.agent.history import compose
+
+    print(compose(Path("."), "apps/events/models.py", providers=[MyHistoryProvider()]))
+
+Only the standard library is used, and imports are kept lean: this runs
+before every edit an agent makes.
+"""
+
+from __future__ import annotations
+
+from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP, estimate_tokens
+from karni.agent.history.compose import (
+    CONDITIONS_VARIABLE,
+    active_conditions,
+    compose,
+    detect,
+    detecting_providers,
+    provider_name,
+)
+from karni.agent.history.discovery import (
+    BUILTIN_PROVIDERS,
+    ENTRY_POINT_GROUP,
+    Discovery,
+    InstalledProvider,
+    LoadFailure,
+    discover,
+)
+from karni.agent.history.errors import (
+    DuplicateProviderError,
+    HistoryError,
+    NotAProviderError,
+    ProviderImportError,
+    ProviderLoadError,
+    UnknownProviderError,
+)
+from karni.agent.history.isolation import (
+    DEFAULT_PROVIDER_TIMEOUT,
+    ProviderCallOutcome,
+    call_isolated,
+)
+
+__all__ = [
+    "BUILTIN_PROVIDERS",
+    "CHARS_PER_TOKEN",
+    "CONDITIONS_VARIABLE",
+    "DEFAULT_PROVIDER_TIMEOUT",
+    "ENTRY_POINT_GROUP",
+    "HISTORY_TOKEN_CAP",
+    "Discovery",
+    "DuplicateProviderError",
+    "HistoryError",
+    "HistoryProvider",
+    "InstalledProvider",
+    "LoadFailure",
+    "NotAProviderError",
+    "ProviderCallOutcome",
+    "ProviderImportError",
+    "ProviderLoadError",
+    "UnknownProviderError",
+    "active_conditions",
+    "call_isolated",
+    "compose",
+    "detect",
+    "detecting_providers",
+    "discover",
+    "estimate_tokens",
+    "provider_name",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni.agent.history.protocol import HistoryProvider
+
+
+def __getattr__(name: str) -> object:
+    # The typing-only protocol is loaded on first use: `typing` is not cheap to import.
+    if name == "HistoryProvider":
+        from karni.agent.history.protocol import HistoryProvider
+
+        return HistoryProvider
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

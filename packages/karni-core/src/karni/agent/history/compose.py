@@ -1,0 +1,172 @@
+"""Composing the block ``karni context --with-history`` appends.
+
+Providers that detect a store are asked for a brief, in name order; each brief
+is cleaned, given a ``HISTORY:`` heading, and the whole block is fitted under
+the shared cap. Providers that detect nothing are never asked for a brief.
+"""
+
+from __future__ import annotations
+
+import os
+
+from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, fit_blocks
+from karni.agent.history.isolation import call_isolated
+from karni.agent.history.sanitize import clean_line, iter_brief_lines
+
+__all__ = [
+    "CONDITIONS_VARIABLE",
+    "active_conditions",
+    "compose",
+    "detect",
+    "detecting_providers",
+    "provider_name",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
+    from typing import Any
+
+CONDITIONS_VARIABLE = "KARNI_AGENT_CONDITIONS"
+"""When set, replaces store detection for conditional rules (comma-separated)."""
+
+
+def provider_name(provider: Any) -> str | None:
+    """The provider's ``name`` as one clean line, or None when it has none."""
+    name = getattr(provider, "name", None)
+    if not isinstance(name, str):
+        return None
+    cleaned = clean_line(name.replace("\n", " ")).strip()
+    return cleaned or None
+
+
+def _as_path(project_root: str | os.PathLike[str]) -> Path:
+    from pathlib import Path
+
+    return project_root if isinstance(project_root, Path) else Path(project_root)
+
+
+def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
+    """Whether ``provider`` detects a store; a failure or a hang counts as no."""
+    method = getattr(provider, "detect", None)
+    if not callable(method):
+        return False
+    root = _as_path(project_root)
+    outcome = call_isolated(lambda: bool(method(root)))
+    return bool(outcome.ok and outcome.value)
+
+
+def _installed_providers() -> list[Any]:
+    from karni.agent.history.discovery import discover
+
+    return discover().objects()
+
+
+def detecting_providers(
+    project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
+) -> list[Any]:
+    """The providers, in name order, that detect a store for ``project_root``."""
+    chosen = _installed_providers() if providers is None else list(providers)
+    root = _as_path(project_root)
+    named = sorted(
+        ((name, provider) for provider in chosen if (name := provider_name(provider))),
+        key=lambda pair: pair[0],
+    )
+    return [provider for _, provider in named if detect(provider, root)]
+
+
+def active_conditions(
+    project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
+) -> frozenset[str]:
+    """The conditions that switch conditional rules on, such as K008's ``history``.
+
+    ``KARNI_AGENT_CONDITIONS``, when set, replaces detection: an empty value
+    turns every conditional rule off, ``history`` forces K008 on. Otherwise the
+    set is ``{"history"}`` when any provider detects a store. Detection starts
+    no process.
+    """
+    raw = os.environ.get(CONDITIONS_VARIABLE)
+    if raw is not None:
+        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
+    chosen = _installed_providers() if providers is None else list(providers)
+    root = _as_path(project_root)
+    for provider in sorted(chosen, key=lambda p: provider_name(p) or ""):
+        if provider_name(provider) and detect(provider, root):
+            return frozenset({"history"})
+    return frozenset()
+
+
+def _one_line(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    line = clean_line(" ".join(value.splitlines())).strip()
+    return line or None
+
+
+def _block(
+    provider: Any, name: str, root: Path, path: str | None, max_tokens: int
+) -> BriefBlock | None:
+    if path is None:
+        method = getattr(provider, "project_context", None)
+        if not callable(method):
+            return None
+        outcome = call_isolated(method, root)
+        heading = f"HISTORY: project ({name})"
+    else:
+        outcome = call_isolated(provider.context, root, path)
+        heading = f"HISTORY: {_one_line(path) or '?'} ({name})"
+    if not outcome.ok or not isinstance(outcome.value, str) or not outcome.value.strip():
+        return None
+
+    def truncation_line(with_command: bool) -> str:
+        prefix = f"… truncated at ~{max_tokens} tokens; "
+        command = _full_command(provider, root, path) if with_command else None
+        if command:
+            return f"{prefix}full brief: {command}"
+        return f"{prefix}{name} holds the full brief"
+
+    return BriefBlock(name, heading, iter_brief_lines(outcome.value), truncation_line)
+
+
+def _full_command(provider: Any, root: Path, path: str | None) -> str | None:
+    method = getattr(provider, "full_command", None)
+    if not callable(method):
+        return None
+    outcome = call_isolated(method, root, path)
+    return _one_line(outcome.value) if outcome.ok else None
+
+
+def compose(
+    project_root: str | os.PathLike[str],
+    path: str | None = None,
+    *,
+    providers: Sequence[Any] | None = None,
+    max_tokens: int = HISTORY_TOKEN_CAP,
+) -> str | None:
+    r"""The block ``karni context --with-history`` appends, or None when there is none.
+
+    Args:
+        project_root: The Karni project's root folder.
+        path: The file to brief, project-relative and POSIX; None for the
+            project-level brief (providers without ``project_context`` then
+            add nothing).
+        providers: The providers to ask; the installed ones by default.
+        max_tokens: The cap on the whole block, headings included, in
+            estimated tokens (``ceil(characters / 4)``).
+
+    Returns:
+        The lines joined with ``\\n``, without a trailing newline. One
+        ``HISTORY:`` heading per provider that detects a store and has
+        something to say, in name order.
+    """
+    root = _as_path(project_root)
+    blocks: list[BriefBlock] = []
+    for provider in detecting_providers(root, providers):
+        name = provider_name(provider)
+        assert name is not None
+        block = _block(provider, name, root, path, max_tokens)
+        if block is not None:
+            blocks.append(block)
+    lines = fit_blocks(blocks, max_tokens)
+    return "\n".join(lines) if lines else None

@@ -1,0 +1,297 @@
+"""Turning ``karni.history_providers`` entry points into provider objects.
+
+The order of precedence is hatch's: Karni's own registration of a name (the
+built-in Chronicle provider, shipped by ``karni-history-chronicle``) is the
+fallback, and anyone else's entry point of the same name wins over it. When
+``karni-history-chronicle`` is importable but its metadata is missing, the
+built-in is still found by its module path. Every failure is recorded, never
+raised, so ``karni doctor`` can show it and everything else keeps working.
+
+``KARNI_HISTORY_PROVIDERS`` (comma-separated names) limits discovery to the
+providers it names; set but empty, it loads none. Tests and users can point
+Karni at a chosen set of providers with it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from karni.agent.history.entry_points import EntryPoint, entry_points
+from karni.agent.history.errors import (
+    DuplicateProviderError,
+    NotAProviderError,
+    ProviderImportError,
+    ProviderLoadError,
+    UnknownProviderError,
+)
+
+__all__ = [
+    "BUILTIN_PROVIDERS",
+    "ENTRY_POINT_GROUP",
+    "Discovery",
+    "InstalledProvider",
+    "LoadFailure",
+    "discover",
+    "load_value",
+    "provider_from_object",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+ENTRY_POINT_GROUP = "karni.history_providers"
+"""The entry-point group providers register under."""
+
+ALLOW_LIST_VARIABLE = "KARNI_HISTORY_PROVIDERS"
+
+BUILTIN_PROVIDERS: dict[str, tuple[str, str]] = {
+    "gigai-chronicle": (
+        "karni.agent.history_chronicle:ChronicleProvider",
+        "karni-history-chronicle",
+    ),
+}
+"""Karni's own providers: name → (entry-point value, distribution that ships it)."""
+
+
+class InstalledProvider:
+    """A provider that loaded, with where it came from."""
+
+    __slots__ = ("builtin", "distribution", "name", "provider", "value", "version")
+
+    def __init__(
+        self,
+        name: str,
+        provider: Any,
+        value: str,
+        distribution: str | None,
+        version: str | None,
+        builtin: bool,
+    ) -> None:
+        """Record a loaded provider.
+
+        Args:
+            name: The entry-point name.
+            provider: The provider object.
+            value: The entry-point value (``module:attribute``).
+            distribution: The distribution that registered it, if known.
+            version: That distribution's version, if known.
+            builtin: Whether this is Karni's own registration of the name.
+        """
+        self.name = name
+        self.provider = provider
+        self.value = value
+        self.distribution = distribution
+        self.version = version
+        self.builtin = builtin
+
+    def __repr__(self) -> str:
+        return (
+            f"InstalledProvider(name={self.name!r}, value={self.value!r}, "
+            f"distribution={self.distribution!r}, version={self.version!r}, "
+            f"builtin={self.builtin!r})"
+        )
+
+
+class LoadFailure:
+    """A registered provider that could not be loaded, and why."""
+
+    __slots__ = ("distribution", "error", "name", "value")
+
+    def __init__(
+        self, name: str, value: str, distribution: str | None, error: ProviderLoadError
+    ) -> None:
+        """Record a failure; ``error.__cause__`` holds the original exception, if any."""
+        self.name = name
+        self.value = value
+        self.distribution = distribution
+        self.error = error
+
+    @property
+    def message(self) -> str:
+        """One line saying what failed and what to do."""
+        return str(self.error)
+
+    def __repr__(self) -> str:
+        return f"LoadFailure(name={self.name!r}, value={self.value!r}, error={self.message!r})"
+
+
+class Discovery:
+    """What discovery found: loaded providers and load failures, both sorted by name."""
+
+    __slots__ = ("failures", "providers")
+
+    def __init__(self, providers: list[InstalledProvider], failures: list[LoadFailure]) -> None:
+        """Hold the results."""
+        self.providers = providers
+        self.failures = failures
+
+    def objects(self) -> list[Any]:
+        """The provider objects, in name order."""
+        return [installed.provider for installed in self.providers]
+
+
+def load_value(value: str) -> Any:
+    """Import the object an entry-point value (``module:attr.attr``) names."""
+    import importlib
+
+    target = value.split("[", 1)[0].strip()
+    module_name, _, attribute = target.partition(":")
+    obj: Any = importlib.import_module(module_name.strip())
+    for part in filter(None, attribute.strip().split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _describe(value: str, distribution: str | None) -> str:
+    return f"`{value}` ({distribution})" if distribution else f"`{value}`"
+
+
+def provider_from_object(name: str, value: str, obj: Any, distribution: str | None = None) -> Any:
+    """Turn what an entry point names into a provider object.
+
+    A class is instantiated with no arguments, an object that already has the
+    provider shape is used as is, and any other callable is called as a
+    factory.
+
+    Raises:
+        ProviderImportError: Instantiating the class or calling the factory failed.
+        NotAProviderError: The result lacks ``name``, ``detect`` or ``context``.
+    """
+    where = _describe(value, distribution)
+    candidate = obj
+    if isinstance(obj, type) or (callable(obj) and not _has_shape(obj)):
+        try:
+            candidate = obj()
+        except Exception as error:
+            raise ProviderImportError(
+                f"history provider `{name}` from {where}: calling it raised "
+                f"{type(error).__name__}: {error}; fix or reinstall that package"
+            ) from error
+    missing = [
+        attr for attr in ("detect", "context") if not callable(getattr(candidate, attr, None))
+    ]
+    provider_name = getattr(candidate, "name", None)
+    if not isinstance(provider_name, str) or not provider_name.strip():
+        missing.insert(0, "name")
+    if missing:
+        raise NotAProviderError(
+            f"history provider `{name}` from {where} is not a provider: it lacks "
+            f"{', '.join(f'`{attr}`' for attr in missing)}; see 'Writing a provider' in the docs"
+        )
+    return candidate
+
+
+def _has_shape(obj: Any) -> bool:
+    return isinstance(getattr(obj, "name", None), str) and callable(getattr(obj, "detect", None))
+
+
+def _allow_list() -> set[str] | None:
+    raw = os.environ.get(ALLOW_LIST_VARIABLE)
+    if raw is None:
+        return None
+    return {part.strip() for part in raw.split(",") if part.strip()}
+
+
+def _builtin_importable(value: str) -> bool:
+    import importlib.util
+
+    module_name = value.partition(":")[0]
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def discover(
+    group: str = ENTRY_POINT_GROUP, *, registered: list[EntryPoint] | None = None
+) -> Discovery:
+    """Find and load every installed history provider.
+
+    Args:
+        group: The entry-point group to read.
+        registered: Use these entry points instead of scanning ``sys.path``.
+
+    Returns:
+        The providers that loaded and the failures, each sorted by name. Never
+        raises for anything a provider does.
+    """
+    points = entry_points(group) if registered is None else registered
+    by_name: dict[str, list[EntryPoint]] = {}
+    for point in points:
+        by_name.setdefault(point.name, []).append(point)
+    for name, (value, distribution) in BUILTIN_PROVIDERS.items():
+        if name not in by_name and _builtin_importable(value):
+            by_name[name] = [EntryPoint(group, name, value, distribution, "")]
+
+    allowed = _allow_list()
+    providers: list[InstalledProvider] = []
+    failures: list[LoadFailure] = []
+    if allowed is not None:
+        for unknown in sorted(allowed - set(by_name)):
+            failures.append(
+                LoadFailure(
+                    unknown,
+                    "",
+                    None,
+                    UnknownProviderError(
+                        f"`{ALLOW_LIST_VARIABLE}` names `{unknown}`, which is not installed; "
+                        f"install it or remove it from the list"
+                    ),
+                )
+            )
+    for name in sorted(by_name):
+        if allowed is not None and name not in allowed:
+            continue
+        chosen, failure = _choose(name, by_name[name])
+        if failure is not None:
+            failures.append(failure)
+            continue
+        assert chosen is not None
+        try:
+            provider = provider_from_object(
+                name, chosen.value, load_value(chosen.value), chosen.distribution
+            )
+        except ProviderLoadError as error:
+            failures.append(LoadFailure(name, chosen.value, chosen.distribution, error))
+            continue
+        except Exception as error:  # importing third-party code can raise anything
+            wrapped = ProviderImportError(
+                f"history provider `{name}` from {_describe(chosen.value, chosen.distribution)} "
+                f"failed to import: {type(error).__name__}: {error}; fix or reinstall that package"
+            )
+            wrapped.__cause__ = error
+            failures.append(LoadFailure(name, chosen.value, chosen.distribution, wrapped))
+            continue
+        builtin = _is_builtin(chosen)
+        providers.append(
+            InstalledProvider(
+                name, provider, chosen.value, chosen.distribution, chosen.version or None, builtin
+            )
+        )
+    failures.sort(key=lambda failure: failure.name)
+    return Discovery(providers, failures)
+
+
+def _is_builtin(point: EntryPoint) -> bool:
+    builtin = BUILTIN_PROVIDERS.get(point.name)
+    return builtin is not None and point.distribution == builtin[1]
+
+
+def _choose(name: str, points: list[EntryPoint]) -> tuple[EntryPoint | None, LoadFailure | None]:
+    """The entry point that wins for ``name``, or the failure when it is ambiguous."""
+    others = [point for point in points if not _is_builtin(point)]
+    candidates = others or points
+    distinct: list[EntryPoint] = []
+    for point in candidates:
+        if all(point.value != kept.value for kept in distinct):
+            distinct.append(point)
+    if len(distinct) == 1:
+        return distinct[0], None
+    listed = " and ".join(_describe(point.value, point.distribution) for point in distinct)
+    error = DuplicateProviderError(
+        f"history provider name `{name}` is registered more than once: {listed}; "
+        f"uninstall one of them or rename its entry point"
+    )
+    first = distinct[0]
+    return None, LoadFailure(name, first.value, first.distribution, error)

@@ -1,0 +1,51 @@
+"""Karni's history errors: one hierarchy, so callers can catch what they mean.
+
+Nothing in karni-core raises these at a caller during composition: a provider
+that fails to load is *recorded* (see :class:`~karni.agent.history.LoadFailure`)
+with one of these as its ``error``, for ``karni doctor`` to show.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DuplicateProviderError",
+    "HistoryError",
+    "NotAProviderError",
+    "ProviderImportError",
+    "ProviderLoadError",
+    "UnknownProviderError",
+]
+
+
+class HistoryError(Exception):
+    """The root of every error karni-core defines."""
+
+
+class ProviderLoadError(HistoryError):
+    """A registered history provider could not be turned into a provider object."""
+
+
+class ProviderImportError(ProviderLoadError):
+    """Importing an entry point's module or attribute failed, or its factory raised.
+
+    The original exception is chained as ``__cause__``.
+    """
+
+
+class NotAProviderError(ProviderLoadError):
+    """The entry point gave an object without the provider shape.
+
+    A provider needs a non-empty string ``name`` and callable ``detect`` and
+    ``context``.
+    """
+
+
+class DuplicateProviderError(ProviderLoadError):
+    """Two distributions register the same provider name with different values.
+
+    Neither is loaded: uninstall one of them, or rename one entry point.
+    """
+
+
+class UnknownProviderError(ProviderLoadError):
+    """``KARNI_HISTORY_PROVIDERS`` names a provider that is not installed."""

@@ -1,0 +1,210 @@
+"""Calling provider code so that it can never break Karni's output.
+
+A provider runs inside Karni's process. While it runs, anything it writes to
+``sys.stdout``/``sys.stderr`` is discarded, and so are bytes written straight
+to file descriptors 1 and 2 (by C code or a child process it starts), so
+Karni's stdout stays machine-readable. An exception means "no result", and a
+call that outlives its deadline is abandoned: its thread is left to finish on
+its own with its output still discarded, and Karni carries on.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+__all__ = ["DEFAULT_PROVIDER_TIMEOUT", "ProviderCallOutcome", "call_isolated", "provider_timeout"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+DEFAULT_PROVIDER_TIMEOUT = 10.0
+"""Seconds a provider call may take before it is abandoned as "no result"."""
+
+TIMEOUT_VARIABLE = "KARNI_PROVIDER_TIMEOUT"
+
+_abandoned_threads: set[int] = set()
+
+
+def provider_timeout() -> float:
+    """The deadline for one provider call: ``KARNI_PROVIDER_TIMEOUT`` or 10 seconds.
+
+    Read at every call. A value that is not a positive number is ignored.
+    """
+    raw = os.environ.get(TIMEOUT_VARIABLE, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_PROVIDER_TIMEOUT
+    return (
+        value
+        if value > 0 and value == value and value != float("inf")
+        else (DEFAULT_PROVIDER_TIMEOUT)
+    )
+
+
+class ProviderCallOutcome:
+    """What came of one isolated call: a value, an exception, or a timeout."""
+
+    __slots__ = ("error", "timed_out", "value")
+
+    def __init__(
+        self, value: Any = None, error: BaseException | None = None, timed_out: bool = False
+    ) -> None:
+        """Record the outcome of a call."""
+        self.value = value
+        self.error = error
+        self.timed_out = timed_out
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call returned normally within its deadline."""
+        return self.error is None and not self.timed_out
+
+
+class _Discard(io.TextIOBase):
+    """A text stream that swallows everything written to it."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _ThreadFilter(io.TextIOBase):
+    """Forwards writes to ``target`` unless they come from an abandoned provider thread."""
+
+    def __init__(self, target: io.TextIOBase) -> None:
+        self._target = target
+
+    def write(self, text: str) -> int:
+        import threading
+
+        if threading.get_ident() in _abandoned_threads:
+            return len(text)
+        return self._target.write(text)
+
+    def flush(self) -> None:
+        self._target.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._target.isatty()
+
+    def fileno(self) -> int:
+        return self._target.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._target.encoding
+
+    @property
+    def buffer(self) -> Any:
+        return self._target.buffer  # type: ignore[attr-defined]
+
+
+def _flush(stream: Any) -> None:
+    try:
+        stream.flush()
+    except Exception:  # a closed or broken stream has nothing left to flush
+        pass
+
+
+def _redirect_fd(fd: int, null_fd: int) -> int | None:
+    """Point ``fd`` at /dev/null; return a duplicate of what it was, or None if closed."""
+    try:
+        saved = os.dup(fd)
+    except OSError:
+        return None
+    os.dup2(null_fd, fd)
+    return saved
+
+
+def _reopen_text(saved_fd: int, like: Any) -> io.TextIOBase:
+    encoding = getattr(like, "encoding", None) or "utf-8"
+    errors = getattr(like, "errors", None) or "strict"
+    stream = open(saved_fd, "w", encoding=encoding, errors=errors, closefd=True)  # noqa: SIM115
+    return stream
+
+
+def call_isolated(
+    function: Callable[..., Any], *args: Any, timeout: float | None = None
+) -> ProviderCallOutcome:
+    """Call ``function(*args)`` with its output discarded and a deadline.
+
+    Args:
+        function: The provider method (or any callable) to run.
+        *args: Its arguments.
+        timeout: Seconds to wait; defaults to :func:`provider_timeout`.
+
+    Returns:
+        The outcome. Never raises for anything the call does, except that a
+        ``KeyboardInterrupt`` in Karni's own thread still propagates.
+    """
+    import threading
+
+    deadline = provider_timeout() if timeout is None else timeout
+    outcome = ProviderCallOutcome()
+
+    def run() -> None:
+        try:
+            outcome.value = function(*args)
+        except BaseException as error:
+            outcome.error = error
+
+    real_stdout, real_stderr = sys.stdout, sys.stderr
+    for stream in (real_stdout, real_stderr):
+        if stream is not None:
+            _flush(stream)
+    cwd = _getcwd()
+    null_fd = os.open(os.devnull, os.O_WRONLY)
+    saved = {fd: _redirect_fd(fd, null_fd) for fd in (1, 2)}
+    os.close(null_fd)
+    sys.stdout = sys.stderr = _Discard()
+    worker = threading.Thread(target=run, name="karni-history-provider", daemon=True)
+    abandoned = False
+    try:
+        worker.start()
+        worker.join(deadline)
+        abandoned = worker.is_alive()
+    finally:
+        if abandoned and worker.ident is not None:
+            _abandoned_threads.add(worker.ident)
+            sys.stdout = (
+                _ThreadFilter(_reopen_text(saved[1], real_stdout))
+                if saved[1] is not None
+                else real_stdout
+            )
+            sys.stderr = (
+                _ThreadFilter(_reopen_text(saved[2], real_stderr))
+                if saved[2] is not None
+                else real_stderr
+            )
+        else:
+            for fd, saved_fd in saved.items():
+                if saved_fd is not None:
+                    os.dup2(saved_fd, fd)
+                    os.close(saved_fd)
+            sys.stdout, sys.stderr = real_stdout, real_stderr
+            if cwd is not None and _getcwd() != cwd:
+                os.chdir(cwd)
+    if abandoned:
+        outcome.timed_out = True
+        outcome.value = None
+    return outcome
+
+
+def _getcwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None

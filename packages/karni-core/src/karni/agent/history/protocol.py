@@ -1,0 +1,35 @@
+"""The provider shape, spelled out for type checkers.
+
+Providers never import this: the protocol is duck-typed, and Karni checks only
+that an object has ``name``, ``detect`` and ``context``. Authors who want a
+type checker's help can annotate against :class:`HistoryProvider`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["HistoryProvider"]
+
+
+@runtime_checkable
+class HistoryProvider(Protocol):
+    """What Karni calls on a history provider.
+
+    ``project_context(project_root)`` and ``full_command(project_root, path)``
+    are optional and therefore not part of the required protocol.
+    """
+
+    name: str
+    """Shown in the ``HISTORY:`` heading; unique among installed providers."""
+
+    def detect(self, project_root: Path) -> bool:
+        """Whether a store is present for the project: a cheap file check, no process."""
+        ...
+
+    def context(self, project_root: Path, path: str) -> str | None:
+        """What was asked and decided about ``path`` (project-relative, POSIX), or None."""
+        ...

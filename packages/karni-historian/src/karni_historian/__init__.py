@@ -1,0 +1,1 @@
+"""A local, model-free historian for coding-agent transcripts."""

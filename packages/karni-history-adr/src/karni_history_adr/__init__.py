@@ -1,0 +1,1 @@
+"""A history provider for Architecture Decision Records."""

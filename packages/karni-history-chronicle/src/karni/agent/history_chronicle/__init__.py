@@ -1,0 +1,1 @@
+"""The Karni history provider for Gigai Chronicle."""

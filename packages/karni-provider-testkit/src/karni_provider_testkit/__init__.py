@@ -1,0 +1,1 @@
+"""Fixtures and a conformance suite for authors of Karni history providers."""
