@@ -1,0 +1,128 @@
+"""Composition: headings, order, cleaning, and which providers are asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from karni.agent.history import active_conditions, compose, detecting_providers
+
+ROOT = Path("/project")
+
+
+def test_no_providers_means_no_block():
+    assert compose(ROOT, "a.py", providers=[]) is None
+
+
+def test_heading_and_brief(kinds):
+    block = compose(ROOT, "apps/events/models.py", providers=[kinds.Static(brief="did a thing")])
+    assert block == "HISTORY: apps/events/models.py (static)\ndid a thing"
+
+
+def test_providers_in_name_order(kinds):
+    block = compose(
+        ROOT,
+        "a.py",
+        providers=[kinds.Static(name="zeta", brief="z"), kinds.Static(name="alpha", brief="a")],
+    )
+    assert block == "HISTORY: a.py (alpha)\na\nHISTORY: a.py (zeta)\nz"
+
+
+def test_provider_without_store_is_never_asked_for_a_brief(kinds):
+    provider = kinds.Static(detect=False)
+    assert compose(ROOT, "a.py", providers=[provider]) is None
+    assert [call[0] for call in provider.calls] == ["detect"]
+
+
+@pytest.mark.parametrize("brief", [None, "", "   \n\n  \t\n", b"bytes brief", 42, ["a list"]])
+def test_nothing_to_say_adds_nothing(kinds, brief):
+    assert compose(ROOT, "a.py", providers=[kinds.Static(brief=brief)]) is None
+
+
+def test_project_brief_when_no_path(kinds):
+    providers = [kinds.Static(name="with", project="decided X"), kinds.NoProjectContext()]
+    assert compose(ROOT, providers=providers) == "HISTORY: project (with)\ndecided X"
+
+
+def test_provider_receives_a_path_object_and_the_path_as_given(kinds):
+    provider = kinds.Static()
+    compose("/some/root", "dir/file name.py", providers=[provider])
+    assert provider.calls[1] == ("context", Path("/some/root"), "dir/file name.py")
+    assert isinstance(provider.calls[0][1], Path)
+
+
+def test_blank_lines_dropped_trailing_whitespace_trimmed(kinds):
+    brief = "\n\nfirst   \n\n   \nsecond\t\n\r\n"
+    block = compose(ROOT, "a.py", providers=[kinds.Static(brief=brief)])
+    assert block == "HISTORY: a.py (static)\nfirst\nsecond"
+
+
+def test_escape_sequences_and_control_characters_removed(kinds):
+    brief = (
+        "\x1b[31mred\x1b[0m text\n"
+        "\x1b]0;window title\x07after osc\n"
+        "bell\x07 null\x00 back\x08space\n"
+        "tab\there\n"
+        "bidi \u202eevil\u202c end\n"
+        "c1 \x9b31m csi\n"
+        "keep ünïcödé — and → arrows\n"
+    )
+    block = compose(ROOT, "a.py", providers=[kinds.Static(brief=brief)])
+    assert block.split("\n")[1:] == [
+        "red text",
+        "after osc",
+        "bell null backspace",
+        "tab here",
+        "bidi evil end",
+        "c1  csi",
+        "keep ünïcödé — and → arrows",
+    ]
+    assert "\x1b" not in block
+
+
+def test_heading_path_and_name_are_cleaned(kinds):
+    block = compose(
+        ROOT, "evil\x1b[2J.py", providers=[kinds.Static(name="bad\x1b[31mname", brief="b")]
+    )
+    assert block == "HISTORY: evil.py (badname)\nb"
+
+
+def test_object_without_a_name_is_ignored(kinds):
+    class Nameless:
+        def detect(self, root):
+            return True
+
+        def context(self, root, path):
+            return "never shown"
+
+    assert compose(ROOT, "a.py", providers=[Nameless()]) is None
+
+
+def test_active_conditions_follow_detection(kinds):
+    assert active_conditions(ROOT, providers=[kinds.Static(detect=False)]) == frozenset()
+    assert active_conditions(ROOT, providers=[kinds.Static()]) == {"history"}
+    assert active_conditions(ROOT, providers=[]) == frozenset()
+
+
+def test_active_conditions_variable_replaces_detection(kinds, monkeypatch):
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "")
+    assert active_conditions(ROOT, providers=[kinds.Static()]) == frozenset()
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
+    assert active_conditions(ROOT, providers=[kinds.Static(detect=False)]) == {"history"}
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", " History , other,, ")
+    assert active_conditions(ROOT, providers=[]) == {"history", "other"}
+
+
+def test_active_conditions_never_asks_for_a_brief(kinds):
+    provider = kinds.Static()
+    active_conditions(ROOT, providers=[provider])
+    assert [call[0] for call in provider.calls] == ["detect"]
+
+
+def test_detecting_providers_in_name_order(kinds):
+    b, a, none = (
+        kinds.Static(name="b"),
+        kinds.Static(name="a"),
+        kinds.Static(name="c", detect=False),
+    )
+    assert detecting_providers(ROOT, [b, none, a]) == [a, b]
