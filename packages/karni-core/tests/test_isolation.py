@@ -160,3 +160,27 @@ def test_child_process_output_is_discarded_even_when_karni_stdout_is_a_pipe():
     )
     assert result.stdout == "start\nHISTORY: a.py (child)\nbrief\n"
     assert result.stderr == ""
+
+
+def test_a_provider_with_a_longer_timeout_of_its_own_gets_it(kinds, monkeypatch):
+    from karni.agent.history.isolation import provider_timeout
+
+    slow = kinds.Static()
+    slow.timeout = 15.0
+    assert provider_timeout(slow) == 16.0
+    assert provider_timeout(kinds.Static()) == 10.0
+    quick = kinds.Static()
+    quick.timeout = 2
+    assert provider_timeout(quick) == 10.0
+    weird = kinds.Static()
+    weird.timeout = "soon"
+    assert provider_timeout(weird) == 10.0
+    monkeypatch.setenv("KARNI_PROVIDER_TIMEOUT", "3")
+    assert provider_timeout(slow) == 3.0
+
+
+def test_compose_uses_the_providers_own_timeout(kinds, monkeypatch):
+    provider = kinds.Hanging(0.3, brief="late")
+    provider.timeout = 0.01  # shorter than the default: the default (10 s) still applies
+    block = compose("/project", "a.py", providers=[provider])
+    assert block == "HISTORY: a.py (static)\nlate brief"

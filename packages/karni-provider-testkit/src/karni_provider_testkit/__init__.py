@@ -1,1 +1,93 @@
-"""Fixtures and a conformance suite for authors of Karni history providers."""
+"""Fixtures and a conformance suite for authors of Karni history providers.
+
+Subclass :class:`ProviderContract` in your tests to check your provider
+against every rule of "Writing a provider"; use the pytest fixtures
+(``karni_project``, ``install_provider``, ``run_karni``, ``snapshot_text``,
+loaded automatically through the ``pytest11`` entry point) for your own tests.
+The names below are also importable for use outside pytest fixtures.
+
+Names are imported on first use, so ``import karni_provider_testkit`` is cheap.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CI_VARIABLES",
+    "DETECT_BUDGET_SECONDS",
+    "HOSTILE_PATHS",
+    "ForbiddenCall",
+    "KarniRun",
+    "ProviderContract",
+    "ProviderInstallation",
+    "RawTextSnapshotExtension",
+    "bounded_call",
+    "entry_point_value",
+    "find_karni_command",
+    "forbid_processes_and_sockets",
+    "installed_provider",
+    "isolated_environment",
+    "make_karni_project",
+    "run_karni",
+    "unbounded_waits",
+]
+
+_WHERE = {
+    "CI_VARIABLES": "runner",
+    "DETECT_BUDGET_SECONDS": "contract",
+    "HOSTILE_PATHS": "contract",
+    "ForbiddenCall": "probes",
+    "KarniRun": "runner",
+    "ProviderContract": "contract",
+    "ProviderInstallation": "install",
+    "RawTextSnapshotExtension": "snapshots",
+    "bounded_call": "probes",
+    "entry_point_value": "install",
+    "find_karni_command": "runner",
+    "forbid_processes_and_sockets": "probes",
+    "installed_provider": "install",
+    "isolated_environment": "runner",
+    "make_karni_project": "project",
+    "run_karni": "runner",
+    "unbounded_waits": "probes",
+}
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni_provider_testkit.contract import (
+        DETECT_BUDGET_SECONDS,
+        HOSTILE_PATHS,
+        ProviderContract,
+    )
+    from karni_provider_testkit.install import (
+        ProviderInstallation,
+        entry_point_value,
+        installed_provider,
+    )
+    from karni_provider_testkit.probes import (
+        ForbiddenCall,
+        bounded_call,
+        forbid_processes_and_sockets,
+        unbounded_waits,
+    )
+    from karni_provider_testkit.project import make_karni_project
+    from karni_provider_testkit.runner import (
+        CI_VARIABLES,
+        KarniRun,
+        find_karni_command,
+        isolated_environment,
+        run_karni,
+    )
+    from karni_provider_testkit.snapshots import RawTextSnapshotExtension
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

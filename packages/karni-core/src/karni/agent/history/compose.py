@@ -53,7 +53,7 @@ def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
     if not callable(method):
         return False
     root = _as_path(project_root)
-    outcome = call_isolated(lambda: bool(method(root)))
+    outcome = call_isolated(lambda: bool(method(root)), provider=provider)
     return bool(outcome.ok and outcome.value)
 
 
@@ -111,10 +111,10 @@ def _block(
         method = getattr(provider, "project_context", None)
         if not callable(method):
             return None
-        outcome = call_isolated(method, root)
+        outcome = call_isolated(method, root, provider=provider)
         heading = f"HISTORY: project ({name})"
     else:
-        outcome = call_isolated(provider.context, root, path)
+        outcome = call_isolated(provider.context, root, path, provider=provider)
         heading = f"HISTORY: {_one_line(path) or '?'} ({name})"
     if not outcome.ok or not isinstance(outcome.value, str) or not outcome.value.strip():
         return None
@@ -133,7 +133,7 @@ def _full_command(provider: Any, root: Path, path: str | None) -> str | None:
     method = getattr(provider, "full_command", None)
     if not callable(method):
         return None
-    outcome = call_isolated(method, root, path)
+    outcome = call_isolated(method, root, path, provider=provider)
     return _one_line(outcome.value) if outcome.ok else None
 
 

@@ -29,21 +29,30 @@ TIMEOUT_VARIABLE = "KARNI_PROVIDER_TIMEOUT"
 _abandoned_threads: set[int] = set()
 
 
-def provider_timeout() -> float:
-    """The deadline for one provider call: ``KARNI_PROVIDER_TIMEOUT`` or 10 seconds.
+def provider_timeout(provider: Any = None) -> float:
+    """The deadline for one call of ``provider``, read at every call.
 
-    Read at every call. A value that is not a positive number is ignored.
+    ``KARNI_PROVIDER_TIMEOUT`` wins when it is set to a positive number.
+    Otherwise the deadline is 10 seconds, or one second more than the
+    provider's own ``timeout`` attribute when that is longer, so that a
+    provider configured to wait longer (``ChronicleProvider(timeout=15.0)``)
+    is not cut short by Karni.
     """
-    raw = os.environ.get(TIMEOUT_VARIABLE, "")
+    configured = _positive(os.environ.get(TIMEOUT_VARIABLE, ""))
+    if configured is not None:
+        return configured
+    own = _positive(getattr(provider, "timeout", None))
+    return max(DEFAULT_PROVIDER_TIMEOUT, own + 1.0) if own is not None else DEFAULT_PROVIDER_TIMEOUT
+
+
+def _positive(raw: Any) -> float | None:
+    if isinstance(raw, bool):
+        return None
     try:
         value = float(raw)
-    except ValueError:
-        return DEFAULT_PROVIDER_TIMEOUT
-    return (
-        value
-        if value > 0 and value == value and value != float("inf")
-        else (DEFAULT_PROVIDER_TIMEOUT)
-    )
+    except (TypeError, ValueError):
+        return None
+    return value if 0 < value < float("inf") else None
 
 
 class ProviderCallOutcome:
@@ -137,7 +146,7 @@ def _reopen_text(saved_fd: int, like: Any) -> io.TextIOBase:
 
 
 def call_isolated(
-    function: Callable[..., Any], *args: Any, timeout: float | None = None
+    function: Callable[..., Any], *args: Any, timeout: float | None = None, provider: Any = None
 ) -> ProviderCallOutcome:
     """Call ``function(*args)`` with its output discarded and a deadline.
 
@@ -145,6 +154,7 @@ def call_isolated(
         function: The provider method (or any callable) to run.
         *args: Its arguments.
         timeout: Seconds to wait; defaults to :func:`provider_timeout`.
+        provider: The provider the call belongs to, for its own ``timeout``.
 
     Returns:
         The outcome. Never raises for anything the call does, except that a
@@ -152,7 +162,7 @@ def call_isolated(
     """
     import threading
 
-    deadline = provider_timeout() if timeout is None else timeout
+    deadline = provider_timeout(provider) if timeout is None else timeout
     outcome = ProviderCallOutcome()
 
     def run() -> None:

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class TicketsConfig(AppConfig):
+    name = "apps.tickets"

@@ -1,0 +1,3 @@
+export default function Checkout() {
+  return <main>Checkout</main>;
+}

@@ -1,0 +1,3 @@
+export default function EventList() {
+  return <main>EventList</main>;
+}

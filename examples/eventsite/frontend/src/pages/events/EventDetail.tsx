@@ -1,0 +1,3 @@
+export default function EventDetail() {
+  return <main>EventDetail</main>;
+}

@@ -1,0 +1,204 @@
+"""The checks ``karni check`` runs, each returning a :class:`CheckResult`.
+
+Built in: agent adapters fresh (what ``karni rules sync --check`` checks),
+``karni.rules.py`` valid, settings valid, and Django's system checks through
+the project's own interpreter. Anything registered under the ``karni.checks``
+entry-point group runs too::
+
+    [project.entry-points."karni.checks"]
+    migrations-applied = "my_pkg.checks:migrations_applied"
+
+The entry point names a callable taking the project root (a
+:class:`pathlib.Path`). It returns None or an empty list when the check
+passes, and a message (or a list of messages) naming each failure otherwise;
+an exception counts as a failure.
+"""
+
+from __future__ import annotations
+
+import os
+
+from karni.cli.errors import KarniError
+
+__all__ = [
+    "CHECKS_GROUP",
+    "FAILED",
+    "OK",
+    "SKIPPED",
+    "CheckResult",
+    "builtin_checks",
+    "django_system_checks",
+    "registered_checks",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+CHECKS_GROUP = "karni.checks"
+"""The entry-point group other packages register checks under."""
+
+OK = "ok"
+FAILED = "failed"
+SKIPPED = "skipped"
+
+DJANGO_TIMEOUT = 300.0
+"""Seconds Django's system checks may take before they count as failed."""
+
+
+class CheckResult:
+    """The outcome of one check: its name, ``ok``/``failed``/``skipped``, and why."""
+
+    __slots__ = ("detail", "name", "status")
+
+    def __init__(self, name: str, status: str, detail: str = "") -> None:
+        """Record an outcome."""
+        self.name = name
+        self.status = status
+        self.detail = detail
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.name!r}, {self.status!r}, {self.detail!r})"
+
+
+def check_adapters(root: str) -> CheckResult:
+    """The agent adapters are what ``karni rules sync`` would write."""
+    name = "agent adapters"
+    from pathlib import Path
+
+    from karni.cli.adapters import find_stale
+
+    try:
+        stale = find_stale(Path(root))
+    except KarniError as error:
+        return CheckResult(name, FAILED, str(error))
+    if stale:
+        return CheckResult(name, FAILED, f"out of date: {', '.join(stale)}; run `karni rules sync`")
+    return CheckResult(name, OK, "fresh")
+
+
+def check_rules_file(root: str) -> CheckResult:
+    """``karni.rules.py`` (when present) is valid."""
+    from pathlib import Path
+
+    from karni.cli.rules_file import RulesFileError, load_rules_file
+
+    name = "karni.rules.py"
+    if not os.path.isfile(os.path.join(root, "karni.rules.py")):
+        return CheckResult(name, OK, "none (the defaults apply)")
+    try:
+        load_rules_file(Path(root))
+    except RulesFileError as error:
+        return CheckResult(name, FAILED, str(error))
+    return CheckResult(name, OK, "valid")
+
+
+def check_settings(root: str) -> CheckResult:
+    """The project's ``.karni/config.toml`` and the global settings file are valid."""
+    from karni.cli.settings import ConfigError, global_config_path, project_config_path, read_config
+
+    name = "settings"
+    checked = []
+    for path in (project_config_path(root), global_config_path()):
+        try:
+            read_config(path)
+        except ConfigError as error:
+            return CheckResult(name, FAILED, str(error))
+        if os.path.isfile(path):
+            checked.append(path)
+    return CheckResult(name, OK, "valid" if checked else "none (the defaults apply)")
+
+
+def _project_python(root: str) -> str | None:
+    for relative in (".venv/bin/python", ".venv/Scripts/python.exe"):
+        path = os.path.join(root, *relative.split("/"))
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _last_line(*texts: str) -> str:
+    for text in texts:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        if lines:
+            return lines[-1]
+    return "no output"
+
+
+def django_system_checks(root: str, timeout: float = DJANGO_TIMEOUT) -> CheckResult:
+    """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django."""
+    import subprocess
+
+    name = "django system checks"
+    if not os.path.isfile(os.path.join(root, "manage.py")):
+        return CheckResult(name, SKIPPED, "no manage.py")
+    python = _project_python(root)
+    if python is None:
+        return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
+    relative = os.path.relpath(python, root).replace(os.sep, "/")
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import django"],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return CheckResult(name, SKIPPED, f"cannot run {relative}: {error}")
+    if probe.returncode != 0:
+        return CheckResult(name, SKIPPED, f"Django is not installed for {relative}")
+    command = f"{relative} manage.py check"
+    try:
+        result = subprocess.run(
+            [python, "manage.py", "check"],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return CheckResult(name, FAILED, f"`{command}` took over {timeout:g} s")
+    except OSError as error:
+        return CheckResult(name, FAILED, f"cannot run `{command}`: {error}")
+    if result.returncode != 0:
+        why = _last_line(result.stderr, result.stdout)
+        return CheckResult(name, FAILED, f"{why} (run `{command}` for details)")
+    return CheckResult(name, OK, _last_line(result.stdout, result.stderr))
+
+
+def _registered(point_name: str, value: str, root: str) -> CheckResult:
+    from pathlib import Path
+
+    from karni.agent.history.discovery import load_value
+
+    name = f"{point_name} ({CHECKS_GROUP})"
+    try:
+        check: Callable[[Path], object] = load_value(value)
+    except Exception as error:  # importing third-party code can raise anything
+        return CheckResult(
+            name, FAILED, f"cannot load `{value}`: {type(error).__name__}: {error}; reinstall it"
+        )
+    try:
+        outcome = check(Path(root))
+    except Exception as error:  # a broken check is a failed check, not a broken CLI
+        return CheckResult(name, FAILED, f"raised {type(error).__name__}: {error}")
+    if not outcome:
+        return CheckResult(name, OK)
+    messages = [outcome] if isinstance(outcome, str) else [str(item) for item in outcome]
+    return CheckResult(name, FAILED, "; ".join(messages))
+
+
+def registered_checks(root: str) -> list[CheckResult]:
+    """Run every check registered under ``karni.checks``, in name order."""
+    from karni.agent.history.entry_points import entry_points
+
+    points = sorted(entry_points(CHECKS_GROUP), key=lambda point: point.name)
+    return [_registered(point.name, point.value, root) for point in points]
+
+
+def builtin_checks() -> list[Callable[[str], CheckResult]]:
+    """Karni's own checks, in the order they run (Django's last: it is the slowest)."""
+    return [check_adapters, check_rules_file, check_settings]

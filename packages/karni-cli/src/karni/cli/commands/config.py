@@ -1,0 +1,119 @@
+"""``karni config get|set|list [--global] [KEY] [VALUE]``: read and change Karni's settings.
+
+The project's ``.karni/config.toml`` (committed, team-wide) is the default
+target; ``--global`` targets ``$XDG_CONFIG_HOME/karni/config.toml``. When
+reading, the project file wins over the global one, which wins over the
+default. See :mod:`karni.cli.settings` for the keys and the file rules.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["SUMMARY", "USAGE", "run"]
+
+SUMMARY = "get, set or list settings (.karni/config.toml, or --global)"
+
+USAGE = "usage: karni config get|set|list [--global] [KEY] [VALUE]"
+
+FLAGS = {"global": ("--global",), "help": ("-h", "--help")}
+
+
+def _help() -> str:
+    from karni.cli.settings import SETTINGS
+
+    keys = "\n".join(
+        f"  {s.name} (default {'true' if s.default else 'false'})\n      {s.help}"
+        for s in SETTINGS.values()
+    )
+    return f"""{USAGE}
+
+  karni config get KEY         print the value in effect
+  karni config set KEY VALUE   write it (true/false, yes/no, on/off, 1/0)
+  karni config list            every setting, its value and where it came from
+
+Settings live in .karni/config.toml in the project (committed, the default
+target) and in $XDG_CONFIG_HOME/karni/config.toml (--global; ~/.config when
+unset). The project file wins over the global one, which wins over the default.
+`set` keeps the file's comments and other keys.
+
+settings:
+{keys}
+
+options:
+  --global    read or write the global settings file only
+  -h, --help  show this help and exit
+"""
+
+
+def _root_or_none() -> str | None:
+    from karni.cli.errors import ProjectNotFoundError
+    from karni.cli.project import find_project_root
+
+    try:
+        return find_project_root()
+    except ProjectNotFoundError:
+        return None
+
+
+def _where(source: str, path: str) -> str:
+    return "default" if source == "default" else f"{source}: {path}"
+
+
+def _literal(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni config``."""
+    from karni.cli.errors import UsageError
+    from karni.cli.options import parse
+
+    flags, positionals = parse(argv, "karni config", FLAGS, USAGE)
+    if flags["help"]:
+        sys.stdout.write(_help())
+        return 0
+    if not positionals:
+        raise UsageError(f"`karni config` needs an action: get, set or list; {USAGE}")
+    action, arguments = positionals[0], positionals[1:]
+    expected = {"get": 1, "set": 2, "list": 0}.get(action)
+    if expected is None:
+        raise UsageError(f"unknown action `{action}` for `karni config`; {USAGE}")
+    if len(arguments) != expected:
+        shape = {"get": "KEY", "set": "KEY VALUE", "list": "no arguments"}[action]
+        raise UsageError(f"`karni config {action}` takes {shape}; {USAGE}")
+
+    from karni.cli import settings
+
+    global_only = flags["global"]
+    if action == "set":
+        key, text = arguments
+        settings.lookup(key)
+        value = settings.parse_bool(key, text)
+        if global_only:
+            path = settings.global_config_path()
+        else:
+            root = _root_or_none()
+            if root is None:
+                raise settings.ConfigError(
+                    f"no Karni project at or above {os.getcwd()} (looked for manage.py or "
+                    f"karni.rules.py), so there is no .karni/config.toml to set `{key}` in; "
+                    f"run it inside a project, or pass --global"
+                )
+            path = settings.project_config_path(root)
+        settings.set_value(path, key, value)
+        sys.stdout.write(f"{key} = {_literal(value)} ({path})\n")
+        return 0
+
+    root = None if global_only else _root_or_none()
+    keys = [arguments[0]] if action == "get" else list(settings.SETTINGS)
+    lines = []
+    for key in keys:
+        value, source, path = settings.resolve(key, root, global_only=global_only)
+        if action == "get":
+            lines.append(_literal(value))
+        else:
+            lines.append(f"{key} = {_literal(value)} ({_where(source, path)})")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

@@ -1,0 +1,142 @@
+"""``karni context [--with-history [PATH]]``: what the project contains, for an agent.
+
+This is the hot path: an agent runs it before every edit. Its few options are
+parsed by hand (``argparse`` costs more than the whole inventory), and the
+history layer is imported only when ``--with-history`` asks for it. Nothing
+here writes to the project: no state, no tip.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from karni.cli.errors import KarniError, UsageError
+
+__all__ = ["SUMMARY", "parse_args", "resolve_path", "run"]
+
+SUMMARY = "print the project inventory; --with-history appends what history providers recorded"
+
+USAGE = "usage: karni context [--with-history [PATH]]"
+
+
+def _help() -> str:
+    from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP
+
+    cap = HISTORY_TOKEN_CAP
+    chars = f"{cap * CHARS_PER_TOKEN:,}"
+    return f"""{USAGE}
+
+Print a compact, machine-readable inventory of the project (APPS, MODELS,
+VIEWSETS, PAGES, MODULES, BASES), read statically: the project's code is never
+imported or run.
+
+options:
+  --with-history [PATH]  also print what history providers recorded about PATH, a
+                         file relative to the working directory (or absolute) inside
+                         the project; it need not exist yet. Without PATH, providers
+                         that offer a project-level brief add one. With no store, or
+                         nothing recorded, the output is exactly the plain inventory.
+  -h, --help             show this help and exit
+
+The cap: everything --with-history appends, headings included, is capped at
+~{cap} tokens (~{chars} characters; tokens are estimated as characters / {CHARS_PER_TOKEN}).
+A longer brief is cut at a line boundary and its last line says so, naming the
+command that prints the full brief:
+  … truncated at ~{cap} tokens; full brief: COMMAND
+"""
+
+
+def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
+    """Parse ``karni context``'s arguments by hand.
+
+    Returns:
+        ``(with_history, path, show_help)``.
+
+    Raises:
+        UsageError: An unknown option, a second PATH, or PATH without ``--with-history``.
+    """
+    with_history = False
+    path: str | None = None
+    options_done = False
+    for argument in argv:
+        if not options_done and argument in ("-h", "--help"):
+            return False, None, True
+        if not options_done and argument == "--with-history":
+            with_history = True
+        elif not options_done and argument.startswith("--with-history="):
+            with_history = True
+            value = argument.partition("=")[2]
+            if path is not None:
+                raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{value}`")
+            path = value
+        elif not options_done and argument == "--":
+            options_done = True
+        elif not options_done and argument.startswith("-") and argument != "-":
+            raise UsageError(f"unknown option `{argument}` for `karni context`; {USAGE}")
+        elif path is not None:
+            raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{argument}`")
+        else:
+            path = argument
+    if path is not None and not with_history:
+        raise UsageError(
+            f"karni context: PATH `{path}` needs --with-history; "
+            f"run `karni context --with-history {path}`"
+        )
+    if path == "":
+        raise UsageError("PATH is empty; name a file inside the project")
+    return with_history, path, False
+
+
+def resolve_path(root: str, path: str) -> str:
+    """``path`` (relative to the working directory, or absolute) as project-relative POSIX.
+
+    Raises:
+        KarniError: The path lies outside the project or is the project root itself.
+    """
+    real_root = os.path.realpath(root)
+    target = os.path.realpath(os.path.abspath(path))
+    if target == real_root:
+        raise KarniError(
+            f"PATH `{path}` is the project root {root}; name a file inside it, "
+            f"or omit PATH for the project-level brief"
+        )
+    try:
+        inside = os.path.commonpath([real_root, target]) == real_root
+    except ValueError:  # different drives on Windows
+        inside = False
+    if not inside:
+        raise KarniError(f"PATH `{path}` is outside the project {root}; name a file inside it")
+    return os.path.relpath(target, real_root).replace(os.sep, "/")
+
+
+def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:
+    # Imported only when the cache misses: parsing is the expensive part.
+    from karni.cli.inventory import build
+
+    return build(root)
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni context``."""
+    with_history, path, show_help = parse_args(argv)
+    if show_help:
+        sys.stdout.write(_help())
+        return 0
+    from karni.cli.project import find_project_root
+
+    root = find_project_root()
+    relative = resolve_path(root, path) if path is not None else None
+
+    from karni.cli.inventory_cache import cached
+
+    output = cached(root, _build_inventory)
+    if with_history:
+        from karni.agent.history import compose
+
+        block = compose(root, relative)
+        if block:
+            output += block + "\n"
+    sys.stdout.write(output)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,203 @@
+"""``karni doctor [-q/--quiet] [--json]``: what Karni sees, for a human or a machine.
+
+The report names the project root, the interpreter, whether the agent
+adapters are fresh, and every installed history provider: its distribution
+and version, whether it detects a store for this project, and every provider
+that failed to load with its error. Detection only: no provider is asked for
+a brief. It exits 0 unless the CLI itself is broken; ``--json`` gives the
+same facts for machines (and never a tip).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from karni.cli.errors import KarniError
+
+__all__ = ["SUMMARY", "USAGE", "collect", "render_text", "run"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from karni.agent.history import Discovery
+
+SUMMARY = "report the project, interpreter, agent adapters and history providers"
+
+USAGE = "usage: karni doctor [-q/--quiet] [--json]"
+
+HELP = f"""{USAGE}
+
+Report what Karni sees: the project root, the interpreter, whether the agent
+adapters are fresh, every installed history provider (distribution, version,
+whether it detects a store for this project) and every provider that failed to
+load. Providers are only asked to detect a store, never for a brief.
+
+options:
+  --json       print the same facts as JSON, for machines
+  -q, --quiet  never print the one-time tip
+  -h, --help   show this help and exit
+"""
+
+FLAGS = {"json": ("--json",), "quiet": ("-q", "--quiet"), "help": ("-h", "--help")}
+
+
+def _cli_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("karni-cli")
+    except PackageNotFoundError:
+        return None
+
+
+def _adapters(root: str | None) -> dict[str, Any]:
+    """Whether the agent adapters are fresh: status, stale files and any error."""
+    if root is None:
+        return {"status": "no-project", "stale": [], "error": None}
+    try:
+        from karni.cli.adapters import find_stale
+    except ImportError as error:
+        return {
+            "status": "unavailable",
+            "stale": [],
+            "error": f"cannot check agent adapters ({error}); reinstall karni-cli",
+        }
+    from pathlib import Path
+
+    try:
+        stale = list(find_stale(Path(root)))
+    except KarniError as error:
+        return {"status": "error", "stale": [], "error": str(error)}
+    return {"status": "stale" if stale else "fresh", "stale": stale, "error": None}
+
+
+def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
+    """Every fact the report shows, as plain data (the ``--json`` document)."""
+    from karni.agent.history import detect
+    from karni.cli.distributions import is_third_party
+
+    providers = []
+    for installed in discovery.providers:
+        providers.append(
+            {
+                "name": installed.name,
+                "distribution": installed.distribution,
+                "version": installed.version,
+                "builtin": installed.builtin,
+                "third_party": is_third_party(installed.distribution),
+                "detects_store": None if root is None else detect(installed.provider, root),
+            }
+        )
+    failures = [
+        {
+            "name": failure.name,
+            "value": failure.value or None,
+            "distribution": failure.distribution,
+            "error": failure.message,
+        }
+        for failure in discovery.failures
+    ]
+    return {
+        "project": root,
+        "interpreter": {
+            "executable": sys.executable,
+            "version": "{}.{}.{}".format(*sys.version_info[:3]),
+        },
+        "karni_cli_version": _cli_version(),
+        "adapters": _adapters(root),
+        "history": {"providers": providers, "failures": failures},
+    }
+
+
+def _adapters_line(adapters: dict[str, Any]) -> str:
+    status = adapters["status"]
+    if status == "fresh":
+        return "fresh"
+    if status == "stale":
+        return f"stale: {', '.join(adapters['stale'])}; run `karni rules sync`"
+    if status == "no-project":
+        return "not checked (no project)"
+    return f"not checked: {adapters['error']}"
+
+
+def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
+    """The human-readable report."""
+    interpreter = facts["interpreter"]
+    lines = [
+        f"project:     {facts['project'] or f'none ({project_error})'}",
+        f"interpreter: {interpreter['executable']} (Python {interpreter['version']})",
+        f"karni-cli:   {facts['karni_cli_version'] or 'unknown (no package metadata)'}",
+        f"adapters:    {_adapters_line(facts['adapters'])}",
+    ]
+    providers = facts["history"]["providers"]
+    failures = facts["history"]["failures"]
+    if not providers:
+        lines.append("history providers: none installed")
+    else:
+        lines.append("history providers:")
+        rows = []
+        for provider in providers:
+            origin = " ".join(
+                part for part in (provider["distribution"], provider["version"]) if part
+            )
+            notes = []
+            if provider["builtin"]:
+                notes.append("built in")
+            elif provider["third_party"]:
+                notes.append("third-party")
+            if origin and notes:
+                origin = f"{origin} ({', '.join(notes)})"
+            detected = provider["detects_store"]
+            store = "-" if detected is None else "store detected" if detected else "no store"
+            rows.append((provider["name"], origin or "-", store))
+        name_width = max(len(row[0]) for row in rows)
+        origin_width = max(len(row[1]) for row in rows)
+        for name, origin, store in rows:
+            lines.append(f"  {name:<{name_width}}  {origin:<{origin_width}}  {store}")
+    if failures:
+        lines.append("history providers that failed to load:")
+        for failure in failures:
+            lines.append(f"  {failure['name']}: {failure['error']}")
+    return "\n".join(lines) + "\n"
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni doctor``."""
+    from karni.cli.options import parse
+
+    flags, positionals = parse(argv, "karni doctor", FLAGS, USAGE)
+    if flags["help"]:
+        sys.stdout.write(HELP)
+        return 0
+    if positionals:
+        from karni.cli.errors import UsageError
+
+        raise UsageError(f"`karni doctor` takes no arguments, got `{positionals[0]}`; {USAGE}")
+    from karni.agent.history import discover
+    from karni.cli.errors import ProjectNotFoundError
+    from karni.cli.project import find_project_root
+
+    root: str | None
+    project_error = None
+    try:
+        root = find_project_root()
+    except ProjectNotFoundError:
+        root = None
+        project_error = f"no manage.py or karni.rules.py at or above {os.getcwd()}"
+    discovery = discover()
+    facts = collect(root, discovery)
+    if flags["json"]:
+        import json
+
+        sys.stdout.write(json.dumps(facts, indent=2) + "\n")
+        return 0
+    sys.stdout.write(render_text(facts, project_error))
+    sys.stdout.flush()
+    if root is not None:
+        from karni.cli.tip import offer_tip
+
+        detected = [p["name"] for p in facts["history"]["providers"] if p["detects_store"]]
+        offer_tip(root, sys.stdout, quiet=flags["quiet"], discovery=discovery, detected=detected)
+    return 0

@@ -1,0 +1,53 @@
+"""``karni new NAME``: scaffold a Karni project (Django + React) in a new or empty folder.
+
+Nothing is written when the target is not empty, and the command never
+prints the prompt-history tip: its output may be read by a program.
+"""
+
+from __future__ import annotations
+
+from karni.cli.errors import UsageError
+
+__all__ = ["SUMMARY", "run"]
+
+SUMMARY = "create a Karni project in a new folder"
+
+USAGE = """\
+usage: karni new NAME
+
+Create a Karni project (Django + React) in the folder NAME, which must be new
+or empty: manage.py, config/, apps/, frontend/src/pages/, karni.rules.py,
+.karni/config.toml, README.md, .gitignore and the agent adapters.
+
+options:
+  -h, --help  show this help
+"""
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni new`` with the arguments after ``new``; return the exit status."""
+    positional: list[str] = []
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            print(USAGE, end="")
+            return 0
+        if arg.startswith("-"):
+            raise UsageError(f"unknown option `{arg}` for `karni new`; run `karni new --help`")
+        positional.append(arg)
+    if len(positional) != 1:
+        raise UsageError("`karni new` takes one folder name, e.g. `karni new my-shop`")
+
+    import os
+    import shlex
+
+    from karni.cli.scaffold import create_project
+
+    path, files = create_project(positional[0])
+    relative = os.path.relpath(path)
+    shown = path if relative.startswith("..") else relative
+    print(f"created {shown}/ ({len(files)} files)")
+    if shown == ".":
+        print("next: karni context && karni rules")
+    else:
+        print(f"next: cd {shlex.quote(shown)} && karni context && karni rules")
+    return 0

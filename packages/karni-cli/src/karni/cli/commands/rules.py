@@ -1,0 +1,212 @@
+"""``karni rules``: the project's rules for an agent, and ``karni rules sync`` for the adapters.
+
+This runs before almost every task an agent starts, so arguments are parsed
+by hand and anything not needed for the plain listing (``json``, the adapter
+code) is imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from karni.cli.errors import KarniError, UsageError
+
+__all__ = ["SUMMARY", "run"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from karni.cli.rules_file import RulesFile
+    from karni.cli.rules_registry import Rule
+
+SUMMARY = "print the project's rules (--explain CODE, --json); `sync` the agent adapters"
+
+USAGE = """\
+usage: karni rules [--json | --explain CODE]
+       karni rules sync [--check | --force]
+
+Print the rules of this Karni project: Karni's conventions, the project's own
+rules from karni.rules.py, and K008 when a prompt-history store is detected.
+
+options:
+  --explain CODE  the full rule, why it exists and how to fix a breach
+  --json          the whole registry, the active conditions and the rule file
+  -h, --help      show this help
+
+sync writes the agent adapters (AGENTS.md, CLAUDE.md, .cursor/rules/karni.mdc,
+.github/copilot-instructions.md, .windsurf/rules/karni.md, .clinerules/karni.md,
+CONVENTIONS.md) as ADAPTERS in karni.rules.py asks:
+  --check         write nothing; list stale files on stderr and exit 1
+  --force         replace hand-written files, saving them under .karni/backup/
+"""
+
+_STALE = {
+    "missing": "missing",
+    "outdated": "out of date",
+    "hand-written": (
+        "hand-written where a generated adapter belongs; "
+        "`karni rules sync --force` saves it under .karni/backup/ and replaces it"
+    ),
+    "not-a-file": "not a file; remove it so the adapter can be written",
+    "unwanted": "generated for an adapter that is switched off or moved; sync removes it",
+}
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni rules`` with the arguments after ``rules``; return the exit status."""
+    if argv and argv[0] == "sync":
+        return _sync(argv[1:])
+    as_json = False
+    explain: str | None = None
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("-h", "--help"):
+            print(USAGE, end="")
+            return 0
+        if arg == "--json":
+            as_json = True
+        elif arg == "--explain" or arg.startswith("--explain="):
+            if arg == "--explain":
+                explain = args.pop(0) if args and not args[0].startswith("-") else ""
+            else:
+                explain = arg.partition("=")[2]
+            if not explain.strip():
+                raise UsageError("`--explain` needs a rule code, e.g. `karni rules --explain K004`")
+        else:
+            raise UsageError(
+                f"unknown argument `{arg}` for `karni rules`; run `karni rules --help`"
+            )
+    if as_json and explain is not None:
+        raise UsageError("use either `--json` or `--explain CODE`, not both")
+
+    from pathlib import Path
+
+    from karni.agent.history import active_conditions
+    from karni.cli.project import find_project_root
+    from karni.cli.rules_file import load_rules_file
+    from karni.cli.rules_registry import effective_rules, format_listing
+
+    root = Path(find_project_root())
+    rules_file = load_rules_file(root)
+    conditions = active_conditions(root)
+    rules = effective_rules(conditions, rules_file)
+    if explain is not None:
+        return _explain(explain, rules, conditions, rules_file)
+    if as_json:
+        return _json(rules, conditions, rules_file)
+    sys.stdout.write(format_listing(rules))
+    return 0
+
+
+def _explain(
+    code: str, rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile
+) -> int:
+    from karni.cli.rules_registry import format_explanation, inactive_reason
+
+    wanted = code.strip().upper()
+    for rule in rules:
+        if rule.code == wanted:
+            sys.stdout.write(format_explanation(rule))
+            return 0
+    raise KarniError(inactive_reason(wanted, conditions, rules_file))
+
+
+def _json(rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile) -> int:
+    import json
+
+    from karni.cli.rules_registry import KARNI_RULES
+
+    active = {rule.code: rule for rule in rules}
+    override = rules_file.override
+    registry = []
+    for rule in KARNI_RULES:
+        shown = active.get(rule.code) or rule.replace(**override.get(rule.code, {}))
+        registry.append(
+            {
+                **shown.as_dict(),
+                "active": rule.code in active,
+                "disabled": rule.code in rules_file.disable,
+                "overridden": sorted(override.get(rule.code, {})),
+            }
+        )
+    for rule in rules_file.add:
+        registry.append({**rule.as_dict(), "active": True, "disabled": False, "overridden": []})
+    document = {
+        "conditions": sorted(conditions),
+        "rules_file": rules_file.as_dict() if rules_file.path is not None else None,
+        "rules": registry,
+    }
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _sync(argv: list[str]) -> int:
+    check = force = False
+    for arg in argv:
+        if arg in ("-h", "--help"):
+            print(USAGE, end="")
+            return 0
+        if arg == "--check":
+            check = True
+        elif arg == "--force":
+            force = True
+        else:
+            raise UsageError(
+                f"unknown argument `{arg}` for `karni rules sync`; use --check or --force"
+            )
+    if check and force:
+        raise UsageError("use either `--check` (write nothing) or `--force`, not both")
+
+    from pathlib import Path
+
+    from karni.cli.project import find_project_root
+
+    root = Path(find_project_root())
+    return _check(root) if check else _write(root, force)
+
+
+def _check(root: Path) -> int:
+    from karni.cli.adapters import adapter_states
+
+    stale = [state for state in adapter_states(root) if state.state != "fresh"]
+    for state in stale:
+        print(f"karni: {state.path}: {_STALE[state.state]}", file=sys.stderr)
+    if stale:
+        count = f"{len(stale)} adapter file{'s' if len(stale) != 1 else ''}"
+        print(f"karni: {count} stale; run `karni rules sync`", file=sys.stderr)
+        return 1
+    print("adapters are up to date")
+    return 0
+
+
+def _write(root: Path, force: bool) -> int:
+    from karni.cli.adapters import sync
+
+    report = sync(root, force=force)
+    backups = dict(report.backed_up)
+    for state in report.written:
+        if state.path in backups:
+            print(
+                f"replaced {state.path} (the hand-written file is saved as {backups[state.path]})"
+            )
+        else:
+            print(f"{'created' if state.state == 'missing' else 'updated'} {state.path}")
+    for path in report.removed:
+        print(f"removed {path}")
+    for state in report.conflicts:
+        if state.state == "hand-written":
+            message = (
+                f"{state.path} is hand-written, left alone; move what matters into "
+                f"karni.rules.py, then run `karni rules sync --force` (it saves the file "
+                f"under .karni/backup/ first)"
+            )
+        else:
+            message = (
+                f"{state.path} is not a file, left alone; remove it and run `karni rules sync`"
+            )
+        print(f"karni: {message}", file=sys.stderr)
+    if not (report.written or report.removed or report.conflicts):
+        print("adapters are up to date")
+    return 1 if report.conflicts else 0

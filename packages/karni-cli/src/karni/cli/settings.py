@@ -1,0 +1,275 @@
+"""Karni's settings: where they live, what they may hold, and editing them in place.
+
+Two files, both TOML: ``.karni/config.toml`` in the project (committed, for
+the whole team) and ``$XDG_CONFIG_HOME/karni/config.toml`` (``--global``,
+default ``~/.config``). The project file wins over the global one, which wins
+over the default. Every key is declared once, in :data:`SETTINGS`.
+
+Reading uses :mod:`tomllib`. Writing changes only the one ``key = value``
+line (or appends it), so comments and other keys survive, and the result is
+re-read with :mod:`tomllib` before it atomically replaces the file.
+"""
+
+from __future__ import annotations
+
+import os
+
+from karni.cli.errors import KarniError
+
+__all__ = [
+    "GLOBAL",
+    "PROJECT",
+    "PROJECT_CONFIG",
+    "SETTINGS",
+    "ConfigError",
+    "Setting",
+    "global_config_path",
+    "lookup",
+    "parse_bool",
+    "project_config_path",
+    "read_config",
+    "resolve",
+    "set_value",
+]
+
+PROJECT_CONFIG = ".karni/config.toml"
+"""The project's settings file, relative to the project root."""
+
+PROJECT = "project"
+GLOBAL = "global"
+DEFAULT = "default"
+
+
+class ConfigError(KarniError):
+    """A settings file or a ``karni config`` argument is invalid; nothing was changed."""
+
+
+class Setting:
+    """One setting: its name, default and what it is for. Every setting is a boolean today."""
+
+    __slots__ = ("default", "help", "name")
+
+    def __init__(self, name: str, default: bool, help: str) -> None:
+        """Declare a setting."""
+        self.name = name
+        self.default = default
+        self.help = help
+
+
+SETTINGS: dict[str, Setting] = {
+    setting.name: setting
+    for setting in (
+        Setting(
+            "suggest_tools",
+            True,
+            "offer the one-time tip about prompt-history tools (karni doctor, karni check)",
+        ),
+    )
+}
+"""Every setting Karni knows, by name. Adding a setting is one entry here."""
+
+TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+FALSE_WORDS = frozenset({"false", "no", "off", "0"})
+
+
+def lookup(key: str) -> Setting:
+    """The setting called ``key``.
+
+    Raises:
+        ConfigError: No such setting.
+    """
+    setting = SETTINGS.get(key)
+    if setting is None:
+        known = ", ".join(f"`{name}`" for name in SETTINGS)
+        raise ConfigError(f"unknown setting `{key}`; known settings: {known}")
+    return setting
+
+
+def parse_bool(key: str, text: str) -> bool:
+    """``text`` as a boolean: true/false, yes/no, on/off or 1/0, in any case.
+
+    Raises:
+        ConfigError: Anything else.
+    """
+    word = text.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ConfigError(
+        f"`{key}` takes true or false (also yes/no, on/off, 1/0), not `{text}`; "
+        f"e.g. `karni config set {key} false`"
+    )
+
+
+def project_config_path(root: str) -> str:
+    """The project's settings file."""
+    return os.path.join(root, *PROJECT_CONFIG.split("/"))
+
+
+def global_config_path() -> str:
+    """``$XDG_CONFIG_HOME/karni/config.toml``; ``~/.config`` when the variable is unset.
+
+    As the XDG spec says, a relative ``XDG_CONFIG_HOME`` is ignored.
+    """
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "karni", "config.toml")
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text; fix or delete it") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}; check its permissions") from None
+
+
+def _parse(path: str, text: str, ignore: str = "") -> dict[str, object]:
+    """The file's top-level table; known settings must hold a TOML boolean.
+
+    Keys Karni does not know are kept and ignored: a newer Karni, or the team,
+    may have put them there.
+    """
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML ({error}); fix or delete it") from None
+    for key in SETTINGS:
+        if key in data and key != ignore and not isinstance(data[key], bool):
+            raise ConfigError(
+                f"{path}: `{key}` must be a TOML boolean (true or false), not {data[key]!r}; "
+                f"write `{key} = false` or run `karni config set {key} false`"
+            )
+    return data
+
+
+def read_config(path: str) -> dict[str, bool]:
+    """Karni's settings in one file; empty when the file does not exist.
+
+    Raises:
+        ConfigError: The file is unreadable or not TOML, or a setting in it is
+            not a TOML boolean.
+    """
+    text = _read_text(path)
+    if text is None:
+        return {}
+    data = _parse(path, text)
+    return {key: data[key] for key in SETTINGS if key in data}  # type: ignore[misc]
+
+
+def resolve(key: str, root: str | None, *, global_only: bool = False) -> tuple[bool, str, str]:
+    """A setting's value, and where it came from.
+
+    Args:
+        key: The setting.
+        root: The project root, or None outside a project.
+        global_only: Ignore the project file (``karni config get --global``).
+
+    Returns:
+        ``(value, source, path)``: source is ``project``, ``global`` or
+        ``default``; path is the file it came from ("" for the default).
+
+    Raises:
+        ConfigError: Unknown key, or a file that is consulted is invalid.
+    """
+    setting = lookup(key)
+    if root is not None and not global_only:
+        path = project_config_path(root)
+        values = read_config(path)
+        if key in values:
+            return values[key], PROJECT, path
+    path = global_config_path()
+    values = read_config(path)
+    if key in values:
+        return values[key], GLOBAL, path
+    return setting.default, DEFAULT, ""
+
+
+def _key_lines(text: str, key: str) -> list[int]:
+    """Indexes of lines that look like ``key = ...`` outside multi-line strings."""
+    found = []
+    in_string: str | None = None
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        if in_string is None:
+            name, sep, _ = line.partition("=")
+            if sep and name.strip().strip("\"'") == key:
+                found.append(index)
+        for quotes in ('"""', "'''"):
+            if (in_string in (None, quotes)) and line.count(quotes) % 2:
+                in_string = None if in_string == quotes else quotes
+    return found
+
+
+def _replace_line(line: str, literal: str) -> str:
+    """``line`` (``key = true  # why``) with its value replaced, comment and ending kept."""
+    stripped = line.lstrip()
+    indent = line[: len(line) - len(stripped)]
+    name, _, rest = stripped.partition("=")
+    body = rest.rstrip("\r\n")
+    ending = rest[len(body) :]
+    old = body.strip()
+    comment = ""
+    for word in ("true", "false"):
+        if old.startswith(word):
+            comment = old[len(word) :]
+            break
+    return f"{indent}{name.rstrip()} = {literal}{comment}{ending}"
+
+
+def _candidates(text: str, key: str, value: bool) -> list[str]:
+    """Edited versions of ``text`` to try, most natural first."""
+    literal = "true" if value else "false"
+    lines = text.splitlines(keepends=True)
+    out = []
+    for index in _key_lines(text, key):
+        edited = list(lines)
+        edited[index] = _replace_line(lines[index], literal)
+        out.append("".join(edited))
+    newline = "\r\n" if "\r\n" in text else "\n"
+    new_line = f"{key} = {literal}{newline}"
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith("["):  # top-level keys must come before the first table
+            out.append("".join([*lines[:index], new_line, *lines[index:]]))
+            break
+    else:
+        ended = text if not text or text.endswith("\n") else text + newline
+        out.append(ended + new_line)
+    out.append(new_line + text)
+    return out
+
+
+def set_value(path: str, key: str, value: bool) -> None:
+    """Set ``key`` to ``value`` in the file at ``path``, keeping everything else.
+
+    The folder is created when missing. The file is replaced atomically, and
+    only after the edited text has been re-read as TOML and holds ``value``.
+
+    Raises:
+        ConfigError: Unknown key, an invalid existing file, or a write failure.
+    """
+    lookup(key)
+    text = _read_text(path) or ""
+    expected = {**_parse(path, text, ignore=key), key: value}  # `set` may repair the key
+    for edited in _candidates(text, key, value):
+        try:
+            if _parse(path, edited) == expected:
+                break
+        except ConfigError:
+            continue
+    else:
+        raise ConfigError(f"{path}: could not set `{key}` safely; edit the file by hand")
+    from karni.cli.atomic import write_text_atomic
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_text_atomic(path, edited)
+    except OSError as error:
+        raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None

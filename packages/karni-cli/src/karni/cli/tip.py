@@ -1,0 +1,107 @@
+"""The one-time suggestion of a prompt-history tool, and every reason not to show it.
+
+``karni doctor`` (on stdout, after its report) and a clean ``karni check``
+outside CI (on stderr) may print :data:`TIP` once per project. It is never
+shown with ``-q/--quiet``, in CI, with ``suggest_tools = false`` (project or
+global settings), when a provider detects a store, or when a third-party
+provider is installed. Showing it is recorded first, in
+``.karni/local/state.json``; if that fails it is not shown, so it can never
+repeat. ``context``, ``types``, ``rules`` and ``new`` never call this.
+"""
+
+from __future__ import annotations
+
+__all__ = ["STATE_KEY", "TIP", "offer_tip", "suppressed_by"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from karni.agent.history import Discovery
+
+TIP = (
+    "tip: no prompt-history store found. `karni context --with-history` can brief\n"
+    "     an agent with what was already asked about a file. Works with Gigai\n"
+    "     Chronicle (MIT, local-only, by Karni's author).\n"
+    "     Silence this: karni config set suggest_tools false\n"
+)
+"""The suggestion, word for word."""
+
+STATE_KEY = "history_tip_shown"
+"""The key in ``.karni/local/state.json`` that records the tip was shown."""
+
+
+def _suggest_tools(root: str) -> bool:
+    from karni.cli.settings import ConfigError, resolve
+
+    try:
+        value, _, _ = resolve("suggest_tools", root)
+    except ConfigError:
+        return False  # an unreadable setting might be the "no": stay quiet
+    return value
+
+
+def suppressed_by(
+    root: str,
+    *,
+    quiet: bool,
+    discovery: Discovery | None = None,
+    detected: list[str] | None = None,
+) -> str | None:
+    """Why the tip must not be shown, or None when it may be (once).
+
+    Args:
+        root: The project root.
+        quiet: ``-q/--quiet`` was given.
+        discovery: The installed providers, when the caller already has them.
+        detected: Names of the providers that detect a store, when known.
+    """
+    from karni.cli.ci import in_ci
+
+    if quiet:
+        return "quiet"
+    if in_ci():
+        return "ci"
+    if not _suggest_tools(root):
+        return "suggest_tools"
+    if discovery is None:
+        from karni.agent.history import discover
+
+        discovery = discover()
+    from karni.cli.distributions import is_third_party
+
+    distributions = [p.distribution for p in discovery.providers]
+    distributions += [f.distribution for f in discovery.failures]
+    if any(is_third_party(distribution) for distribution in distributions):
+        return "third-party provider"
+    if detected is None:
+        from karni.agent.history import detect
+
+        detected = [p.name for p in discovery.providers if detect(p.provider, root)]
+    if detected:
+        return "store detected"
+    return None
+
+
+def offer_tip(
+    root: str,
+    stream: TextIO,
+    *,
+    quiet: bool,
+    discovery: Discovery | None = None,
+    detected: list[str] | None = None,
+) -> bool:
+    """Write :data:`TIP` to ``stream`` if nothing suppresses it and it was never shown.
+
+    Returns:
+        Whether the tip was written.
+    """
+    if suppressed_by(root, quiet=quiet, discovery=discovery, detected=detected) is not None:
+        return False
+    from karni.cli.state import claim_once
+
+    if not claim_once(root, STATE_KEY):
+        return False
+    stream.write(TIP)
+    stream.flush()
+    return True

@@ -1,0 +1,201 @@
+"""`karni check`: each check, the summary line and the exit status."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from karni.cli.checks import django_system_checks
+from karni.cli.main import main
+
+CHECKS_MODULE = """
+    from pathlib import Path
+
+
+    def passing(project_root):
+        assert isinstance(project_root, Path)
+        return None
+
+
+    def failing(project_root):
+        return ["migrations missing for apps.events", "no README"]
+
+
+    def raising(project_root):
+        raise RuntimeError("database unreachable")
+"""
+
+
+@pytest.fixture
+def project(eventsite: Path, monkeypatch, capsys) -> Path:
+    monkeypatch.chdir(eventsite)
+    assert main(["rules", "sync"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("CI", "1")  # these tests are about checks, not the tip
+    return eventsite
+
+
+def check(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["check", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_clean_run(project: Path, capsys) -> None:
+    code, out, err = check(capsys)
+    assert (code, err) == (0, "")
+    assert out == (
+        "ok       agent adapters: fresh\n"
+        "ok       karni.rules.py: none (the defaults apply)\n"
+        "ok       settings: none (the defaults apply)\n"
+        "skipped  django system checks: no .venv/bin/python in the project\n"
+        "karni check: ok\n"
+    )
+    assert check(capsys, "-q") == (0, "karni check: ok\n", "")
+
+
+def test_stale_adapters_fail(project: Path, capsys) -> None:
+    (project / "AGENTS.md").write_text("edited by hand\n")
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert "FAILED   agent adapters: out of date: AGENTS.md; run `karni rules sync`\n" in out
+    assert out.endswith("karni check: 1 failed (agent adapters)\n")
+
+
+def test_invalid_rules_file_fails_naming_file_and_line(project: Path, capsys) -> None:
+    (project / "karni.rules.py").write_text('DISABLE = ["K008"]\nimport os\n')
+    code, out, _ = check(capsys, "--quiet")
+    assert code == 1
+    assert "FAILED   karni.rules.py: karni.rules.py:2: an import is not allowed" in out
+    assert out.splitlines()[-1].startswith("karni check: 2 failed (agent adapters, karni.rules.py)")
+
+
+def test_valid_rules_file(project: Path, capsys) -> None:
+    (project / "karni.rules.py").write_text('DISABLE = ["K006"]\n')
+    main(["rules", "sync"])
+    capsys.readouterr()
+    code, out, _ = check(capsys)
+    assert code == 0 and "ok       karni.rules.py: valid\n" in out
+
+
+def test_invalid_settings_fail(project: Path, capsys, isolated_env: Path) -> None:
+    (project / ".karni").mkdir()
+    (project / ".karni" / "config.toml").write_text("suggest_tools = 'no'\n")
+    code, out, _ = check(capsys, "-q")
+    assert code == 1
+    assert f"FAILED   settings: {project}/.karni/config.toml: `suggest_tools` must be" in out
+    (project / ".karni" / "config.toml").write_text("suggest_tools = false\n")
+    code, out, _ = check(capsys)
+    assert code == 0 and "ok       settings: valid\n" in out
+    global_file = isolated_env / "config" / "karni" / "config.toml"
+    global_file.parent.mkdir(parents=True)
+    global_file.write_text("=")
+    code, out, _ = check(capsys)
+    assert code == 1 and f"FAILED   settings: {global_file} is not valid TOML" in out
+
+
+def test_registered_checks_run_in_name_order(
+    project: Path, capsys, site_dir, make_distribution
+) -> None:
+    make_distribution(
+        site_dir,
+        "extra-checks",
+        "1.0",
+        {
+            "karni.checks": {
+                "b-passing": "extra_checks:passing",
+                "a-failing": "extra_checks:failing",
+                "c-raising": "extra_checks:raising",
+                "d-missing": "extra_checks_missing:nothing",
+            }
+        },
+        {"extra_checks.py": CHECKS_MODULE},
+    )
+    code, out, _ = check(capsys)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[3:7] == [
+        "FAILED   a-failing (karni.checks): migrations missing for apps.events; no README",
+        "ok       b-passing (karni.checks)",
+        "FAILED   c-raising (karni.checks): raised RuntimeError: database unreachable",
+        "FAILED   d-missing (karni.checks): cannot load `extra_checks_missing:nothing`: "
+        "ModuleNotFoundError: No module named 'extra_checks_missing'; reinstall it",
+    ]
+    assert lines[-1] == (
+        "karni check: 3 failed (a-failing (karni.checks), c-raising (karni.checks), "
+        "d-missing (karni.checks))"
+    )
+
+
+def fake_venv(root: Path, django: bool, manage_check: str = "ok") -> None:
+    """A project `.venv/bin/python` that runs this interpreter, optionally with a fake Django."""
+    lib = root / ".venv" / "lib"
+    lib.mkdir(parents=True)
+    if django:
+        (lib / "django").mkdir()
+        (lib / "django" / "__init__.py").write_text("")
+    python = root / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{lib}" exec "{sys.executable}" "$@"\n', encoding="utf-8"
+    )
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    body = {
+        "ok": "print('System check identified no issues (0 silenced).')",
+        "fail": "import sys\nsys.stderr.write('SystemCheckError: System check identified "
+        "some issues:\\nERRORS: events.Event: (models.E001) bad\\n'\n"
+        "'System check identified 1 issue (0 silenced).\\n')\nsys.exit(1)",
+    }[manage_check]
+    (root / "manage.py").write_text(
+        f"import sys\nimport django\nassert sys.argv[1:] == ['check']\n{body}\n"
+    )
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
+def test_django_checks_run_through_the_project_interpreter(project: Path, capsys) -> None:
+    fake_venv(project, django=True)
+    code, out, _ = check(capsys)
+    assert code == 0
+    assert "ok       django system checks: System check identified no issues (0 silenced).\n" in out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
+def test_django_check_failures_fail(project: Path, capsys) -> None:
+    fake_venv(project, django=True, manage_check="fail")
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert (
+        "FAILED   django system checks: System check identified 1 issue (0 silenced). "
+        "(run `.venv/bin/python manage.py check` for details)\n"
+    ) in out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
+def test_django_checks_skipped_without_django(project: Path) -> None:
+    fake_venv(project, django=False)
+    result = django_system_checks(str(project))
+    assert (result.status, result.detail) == (
+        "skipped",
+        "Django is not installed for .venv/bin/python",
+    )
+
+
+def test_django_checks_skipped_without_manage_py(tmp_path: Path) -> None:
+    (tmp_path / "karni.rules.py").write_text("")
+    assert django_system_checks(str(tmp_path)).detail == "no manage.py"
+
+
+def test_exit_codes_in_a_real_process(project: Path, run_cli, tmp_path: Path) -> None:
+    ok = run_cli("check", cwd=project)
+    assert (ok.returncode, ok.stdout.splitlines()[-1], ok.stderr) == (0, "karni check: ok", "")
+    (project / "CLAUDE.md").unlink()
+    failed = run_cli("check", cwd=project)
+    assert failed.returncode == 1 and "CLAUDE.md" in failed.stdout
+    outside = run_cli("check", cwd=tmp_path)
+    assert (outside.returncode, outside.stdout) == (1, "")
+    assert "looked for manage.py or karni.rules.py" in outside.stderr
+    usage = run_cli("check", "--fast", cwd=project)
+    assert usage.returncode == 2 and usage.stderr.count("\n") == 1

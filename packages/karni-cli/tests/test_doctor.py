@@ -1,0 +1,184 @@
+"""`karni doctor`: the report, its JSON form, and detection-only provider handling."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from karni.cli.commands.doctor import collect
+from karni.cli.main import main
+
+BROKEN = {"karni.history_providers": {"broken": "broken_history_missing:Provider"}}
+
+ASKING_PROVIDER = """
+    from pathlib import Path
+
+
+    class AskedProvider:
+        name = "asked"
+
+        def detect(self, project_root):
+            return True
+
+        def context(self, project_root, path):
+            (Path(project_root) / "context-was-called").write_text(path)
+            return "brief"
+
+        def project_context(self, project_root):
+            (Path(project_root) / "context-was-called").write_text("project")
+            return "brief"
+"""
+
+
+@pytest.fixture
+def doctor_project(eventsite: Path, monkeypatch, capsys, my_history, make_distribution) -> Path:
+    """The example with fresh adapters, my-history (with a store) and a provider that fails."""
+    make_distribution(my_history, "broken-history", "0.3.0", BROKEN, {})
+    (eventsite / ".my-history").mkdir()
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "my-history,broken")
+    monkeypatch.chdir(eventsite)
+    assert main(["rules", "sync"]) == 0
+    capsys.readouterr()
+    return eventsite
+
+
+def normalize(text: str, root: Path) -> str:
+    version = "{}.{}.{}".format(*sys.version_info[:3])
+    from importlib.metadata import version as dist_version
+
+    return (
+        text.replace(str(root), "<project>")
+        .replace(sys.executable, "<python>")
+        .replace(f"Python {version}", "Python <X.Y.Z>")
+        .replace(f'"version": "{version}"', '"version": "<X.Y.Z>"')
+        .replace(f"karni-cli:   {dist_version('karni-cli')}", "karni-cli:   <version>")
+        .replace(
+            f'"karni_cli_version": "{dist_version("karni-cli")}"',
+            '"karni_cli_version": "<version>"',
+        )
+    )
+
+
+def test_doctor_snapshot(doctor_project: Path, capsys, snapshot_text) -> None:
+    assert main(["doctor"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert normalize(captured.out, doctor_project) == snapshot_text
+
+
+def test_doctor_json_snapshot(doctor_project: Path, capsys, snapshot_text) -> None:
+    assert main(["doctor", "--json"]) == 0
+    out = capsys.readouterr().out
+    facts = json.loads(out)
+    assert facts["project"] == str(doctor_project)
+    assert facts["interpreter"]["executable"] == sys.executable
+    assert normalize(out, doctor_project) == snapshot_text
+
+
+def test_doctor_json_is_the_same_facts_as_text(doctor_project: Path, capsys) -> None:
+    main(["doctor", "--json"])
+    facts = json.loads(capsys.readouterr().out)
+    main(["doctor"])
+    text = capsys.readouterr().out
+    for provider in facts["history"]["providers"]:
+        assert provider["name"] in text and provider["distribution"] in text
+    for failure in facts["history"]["failures"]:
+        assert f"{failure['name']}: {failure['error']}" in text
+    assert "adapters:    fresh" in text and facts["adapters"]["status"] == "fresh"
+
+
+def test_doctor_asks_for_detection_only(
+    eventsite: Path, monkeypatch, capsys, site_dir, make_distribution
+) -> None:
+    make_distribution(
+        site_dir,
+        "asked-history",
+        "1.0",
+        {"karni.history_providers": {"asked": "asked_provider:AskedProvider"}},
+        {"asked_provider.py": ASKING_PROVIDER},
+    )
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "asked")
+    monkeypatch.chdir(eventsite)
+    assert main(["doctor"]) == 0
+    assert main(["doctor", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "store detected" in out
+    assert not (eventsite / "context-was-called").exists()
+
+
+def test_doctor_lists_builtin_chronicle_and_its_store(eventsite: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
+    monkeypatch.chdir(eventsite)
+    main(["doctor", "--json"])
+    (provider,) = json.loads(capsys.readouterr().out)["history"]["providers"]
+    assert provider["name"] == "gigai-chronicle"
+    assert provider["distribution"] == "karni-history-chronicle"
+    assert (provider["builtin"], provider["third_party"], provider["detects_store"]) == (
+        True,
+        False,
+        False,
+    )
+    (eventsite / ".chronicle").mkdir()
+    main(["doctor", "-q"])
+    out = capsys.readouterr().out
+    assert "gigai-chronicle  karni-history-chronicle" in out
+    assert "(built in)  store detected" in out
+
+
+def test_doctor_outside_a_project_still_reports(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        f"project:     none (no manage.py or karni.rules.py at or above {tmp_path})"
+    )
+    assert "adapters:    not checked (no project)" in out
+    assert "history providers: none installed" in out
+    assert "tip:" not in out
+    assert main(["doctor", "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    assert facts["project"] is None and facts["adapters"]["status"] == "no-project"
+
+
+def test_doctor_reports_stale_adapters(eventsite: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(eventsite)
+    main(["doctor", "--json"])
+    adapters = json.loads(capsys.readouterr().out)["adapters"]
+    assert adapters["status"] == "stale"
+    assert "AGENTS.md" in adapters["stale"]
+    main(["doctor", "-q"])
+    assert "adapters:    stale: AGENTS.md" in capsys.readouterr().out
+
+
+def test_doctor_reports_an_invalid_rules_file_and_still_exits_0(
+    eventsite: Path, monkeypatch, capsys
+) -> None:
+    (eventsite / "karni.rules.py").write_text("import os\n")
+    monkeypatch.chdir(eventsite)
+    assert main(["doctor", "-q"]) == 0
+    assert "adapters:    not checked: karni.rules.py:1:" in capsys.readouterr().out
+
+
+def test_doctor_usage_errors_exit_2(eventsite: Path, run_cli) -> None:
+    for args in (["--verbose"], ["extra"]):
+        result = run_cli("doctor", *args, cwd=eventsite)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr.startswith("karni: ") and result.stderr.count("\n") == 1
+
+
+def test_doctor_json_in_a_real_process_is_valid_and_tip_free(eventsite: Path, run_cli) -> None:
+    result = run_cli("doctor", "--json", cwd=eventsite)
+    assert result.returncode == 0 and result.stderr == ""
+    assert json.loads(result.stdout)["project"] == os.path.realpath(eventsite)
+    assert not (eventsite / ".karni").exists()
+
+
+def test_collect_without_a_project_does_not_detect() -> None:
+    from karni.agent.history import discover
+
+    facts = collect(None, discover())
+    assert facts["project"] is None
+    assert all(p["detects_store"] is None for p in facts["history"]["providers"])

@@ -1,0 +1,396 @@
+"""`karni rules`: the listing, K008 with and without a history store, --explain, --json."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from karni.agent.history import estimate_tokens
+from karni.cli.main import main
+from karni.cli.rules_registry import KARNI_RULES, LISTING_TOKEN_BUDGET
+
+K008_LINE = "K008 Before editing a file: karni context --with-history FILE."
+CI_VARIABLES = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+    "TEAMCITY_VERSION",
+    "BITBUCKET_BUILD_NUMBER",
+    "CODEBUILD_BUILD_ID",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No installed provider, no cache, no forced conditions, no CI: every test picks its own."""
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "")
+    monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("KARNI_AGENT_CONDITIONS", raising=False)
+    for name in CI_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "manage.py").write_text("")
+    monkeypatch.chdir(root)
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["rules", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_provider(site: Path, name: str = "test-store") -> None:
+    """A real installed distribution (dist-info + module) registering a history provider."""
+    module = "karni_rules_test_provider"
+    (site / f"{module}.py").write_text(
+        textwrap.dedent(
+            f"""
+            from pathlib import Path
+
+
+            class StoreProvider:
+                name = {name!r}
+
+                def detect(self, project_root):
+                    return (Path(project_root) / ".test-store").is_dir()
+
+                def context(self, project_root, path):
+                    return None
+            """
+        )
+    )
+    info = site / f"{module}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        f"[karni.history_providers]\n{name} = {module}:StoreProvider\n"
+    )
+
+
+@pytest.fixture
+def store_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Install the test provider on sys.path and allow only it; returns the site folder."""
+    site = tmp_path / "site"
+    site.mkdir()
+    write_provider(site)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "test-store")
+    return site
+
+
+# -- the listing ------------------------------------------------------------------------------
+
+
+def test_listing_without_store(project: Path, capsys, snapshot_text) -> None:
+    code, out, err = run(capsys)
+    assert (code, err) == (0, "")
+    assert K008_LINE not in out
+    assert out == snapshot_text
+
+
+def test_listing_with_store_adds_exactly_k008(
+    project: Path, store_provider: Path, capsys, snapshot_text
+) -> None:
+    code, without, _ = run(capsys)
+    assert code == 0
+    (project / ".test-store").mkdir()
+    code, with_store, err = run(capsys)
+    assert (code, err) == (0, "")
+    assert with_store == snapshot_text
+    added = sorted(with_store.splitlines())
+    added.remove(K008_LINE)
+    assert added == sorted(without.splitlines())
+    lines = with_store.splitlines()
+    position = lines.index(K008_LINE)
+    assert lines[position - 1].startswith("K007 ") and lines[position + 1].startswith("K009 ")
+
+
+def test_conditions_variable_forces_and_silences_k008(
+    project: Path, store_provider: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
+    assert K008_LINE in run(capsys)[1]
+    (project / ".test-store").mkdir()
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "")
+    assert K008_LINE not in run(capsys)[1]
+    monkeypatch.delenv("KARNI_AGENT_CONDITIONS")
+    assert K008_LINE in run(capsys)[1]
+
+
+def test_disable_removes_k008_even_with_a_store(
+    project: Path, store_provider: Path, capsys
+) -> None:
+    (project / ".test-store").mkdir()
+    (project / "karni.rules.py").write_text('DISABLE = ["K008"]\n')
+    code, out, _ = run(capsys)
+    assert code == 0 and "K008" not in out
+    code, _, err = run(capsys, "--explain", "K008")
+    assert code == 1
+    assert err == (
+        "karni: rule K008 is disabled by DISABLE in karni.rules.py; remove it there to use it\n"
+    )
+
+
+def test_listing_stays_under_the_token_budget(project: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
+    _, out, _ = run(capsys)
+    assert all(rule.code in out for rule in KARNI_RULES)  # the longest possible listing
+    assert estimate_tokens(out) < LISTING_TOKEN_BUDGET
+    assert len(out) / 4 < 400
+
+
+def test_listing_shape(project: Path, capsys) -> None:
+    out = run(capsys)[1]
+    assert out.isascii()  # safe on any terminal encoding
+    lines = out.splitlines()
+    assert lines[-1] == "Why a rule exists and how to fix a breach: karni rules --explain CODE"
+    sections = [line for line in lines if line.startswith("[")]
+    assert sections == ["[workflow]", "[architecture]", "[backend]", "[frontend]"]
+    body = [line for line in lines[1:-1] if not line.startswith("[")]
+    assert all(line[:4].startswith("K") and line[4] == " " for line in body)
+
+
+def test_project_rules_overrides_and_disables(project: Path, capsys, snapshot_text) -> None:
+    (project / "karni.rules.py").write_text(
+        textwrap.dedent(
+            """
+            '''Rules of the test project.'''
+            ADD = [
+                {"code": "P001", "rule": "Store money as integer cents."},
+                {"code": "AB002", "summary": "Name pages after routes.",
+                 "rule": "A page for /events is EventsPage.", "category": "frontend",
+                 "severity": "should", "rationale": "Findable.", "fix": "Rename it."},
+            ]
+            OVERRIDE = {
+                "K011": {"severity": "must", "summary": "Only frontend/src/api/ calls the API."},
+            }
+            DISABLE = ["K006"]
+            """
+        )
+    )
+    code, out, err = run(capsys)
+    assert (code, err) == (0, "")
+    assert out == snapshot_text
+    assert "K006" not in out
+    assert out.splitlines()[-3:-1] == ["[project]", "P001 Store money as integer cents."]
+    frontend = out.split("[frontend]\n")[1].split("[project]")[0].splitlines()
+    assert frontend[-1] == "AB002 Name pages after routes."
+
+
+# -- --explain --------------------------------------------------------------------------------
+
+
+def test_explain_any_case(project: Path, capsys, snapshot_text) -> None:
+    code, upper, err = run(capsys, "--explain", "K004")
+    assert (code, err) == (0, "")
+    assert upper == snapshot_text
+    assert run(capsys, "--explain", "k004")[1] == upper
+    assert run(capsys, "--explain=k004")[1] == upper
+
+
+def test_explain_k008_with_store(project: Path, capsys, monkeypatch, snapshot_text) -> None:
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
+    code, out, _ = run(capsys, "--explain", "k008")
+    assert code == 0
+    assert out == snapshot_text
+
+
+def test_explain_inactive_k008_is_one_line_exit_1(project: Path, capsys) -> None:
+    code, out, err = run(capsys, "--explain", "K008")
+    assert (code, out) == (1, "")
+    assert err == (
+        "karni: rule K008 is not active here: it applies only when a prompt-history store is "
+        "detected (condition `history`); see `karni doctor`\n"
+    )
+
+
+@pytest.mark.parametrize("code", ["K999", "P001", "nope"])
+def test_explain_unknown_code(project: Path, capsys, code: str) -> None:
+    status, out, err = run(capsys, "--explain", code)
+    assert (status, out) == (1, "")
+    assert err == (
+        f"karni: unknown rule code `{code.upper()}`; run `karni rules` for the codes in effect\n"
+    )
+
+
+def test_explain_project_rule(project: Path, capsys, snapshot_text) -> None:
+    (project / "karni.rules.py").write_text(
+        'ADD = [{"code": "P001", "rule": "Store money as integer cents.", "fix": "Use cents."}]\n'
+    )
+    code, out, _ = run(capsys, "--explain", "p001")
+    assert code == 0
+    assert out == snapshot_text
+
+
+# -- --json -----------------------------------------------------------------------------------
+
+
+def test_json(project: Path, capsys, monkeypatch, snapshot_text) -> None:
+    (project / "karni.rules.py").write_text(
+        'ADD = [{"code": "P001", "rule": "Cents."}]\n'
+        'OVERRIDE = {"K004": {"severity": "should"}}\n'
+        'DISABLE = ["K006"]\n'
+        'ADAPTERS = {"aider": False}\n'
+    )
+    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
+    code, out, err = run(capsys, "--json")
+    assert (code, err) == (0, "")
+    assert out == snapshot_text
+    document = json.loads(out)
+    assert document["conditions"] == ["history"]
+    assert document["rules_file"]["path"] == "karni.rules.py"
+    by_code = {rule["code"]: rule for rule in document["rules"]}
+    assert set(by_code) == {rule.code for rule in KARNI_RULES} | {"P001"}
+    assert by_code["K004"]["severity"] == "should"
+    assert by_code["K004"]["overridden"] == ["severity"]
+    assert by_code["K006"]["active"] is False and by_code["K006"]["disabled"] is True
+    assert by_code["K008"]["active"] is True and by_code["K008"]["condition"] == "history"
+
+
+def test_json_without_store_or_rule_file(project: Path, capsys) -> None:
+    document = json.loads(run(capsys, "--json")[1])
+    assert document["conditions"] == [] and document["rules_file"] is None
+    k008 = next(rule for rule in document["rules"] if rule["code"] == "K008")
+    assert k008["active"] is False and k008["disabled"] is False
+
+
+# -- arguments and errors ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--bogus"],
+            "karni: unknown argument `--bogus` for `karni rules`; run `karni rules --help`",
+        ),
+        (["--explain"], "karni: `--explain` needs a rule code, e.g. `karni rules --explain K004`"),
+        (["--explain="], "karni: `--explain` needs a rule code, e.g. `karni rules --explain K004`"),
+        (
+            ["--json", "--explain", "K001"],
+            "karni: use either `--json` or `--explain CODE`, not both",
+        ),
+    ],
+)
+def test_usage_errors_exit_2(project: Path, capsys, argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (2, "", message + "\n")
+
+
+def test_help(project: Path, capsys) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and out.startswith("usage: karni rules")
+
+
+def test_outside_a_project(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith("karni: no Karni project at or above ") and err.count("\n") == 1
+
+
+def test_broken_rules_file_is_one_line_exit_1(project: Path, capsys) -> None:
+    (project / "karni.rules.py").write_text("import os\n")
+    code, out, err = run(capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith("karni: karni.rules.py:1: an import is not allowed; ")
+
+
+# -- real stores and end to end ---------------------------------------------------------------
+
+
+def cli(cwd: Path, *argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "karni.cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    env.update(extra)
+    return env
+
+
+def test_subprocess_with_an_installed_provider(project: Path, store_provider: Path) -> None:
+    env = child_env(PYTHONPATH=str(store_provider))
+    without = cli(project, "rules", env=env)
+    assert without.returncode == 0 and K008_LINE not in without.stdout
+    (project / ".test-store").mkdir()
+    with_store = cli(project, "rules", env=env)
+    assert (with_store.returncode, with_store.stderr) == (0, "")
+    assert sorted(with_store.stdout.splitlines()) == sorted(
+        [*without.stdout.splitlines(), K008_LINE]
+    )
+    silenced = cli(project, "rules", env={**env, "KARNI_AGENT_CONDITIONS": ""})
+    assert silenced.stdout == without.stdout
+
+
+def test_builtin_chronicle_provider_detects_a_chronicle_folder(
+    project: Path, capsys, monkeypatch
+) -> None:
+    from karni.agent.history import discover
+
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
+    found = discover()
+    if not any(installed.name == "gigai-chronicle" for installed in found.providers):
+        pytest.skip(f"the built-in Chronicle provider does not load here: {found.failures}")
+    without = run(capsys)[1]
+    (project / ".chronicle").mkdir()
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("detecting a store must not start a process")
+
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    code, with_store, _ = run(capsys)
+    assert code == 0
+    assert sorted(with_store.splitlines()) == sorted([*without.splitlines(), K008_LINE])
+
+
+def test_plain_listing_imports_stay_lean(project: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['rules'])\n"
+        "heavy = ('argparse', 'json', 'subprocess', 'dataclasses', 'typing', 'tomllib',\n"
+        "         'tempfile', 'shutil', 'karni.cli.adapters', 'importlib.metadata')\n"
+        "print(sorted(name for name in heavy if name in sys.modules), file=sys.stderr)\n"
+    )
+    (project / "karni.rules.py").write_text('DISABLE = ["K006"]\n')
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=project,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert done.stderr == "[]\n"
+
+
+def test_runs_from_a_subfolder_of_the_project(project: Path, capsys, monkeypatch) -> None:
+    top = run(capsys)[1]
+    (project / "apps" / "events").mkdir(parents=True)
+    monkeypatch.chdir(project / "apps" / "events")
+    assert run(capsys) == (0, top, "")

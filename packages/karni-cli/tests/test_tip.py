@@ -1,0 +1,260 @@
+"""The one-time suggestion: shown at most once per project, and never when it should not be."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from karni.cli.ci import CI_VARIABLES, in_ci
+from karni.cli.distributions import OWN_PROVIDER_DISTRIBUTIONS, is_third_party
+from karni.cli.main import main
+from karni.cli.state import STATE_FILE, claim_once, read_state
+from karni.cli.tip import STATE_KEY, TIP
+
+SEED_TIP = """\
+tip: no prompt-history store found. `karni context --with-history` can brief
+     an agent with what was already asked about a file. Works with Gigai
+     Chronicle (MIT, local-only, by Karni's author).
+     Silence this: karni config set suggest_tools false
+"""
+
+
+@pytest.fixture
+def project(eventsite: Path, monkeypatch, capsys) -> Path:
+    """The example with fresh adapters, so `karni check` is clean; cwd is its root."""
+    monkeypatch.chdir(eventsite)
+    assert main(["rules", "sync"]) == 0
+    capsys.readouterr()
+    return eventsite
+
+
+def doctor(capsys, *args: str) -> str:
+    assert main(["doctor", *args]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    return captured.out
+
+
+def test_the_tip_is_the_seed_text_word_for_word() -> None:
+    assert TIP == SEED_TIP
+
+
+def test_doctor_shows_it_once_after_the_report(project: Path, capsys) -> None:
+    first = doctor(capsys)
+    assert first.endswith("\n" + SEED_TIP)
+    assert first.count("tip:") == 1
+    second = doctor(capsys)
+    assert "tip:" not in second
+    assert second == first[: -len(SEED_TIP)]
+    assert read_state(str(project)) == {STATE_KEY: True}
+    assert (project / ".karni" / "local" / ".gitignore").read_text() == "*\n"
+
+
+def test_clean_check_shows_it_on_stderr_only(project: Path, capsys) -> None:
+    assert main(["check"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.endswith("karni check: ok\n")
+    assert "tip:" not in captured.out
+    assert captured.err == SEED_TIP
+    assert main(["check"]) == 0
+    assert capsys.readouterr().err == ""
+    assert "tip:" not in doctor(capsys)
+
+
+def test_failing_check_does_not_show_it(eventsite: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(eventsite)  # adapters never synced: the check fails
+    assert main(["check"]) == 1
+    assert capsys.readouterr().err == ""
+    assert not (eventsite / ".karni").exists()
+
+
+def test_own_provider_without_a_store_still_gets_the_tip(
+    project: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
+    assert doctor(capsys).endswith(SEED_TIP)
+
+
+def test_not_shown_when_a_provider_detects_a_store(project: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
+    (project / ".chronicle").mkdir()
+    assert "tip:" not in doctor(capsys)
+    assert main(["check"]) == 0
+    assert capsys.readouterr().err == ""
+    assert not (project / ".karni" / "local").exists()
+
+
+def test_not_shown_when_a_third_party_provider_is_installed(
+    project: Path, monkeypatch, capsys, my_history
+) -> None:
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "my-history,gigai-chronicle")
+    assert not (project / ".my-history").exists()  # installed, but no store
+    assert "tip:" not in doctor(capsys)
+    assert not (project / ".karni" / "local").exists()
+
+
+def test_not_shown_when_a_third_party_provider_fails_to_load(
+    project: Path, monkeypatch, capsys, site_dir, make_distribution
+) -> None:
+    make_distribution(
+        site_dir, "odd-history", "1.0", {"karni.history_providers": {"odd": "odd_missing:P"}}, {}
+    )
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "odd")
+    out = doctor(capsys)
+    assert "odd: history provider `odd`" in out
+    assert "tip:" not in out
+
+
+@pytest.mark.parametrize("variable", CI_VARIABLES)
+def test_not_shown_in_ci(project: Path, monkeypatch, capsys, variable: str) -> None:
+    monkeypatch.setenv(variable, "true")
+    assert "tip:" not in doctor(capsys)
+    assert main(["check"]) == 0
+    assert capsys.readouterr().err == ""
+    assert not (project / ".karni" / "local").exists()
+
+
+@pytest.mark.parametrize("value", ["0", "false", "No", "OFF", "", " "])
+def test_false_values_do_not_count_as_ci(project: Path, monkeypatch, capsys, value: str) -> None:
+    for variable in CI_VARIABLES:
+        monkeypatch.setenv(variable, value)
+    assert doctor(capsys).endswith(SEED_TIP)
+
+
+def test_in_ci() -> None:
+    assert in_ci({}) is False
+    assert in_ci({"CI": "false", "GITLAB_CI": "0"}) is False
+    assert in_ci({"JENKINS_URL": "http://jenkins"}) is True
+    assert in_ci({"TF_BUILD": "True"}) is True
+    assert len(CI_VARIABLES) == 10
+
+
+@pytest.mark.parametrize("scope", ["project", "global"])
+def test_not_shown_with_suggest_tools_false(project: Path, capsys, scope: str) -> None:
+    args = ["config", "set", "suggest_tools", "false"] + (["--global"] if scope == "global" else [])
+    assert main(args) == 0
+    capsys.readouterr()
+    assert "tip:" not in doctor(capsys)
+    assert not (project / ".karni" / "local").exists()
+
+
+def test_project_true_overrides_global_false(project: Path, capsys) -> None:
+    main(["config", "set", "--global", "suggest_tools", "false"])
+    main(["config", "set", "suggest_tools", "true"])
+    capsys.readouterr()
+    assert doctor(capsys).endswith(SEED_TIP)
+
+
+def test_invalid_settings_keep_it_quiet(project: Path, capsys) -> None:
+    (project / ".karni").mkdir()
+    (project / ".karni" / "config.toml").write_text("suggest_tools = 'maybe'\n")
+    assert "tip:" not in doctor(capsys)
+
+
+def test_quiet_and_json_neither_show_nor_use_it_up(project: Path, capsys) -> None:
+    assert "tip:" not in doctor(capsys, "-q")
+    assert "tip:" not in doctor(capsys, "--quiet")
+    assert "tip:" not in doctor(capsys, "--json")
+    assert main(["check", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    assert not (project / ".karni" / "local").exists()
+    assert doctor(capsys).endswith(SEED_TIP)
+
+
+def test_corrupt_state_is_treated_as_empty_and_rewritten(project: Path, capsys) -> None:
+    state = project / ".karni" / "local" / "state.json"
+    state.parent.mkdir(parents=True)
+    state.write_text('{"history_tip_sh')
+    assert doctor(capsys).endswith(SEED_TIP)
+    assert json.loads(state.read_text()) == {STATE_KEY: True}
+    state.write_text("[1, 2]")
+    assert read_state(str(project)) == {}
+
+
+def test_other_state_keys_are_kept(project: Path, capsys) -> None:
+    state = project / ".karni" / "local" / "state.json"
+    state.parent.mkdir(parents=True)
+    state.write_text('{"other": 3}')
+    doctor(capsys)
+    assert json.loads(state.read_text()) == {"other": 3, STATE_KEY: True}
+
+
+def test_unwritable_state_means_no_tip_ever(project: Path, capsys) -> None:
+    (project / ".karni" / "local" / "state.json").mkdir(parents=True)  # cannot be replaced
+    assert "tip:" not in doctor(capsys)
+    assert "tip:" not in doctor(capsys)
+    shutil.rmtree(project / ".karni" / "local")
+    (project / ".karni" / "local").write_text("a file where the folder belongs")
+    assert "tip:" not in doctor(capsys)
+
+
+def test_claim_once(tmp_path: Path) -> None:
+    assert claim_once(str(tmp_path), "a") is True
+    assert claim_once(str(tmp_path), "a") is False
+    assert claim_once(str(tmp_path), "b") is True
+    assert json.loads((tmp_path / STATE_FILE).read_text()) == {"a": True, "b": True}
+    assert not list((tmp_path / ".karni" / "local").glob("*.tmp"))
+
+
+def test_third_party_means_not_one_of_ours() -> None:
+    assert {
+        "karni-history-chronicle",
+        "karni-history-adr",
+        "karni-historian",
+    } == OWN_PROVIDER_DISTRIBUTIONS
+    assert not is_third_party("karni-history-chronicle")
+    assert not is_third_party("Karni_History.ADR")
+    assert not is_third_party(None)
+    assert is_third_party("my-history")
+    assert is_third_party("karni-history-other")
+
+
+SYNCHRONIZED = """
+import sys, time
+import karni.agent.history, karni.cli.commands.doctor, karni.cli.commands.check
+import karni.cli.tip, karni.cli.state, karni.cli.settings, json, fcntl
+from karni.cli.main import main
+start = float(sys.argv[1])
+while time.time() < start:  # every process is loaded and waiting: release them together
+    time.sleep(0.001)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("synchronized", [False, True])
+def test_twenty_concurrent_processes_show_it_at_most_once(project: Path, synchronized) -> None:
+    import time
+
+    commands = [["doctor"], ["check"]] * 10
+    start = str(time.time() + 4)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", SYNCHRONIZED, start, *args]
+            if synchronized
+            else [sys.executable, "-m", "karni.cli", *args],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for args in commands
+    ]
+    outputs = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0] * 20, outputs
+    shown = sum(out.count("tip:") + err.count("tip:") for out, err in outputs)
+    assert shown == 1
+    assert json.loads((project / STATE_FILE).read_text()) == {STATE_KEY: True}
+    leftovers = [p.name for p in (project / ".karni" / "local").iterdir()]
+    assert sorted(leftovers) == [".gitignore", "state.json", "state.lock"]
+
+
+def test_context_rules_and_new_never_create_local_state(project: Path, capsys, tmp_path) -> None:
+    for args in (["context"], ["context", "--with-history", "manage.py"], ["rules"]):
+        assert main(args) == 0
+    assert main(["rules", "sync", "--check"]) == 0
+    capsys.readouterr()
+    assert not (project / ".karni").exists()

@@ -1,0 +1,623 @@
+"""``local/extractive``: the built-in historian that needs no model.
+
+It reads a chunk (see :mod:`karni_historian.chunk`) and the raw messages behind
+it, and writes the same XML a model-backed historian would (reference §3.5),
+so the output goes through the same parser and validator
+(:mod:`karni_historian.compartment_xml`). Everything is extracted, nothing is
+invented, and the same input always gives the same bytes.
+
+How it decides, in short:
+
+- **Episodes.** A new compartment starts at a meaningful user turn that opens
+  a new task. Acknowledgements ("ok", "thanks"), follow-ups ("also…",
+  "and…") and corrections ("no, …", "actually…", "instead…") stay in the
+  current episode; after a commit (a finished work phase) any real request
+  starts a new one, and an episode of more than 40 lines is closed at the next
+  user turn. Episodes tile the chunk, so coverage is always complete.
+- **Tiers.** p1 keeps the request, the user's constraints and corrections
+  verbatim, the assistant's key sentences, the files edited and the commits;
+  p2 keeps the request, decisions, constraints, the outcome, files and
+  commits; p3 is one or two sentences; p4 is an anchor of commit hashes and
+  edited file names, or empty (title only) for low-importance episodes with
+  nothing distinctive. Commit hashes appear at every non-empty tier.
+- **Importance** (1–100) starts at 35 and rises with real signals: user
+  constraints (+20), decisions (+15), commit clusters (+10 each, at most +20),
+  reverts (+10), edits (+5), fixes with edits (+5); episodes with no edit,
+  commit or decision lose 10.
+- **Facts** are sentences promoted to project memory by category: user
+  prohibitions to ``CONSTRAINTS``, user workflow rules ("always…", "from now
+  on…") to ``PROJECT_RULES``, decisions to ``ARCHITECTURE``, settings with
+  values to ``CONFIG_VALUES``, naming rules to ``NAMING``. Questions and
+  fragments are never promoted.
+"""
+
+from __future__ import annotations
+
+from karni_historian.model import Compartment, Fact, Message, TextPart, ToolPart
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from karni_historian.chunk import Chunk, ChunkLine
+    from karni_historian.compartment_xml import ValidationResult
+
+__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "compartmentalize", "episodes", "summarize"]
+
+HISTORIAN_NAME = "local/extractive"
+"""The historian's name as runs record it."""
+
+MAX_EPISODE_LINES = 40
+"""An episode longer than this closes at the next real user request."""
+
+_EDIT_TOOLS = frozenset(
+    {"edit", "write", "multiedit", "notebookedit", "str_replace_editor", "create", "patch"}
+)
+_PATH_KEYS = ("file_path", "filePath", "path", "notebook_path")
+_ACKS = frozenset(
+    [
+        "ok",
+        "okay",
+        "k",
+        "y",
+        "yes",
+        "yep",
+        "yeah",
+        "sure",
+        "thanks",
+        "thank",
+        "you",
+        "thx",
+        "continue",
+        "go",
+        "on",
+        "go",
+        "ahead",
+        "proceed",
+        "do",
+        "it",
+        "lgtm",
+        "looks",
+        "good",
+        "great",
+        "good",
+        "perfect",
+        "nice",
+        "right",
+        "correct",
+        "fine",
+        "cool",
+        "done",
+    ]
+)
+_CONTINUATIONS = (
+    "also",
+    "and",
+    "then",
+    "but",
+    "plus",
+    "additionally",
+    "one more",
+    "what about",
+    "why",
+    "no",
+    "not",
+    "nope",
+    "actually",
+    "instead",
+    "wait",
+    "hmm",
+    "try again",
+    "still",
+    "same",
+    "that",
+    "this",
+    "it",
+    "commit",
+    "push",
+    "merge",
+    "open a pr",
+    "ship it",
+)
+_LEADING_ACK = ("ok", "okay", "yes", "yep", "great", "good", "thanks", "perfect", "nice", "cool")
+
+_RE: dict[str, Any] = {}
+
+
+def _re(name: str) -> Any:
+    if not _RE:
+        import re
+
+        i = re.I
+        _RE.update(
+            sentence=re.compile(r"(?<=[.!?])\s+|\n+"),
+            words=re.compile(r"[a-z0-9']+", i),
+            polite=re.compile(
+                r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
+                r"would you|will you|i want you to|i'd like you to|i need you to|let's|lets|"
+                r"we need to|we should|i want to|help me(?: to)?)\s+",
+                i,
+            ),
+            decision=re.compile(
+                r"\b(decid(?:e|ed|ing)|decision|we(?:'ll| will) (?:use|go with|keep)|going with|"
+                r"let's (?:use|go with|keep|switch)|switch(?:ed)? to|instead of|chose|"
+                r"opt(?:ed)? for|settled on|agreed)\b",
+                i,
+            ),
+            prohibit=re.compile(
+                r"\b(never|must not|mustn't|do not|don't|cannot|can't|should not|shouldn't|"
+                r"not allowed|forbidden|avoid)\b",
+                i,
+            ),
+            rule=re.compile(r"\b(always|must|required|make sure|from now on|every time)\b", i),
+            revert=re.compile(
+                r"\b(revert(?:ed|ing|s)?|roll(?:ed)? ?back|undo|undid|back(?:ed)? out)\b", i
+            ),
+            fix=re.compile(
+                r"\b(fix(?:ed|es|ing)?|bug|error|fail(?:s|ed|ing|ure)?|broken|crash(?:es|ed)?)\b", i
+            ),
+            config=re.compile(
+                r"\b(timeout|port|limit|max(?:imum)?|min(?:imum)?|default|threshold|retries|"
+                r"interval|ttl|version|budget)\b",
+                i,
+            ),
+            value=re.compile(r"\d|=|:\s*\S"),
+            naming=re.compile(
+                r"\b(name[ds]? (?:it|them|the)|call (?:it|them)|rename[ds]?|naming|prefix)\b", i
+            ),
+            test=re.compile(r"\b(pytest|tests?|spec)\b", i),
+            correction=re.compile(r"^(?:no|not|nope|actually|instead|wait|but|don't|do not)\b", i),
+            result=re.compile(
+                r"\b(changed|added|fixed|implemented|created|updated|removed|froze|wrote|moved|"
+                r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
+                i,
+            ),
+            lead=re.compile(
+                r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", i
+            ),
+        )
+    return _RE[name]
+
+
+def _sentences(text: str) -> list[str]:
+    out = []
+    for piece in _re("sentence").split(text):
+        piece = " ".join(piece.split())
+        if piece:
+            out.append(piece)
+    return out
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _re("words").findall(text)]
+
+
+def _user_text(message: Message) -> str:
+    from karni_historian.chunk import meaningful_user_text
+
+    return meaningful_user_text(message)
+
+
+def _assistant_texts(message: Message) -> list[str]:
+    return [
+        " ".join(p.text.split())
+        for p in message.parts
+        if isinstance(p, TextPart) and not p.ignored and p.text.strip()
+    ]
+
+
+def _is_ack(text: str) -> bool:
+    words = _words(text)
+    if not words or len(words) > 4:
+        return False
+    return all(w in _ACKS for w in words) or " ".join(words) in _ACKS
+
+
+def _is_continuation(text: str) -> bool:
+    if _is_ack(text):
+        return True
+    words = _words(text)
+    while len(words) > 1 and words[0] in _LEADING_ACK:
+        words = words[1:]
+    lowered = " ".join(words)
+    return any(lowered == c or lowered.startswith(c + " ") for c in _CONTINUATIONS)
+
+
+def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]:
+    """Split the chunk's lines into episodes where the objective changes.
+
+    Args:
+        chunk: The chunk to condense.
+        messages: The raw messages behind it (any superset).
+
+    Returns:
+        Consecutive groups of lines; together they are exactly ``chunk.lines``.
+    """
+    by_ordinal = {m.ordinal: m for m in messages}
+    groups: list[list[ChunkLine]] = []
+    current: list[ChunkLine] = []
+    committed = False
+    for line in chunk.lines:
+        if line.role == "U" and current and any(ln.role != "U" for ln in current):
+            text = (
+                " ".join(_user_text(by_ordinal[o]) for o in line.ordinals if o in by_ordinal)
+                or line.body
+            )
+            new_task = not _is_continuation(text)
+            if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
+                new_task = True
+            if new_task:
+                groups.append(current)
+                current = []
+                committed = False
+        current.append(line)
+        if line.commits:
+            committed = True
+    if current:
+        groups.append(current)
+    return groups
+
+
+class _Episode:
+    """Signals gathered from one episode's lines and messages."""
+
+    def __init__(self, lines: list[ChunkLine], by_ordinal: dict[int, Message]) -> None:
+        self.start = lines[0].start
+        self.end = lines[-1].end
+        self.requests: list[str] = []
+        self.user_notes: list[str] = []  # constraints, decisions and corrections, verbatim
+        self.assistant: list[str] = []
+        self.decisions: list[str] = []
+        self.prohibitions: list[str] = []
+        self.rules: list[str] = []
+        self.configs: list[str] = []
+        self.naming: list[str] = []
+        self.edited: list[str] = []
+        self.read: list[str] = []
+        self.commits: list[str] = []
+        self.clusters = 0
+        self.reverted = False
+        self.fixing = False
+        self.testing = False
+        self.tool_names: list[str] = []
+        self.fallback = ""
+        previous_role = None
+        for line in lines:
+            if line.commits and previous_role != "A":
+                self.clusters += 1
+            previous_role = line.role
+            for h in line.commits:
+                if h not in self.commits:
+                    self.commits.append(h)
+            for ordinal in line.ordinals:
+                message = by_ordinal.get(ordinal)
+                if message is not None:
+                    self._read_message(message)
+        bodies = [line.body for line in lines if line.body]
+        self.fallback = bodies[0].removeprefix("TC: ") if bodies else ""
+        self.read = [p for p in self.read if p not in self.edited]
+
+    def _add(self, bucket: list[str], sentence: str) -> None:
+        if sentence not in bucket:
+            bucket.append(sentence)
+
+    def _read_message(self, message: Message) -> None:
+        for part in message.parts:
+            if isinstance(part, ToolPart):
+                self._read_tool(part)
+        if message.role == "user":
+            text = _user_text(message)
+            if not text:
+                return
+            if _is_ack(text):
+                return
+            first_request = not self.requests
+            if first_request or not _is_continuation(text):
+                self._add(self.requests, text)
+            for sentence in _sentences(text):
+                self._classify(sentence, user=True)
+                if not first_request and (
+                    _re("prohibit").search(sentence)
+                    or _re("rule").search(sentence)
+                    or _re("decision").search(sentence)
+                    or _re("correction").search(sentence)
+                ):
+                    self._add(self.user_notes, sentence)
+        elif message.role == "assistant":
+            for text in _assistant_texts(message):
+                for sentence in _sentences(text):
+                    self._add(self.assistant, sentence)
+                    self._classify(sentence, user=False)
+
+    def _classify(self, sentence: str, *, user: bool) -> None:
+        if _re("revert").search(sentence):
+            self.reverted = True
+        if _re("fix").search(sentence):
+            self.fixing = True
+        if _re("test").search(sentence):
+            self.testing = True
+        if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
+            return
+        if _re("decision").search(sentence):
+            self._add(self.decisions, sentence)
+        if user and _re("prohibit").search(sentence):
+            self._add(self.prohibitions, sentence)
+        elif user and _re("rule").search(sentence):
+            self._add(self.rules, sentence)
+        if _re("config").search(sentence) and _re("value").search(sentence):
+            self._add(self.configs, sentence)
+        if _re("naming").search(sentence):
+            self._add(self.naming, sentence)
+
+    def _read_tool(self, part: ToolPart) -> None:
+        name = part.name.lower()
+        if name not in self.tool_names:
+            self.tool_names.append(name)
+        data = part.input if isinstance(part.input, dict) else {}
+        path = next((data[k] for k in _PATH_KEYS if isinstance(data.get(k), str)), None)
+        if name in ("bash", "shell") and isinstance(data.get("command"), str):
+            command = data["command"]
+            if _re("test").search(command):
+                self.testing = True
+            if _re("revert").search(command):
+                self.reverted = True
+        if path is None:
+            return
+        if name in _EDIT_TOOLS:
+            self._add(self.edited, path)
+        elif path not in self.edited:
+            self._add(self.read, path)
+
+    @property
+    def importance(self) -> int:
+        score = 35
+        if self.prohibitions or self.rules:
+            score += 20
+        if self.decisions:
+            score += 15
+        score += min(self.clusters, 2) * 10
+        if self.reverted:
+            score += 10
+        if self.edited:
+            score += 5
+            if self.fixing:
+                score += 5
+        if not self.edited and not self.commits and not self.decisions:
+            score -= 10
+        return min(max(score, 1), 100)
+
+    @property
+    def episode_type(self) -> str:
+        kinds = []
+        if self.fixing and (self.edited or self.commits):
+            kinds.append("debugging")
+        elif self.edited:
+            kinds.append("implementation")
+        if self.testing:
+            kinds.append("testing")
+        if self.reverted:
+            kinds.append("revert")
+        if self.commits:
+            kinds.append("commit")
+        if self.decisions:
+            kinds.append("decision")
+        if not kinds:
+            kinds.append("investigation" if self.read or self.tool_names else "discussion")
+        return ",".join(kinds[:3])
+
+
+def _objective(ep: _Episode) -> str:
+    if ep.requests:
+        text = _sentences(ep.requests[0])[0] if _sentences(ep.requests[0]) else ep.requests[0]
+    elif ep.assistant:
+        text = ep.assistant[0]
+    elif ep.edited or ep.read:
+        text = f"Tool work on {_basename((ep.edited or ep.read)[0])}"
+    elif ep.fallback:
+        text = ep.fallback
+    else:
+        text = "Tool calls"
+    previous = None
+    while previous != text:
+        previous = text
+        text = _re("polite").sub("", text).strip()
+    return text.rstrip(" ?.!") or previous or "Untitled episode"
+
+
+def _title(ep: _Episode) -> str:
+    objective = _cap(_objective(ep), 72)
+    return objective[:1].upper() + objective[1:]
+
+
+def _basename(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1] or path
+
+
+def _files_sentence(ep: _Episode, limit: int, *, reads: bool) -> str:
+    parts = []
+    if ep.edited:
+        shown = ep.edited[:limit]
+        more = f" and {len(ep.edited) - limit} more" if len(ep.edited) > limit else ""
+        parts.append(f"Edited {', '.join(shown)}{more}.")
+    if reads and ep.read:
+        shown = ep.read[:limit]
+        more = f" and {len(ep.read) - limit} more" if len(ep.read) > limit else ""
+        parts.append(f"Read {', '.join(shown)}{more}.")
+    return " ".join(parts)
+
+
+def _commits_sentence(ep: _Episode) -> str:
+    if not ep.commits:
+        return ""
+    return f"Commits: {', '.join(ep.commits)}."
+
+
+def _key_sentences(ep: _Episode, limit: int) -> list[str]:
+    marked = [
+        s
+        for s in ep.assistant
+        if _re("decision").search(s) or _re("fix").search(s) or _re("revert").search(s)
+    ]
+    chosen = marked[:limit]
+    for s in ep.assistant:
+        if len(chosen) >= limit:
+            break
+        if s not in chosen:
+            chosen.append(s)
+    order = {s: i for i, s in enumerate(ep.assistant)}
+    return sorted(chosen, key=lambda s: order.get(s, 0))
+
+
+def _join(sentences: list[str]) -> str:
+    out = []
+    for s in sentences:
+        s = s.strip()
+        if not s:
+            continue
+        out.append(s if s[-1] in '.!?…"' else s + ".")
+    return " ".join(out)
+
+
+def _tiers(ep: _Episode, importance: int) -> tuple[str, str, str, str]:
+    objective = _objective(ep)
+    objective = objective[:1].upper() + objective[1:]
+    request = _cap(ep.requests[0], 400) if ep.requests else ""
+    substantive = [s for s in ep.assistant if len(_words(s)) >= 4] or ep.assistant
+    results = [s for s in substantive if _re("result").search(s)]
+    substantive = results or substantive
+    outcome = _cap(substantive[-1], 200) if substantive else ""
+
+    p2_parts = [f"Asked: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
+    p2_parts += [f'U: "{_cap(s, 160)}"' for s in (ep.prohibitions + ep.rules)[:2]]
+    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in ep.prohibitions + ep.rules]
+    if outcome and outcome not in ep.decisions:
+        p2_parts.append(outcome)
+    p2_parts += [_files_sentence(ep, 5, reads=False), _commits_sentence(ep)]
+    p2 = _cap(_join(p2_parts), 700)
+
+    p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
+    p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
+    p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
+    p1_parts += [_files_sentence(ep, 10, reads=True), _commits_sentence(ep)]
+    p1 = _cap(_join(p1_parts), 1600)
+
+    p3_parts = [_cap(objective, 120)]
+    tail = _commits_sentence(ep) or (_cap(outcome, 100) if outcome else "")
+    if tail:
+        p3_parts.append(tail)
+    p3 = _cap(_join(p3_parts), 260)
+
+    anchors = list(ep.commits) + [_basename(p) for p in ep.edited[:3]]
+    if anchors:
+        p4 = _cap(", ".join(dict.fromkeys(anchors)), 120)
+    elif importance >= 60:
+        p4 = _cap(objective, 60)
+    else:
+        p4 = ""
+    return p1, p2, p3, p4
+
+
+def _facts(episodes_: list[_Episode]) -> list[Fact]:
+    facts: list[Fact] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(category: str, sentences: list[str]) -> None:
+        for s in sentences:
+            s = _re("lead").sub("", s)
+            s = s[:1].upper() + s[1:]
+            key = (category, s.lower())
+            if key not in seen:
+                seen.add(key)
+                facts.append(Fact(category, s))
+
+    for ep in episodes_:
+        add("CONSTRAINTS", ep.prohibitions)
+        add("PROJECT_RULES", ep.rules)
+        add("ARCHITECTURE", [s for s in ep.decisions if s not in ep.prohibitions + ep.rules])
+        add("CONFIG_VALUES", ep.configs)
+        add("NAMING", ep.naming)
+    return facts
+
+
+def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
+    """Condense a chunk into historian XML without a model.
+
+    Args:
+        chunk: The chunk built by :func:`karni_historian.chunk.build_chunk`.
+        messages: The raw messages behind the chunk (any superset of its range).
+
+    Returns:
+        The ``<output>`` document of reference §3.5, with one compartment per
+        episode, tiling ``chunk.start``–``chunk.end``, and the promoted facts.
+        An empty chunk gives an output with no compartments.
+    """
+    from karni_historian.compartment_xml import emit
+
+    by_ordinal = {m.ordinal: m for m in messages}
+    groups = episodes(chunk, messages)
+    gathered = [_Episode(lines, by_ordinal) for lines in groups]
+    compartments = []
+    for index, ep in enumerate(gathered):
+        start = chunk.start if index == 0 else ep.start
+        importance = ep.importance
+        p1, p2, p3, p4 = _tiers(ep, importance)
+        compartments.append(
+            Compartment(
+                start=start,
+                end=ep.end,
+                title=_title(ep),
+                p1=p1,
+                p2=p2,
+                p3=p3,
+                p4=p4,
+                importance=importance,
+                episode_type=ep.episode_type,
+            )
+        )
+    processed = (chunk.start, chunk.end) if compartments else None
+    return emit(compartments, _facts(gathered), messages_processed=processed)
+
+
+def compartmentalize(
+    chunk: Chunk,
+    messages: Sequence[Message],
+    *,
+    arcs: Sequence[tuple[int, int]] = (),
+    emergency: bool = False,
+    force_keep: bool = False,
+) -> ValidationResult:
+    """Summarise ``chunk`` and pass the XML through the parser and validator.
+
+    Args:
+        chunk: The chunk to condense.
+        messages: The raw messages behind it.
+        arcs: Completed tool arcs (see :func:`karni_historian.chunk.completed_arcs`).
+        emergency: Passed to :func:`karni_historian.compartment_xml.validate`.
+        force_keep: Passed to the validator (wrapup runs keep every compartment).
+
+    Returns:
+        The validated compartments and facts, ready to publish.
+
+    Raises:
+        HistorianOutputError: The chunk is empty or the output failed validation.
+    """
+    from karni_historian.compartment_xml import parse, validate
+
+    return validate(
+        parse(summarize(chunk, messages)),
+        chunk,
+        arcs=arcs,
+        emergency=emergency,
+        force_keep=force_keep,
+    )

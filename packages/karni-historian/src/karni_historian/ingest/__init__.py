@@ -1,0 +1,327 @@
+"""Importing agent transcripts into the historian's store, incrementally.
+
+:func:`ingest` reads the project's Claude Code session files (found from the
+project path), its Chronicle session logs (``.chronicle/sessions/``) and any
+file or folder given with ``--from`` (Claude Code, Chronicle or the generic
+JSONL format, told apart by their first line). Each file has a cursor in the
+store: its byte offset, size, modification time and inode. A second run adds
+nothing; a grown file is read from its cursor; a file that shrank or was
+replaced is read again from the start (records are deduplicated by id).
+
+Only complete lines are read; a torn last line is left for the next run.
+Malformed lines are counted and reported, never fatal. Each file is read in
+transactions of about :data:`BATCH_BYTES`, each committing its cursor with its
+messages, so an interrupted run keeps everything up to the last commit and
+nothing after it.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, TextIO
+
+    from karni_historian.store import Store
+
+__all__ = ["BATCH_BYTES", "FileReport", "IngestError", "IngestReport", "default_sources", "ingest"]
+
+BATCH_BYTES = 32 << 20
+"""Bytes of transcript read per transaction."""
+
+_SNIFF_LINES = 50
+_PROGRESS_STEP = 1 << 20
+
+
+class IngestError(Exception):
+    """A ``--from`` path that does not exist or cannot be read."""
+
+
+class FileReport:
+    """What one ingest run did with one file."""
+
+    __slots__ = ("added", "first_malformed", "kind", "lines", "malformed", "path", "torn")
+
+    def __init__(self, path: str, kind: str | None) -> None:
+        """Start the report of ``path``."""
+        self.path = path
+        self.kind = kind
+        self.lines = 0
+        self.added = 0
+        self.malformed = 0
+        self.first_malformed: int | None = None
+        self.torn = False
+
+
+class IngestReport:
+    """What one ingest run did."""
+
+    def __init__(self) -> None:
+        """Start an empty report."""
+        self.files: list[FileReport] = []
+        self.messages_added = 0
+        self.sessions: set[str] = set()
+
+    @property
+    def malformed(self) -> int:
+        """Malformed lines skipped in this run."""
+        return sum(file.malformed for file in self.files)
+
+    def summary(self) -> str:
+        """One line saying what was added."""
+        read = [file for file in self.files if file.lines]
+        text = (
+            f"ingested {len(read)} of {len(self.files)} transcript file(s): "
+            f"{self.messages_added} new message(s) in {len(self.sessions)} session(s)"
+        )
+        if self.malformed:
+            text += f"; {self.malformed} malformed line(s) skipped"
+        return text
+
+    def warnings(self) -> list[str]:
+        """One line per file with malformed lines or a torn last line."""
+        lines: list[str] = []
+        for file in self.files:
+            if file.malformed:
+                lines.append(
+                    f"skipped {file.malformed} malformed line(s) in {file.path} "
+                    f"(first at line {file.first_malformed})"
+                )
+        return lines
+
+
+def default_sources(root: str) -> list[tuple[str, str]]:
+    """``(path, kind)`` of the project's transcripts found without ``--from``."""
+    from karni_historian.ingest import chronicle, claude_code
+
+    sources = [(path, claude_code.KIND) for path in claude_code.find_files(root)]
+    sources += [(path, chronicle.KIND) for path in chronicle.find_files(root)]
+    return sources
+
+
+def _expand(path: str) -> list[str]:
+    if os.path.isfile(path):
+        return [os.path.abspath(path)]
+    if not os.path.isdir(path):
+        raise IngestError(
+            f"no such transcript file or folder: {path}; pass an existing file or folder to --from"
+        )
+    found: list[str] = []
+    for directory, subdirectories, names in os.walk(path):
+        subdirectories[:] = sorted(
+            d for d in subdirectories if d not in ("subagents", "blobs", "tool-results")
+        )
+        for name in sorted(names):
+            transcript = name.endswith(".jsonl") and not name.startswith("agent-")
+            if transcript and name != "journal.jsonl":
+                found.append(os.path.abspath(os.path.join(directory, name)))
+    return found
+
+
+def _sniff(path: str) -> str | None:
+    """The format of a file from its first parseable lines, or None when unknown yet."""
+    import json
+
+    from karni_historian.ingest import chronicle, claude_code, generic
+    from karni_historian.ingest.reader import iter_lines
+
+    try:
+        with open(path, "rb") as handle:
+            for count, (line, _) in enumerate(iter_lines(handle, 0)):
+                if count >= _SNIFF_LINES:
+                    break
+                try:
+                    record = json.loads(line.lstrip(b"\x00"))
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                if chronicle.sniff(record):
+                    return chronicle.KIND
+                if claude_code.sniff(record):
+                    return claude_code.KIND
+                if generic.sniff(record):
+                    return generic.KIND
+    except OSError as error:
+        raise IngestError(f"cannot read {path}: {error.strerror}; check its permissions") from error
+    return None
+
+
+def _reader(kind: str, sink: Any, path: str) -> Any:
+    if kind == "claude-code":
+        from karni_historian.ingest.claude_code import ClaudeCodeReader
+
+        return ClaudeCodeReader(sink, path)
+    if kind == "chronicle":
+        from karni_historian.ingest.chronicle import ChronicleReader
+
+        return ChronicleReader(sink, path)
+    from karni_historian.ingest.generic import GenericReader
+
+    return GenericReader(sink, path)
+
+
+def ingest(
+    store: Store,
+    root: str | os.PathLike[str],
+    sources: Sequence[str] | None = None,
+    *,
+    progress_stream: TextIO | None = None,
+) -> IngestReport:
+    """Import new transcript lines into ``store``.
+
+    Args:
+        store: The project's open, writable store.
+        root: The project root (file paths are recorded relative to it).
+        sources: Files or folders to read (``--from``); None reads the
+            project's Claude Code and Chronicle transcripts.
+        progress_stream: Where to draw a progress bar, when it is a terminal.
+
+    Returns:
+        What was read, added and skipped.
+
+    Raises:
+        IngestError: A source does not exist or cannot be read.
+    """
+    from karni_historian.ingest.progress import progress_for
+    from karni_historian.ingest.sink import Sink
+
+    root = os.fspath(root)
+    if sources is None:
+        planned: list[tuple[str, str | None]] = list(default_sources(root))
+    else:
+        planned = [(path, None) for source in sources for path in _expand(source)]
+    seen: set[str] = set()
+    work: list[tuple[str, str | None, os.stat_result]] = []
+    for path, kind in planned:
+        key = os.path.realpath(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            work.append((key, kind, os.stat(key)))
+        except OSError:
+            continue  # Claude Code deletes old transcripts; a vanished file is no error.
+    total = 0
+    for key, _, stat in work:
+        state = store.cursor(key)
+        total += stat.st_size - (state.offset if _continues(state, stat) else 0)
+    progress = progress_for(total, progress_stream) if progress_stream is not None else None
+    report = IngestReport()
+    sink = Sink(store, root)
+    try:
+        for key, kind, stat in work:
+            file_report = _ingest_file(store, sink, key, kind, stat, progress)
+            if file_report is not None:
+                report.files.append(file_report)
+    finally:
+        if progress is not None:
+            progress.close()
+    report.messages_added = sink.messages_added
+    report.sessions = sink.sessions_touched
+    return report
+
+
+def _continues(state: Any, stat: os.stat_result) -> bool:
+    """Whether reading can resume at the cursor (same file, not shrunk)."""
+    return state is not None and state.inode == stat.st_ino and stat.st_size >= state.offset
+
+
+def _ingest_file(
+    store: Store,
+    sink: Any,
+    path: str,
+    kind: str | None,
+    stat: os.stat_result,
+    progress: Any,
+) -> FileReport | None:
+    import json
+
+    from karni_historian.ingest.reader import OVERSIZED, iter_lines
+    from karni_historian.store import CursorState
+
+    state = store.cursor(path)
+    if _continues(state, stat):
+        assert state is not None
+        offset, lines, malformed_total = state.offset, state.lines, state.malformed
+        kind = kind or state.kind
+        if stat.st_size == offset:
+            report = FileReport(path, kind)
+            return report
+    else:
+        offset, lines, malformed_total = 0, 0, 0
+    if kind is None:
+        kind = _sniff(path)
+        if kind is None:
+            return FileReport(path, None)
+    report = FileReport(path, kind)
+    reader = _reader(kind, sink, path)
+    feed = reader.feed
+    generic = kind == "generic"
+    added_before = sink.messages_added
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
+    except OSError:
+        return None
+    try:
+        stream = iter_lines(handle, offset)
+        shown = offset
+        finished = False
+        while not finished:
+            batch_start = offset
+            with store.transaction():
+                for line, end in stream:
+                    lines += 1
+                    report.lines += 1
+                    start = offset
+                    offset = end
+                    text = b"x" if line is OVERSIZED else line.lstrip(b"\x00").strip()
+                    if text:
+                        try:
+                            if line is OVERSIZED:
+                                raise ValueError("line too long")
+                            record = json.loads(text)
+                            if not isinstance(record, dict):
+                                raise ValueError("not a JSON object")
+                            if generic:
+                                feed(record, start)
+                            else:
+                                feed(record)
+                        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+                            report.malformed += 1
+                            malformed_total += 1
+                            if report.first_malformed is None:
+                                report.first_malformed = lines
+                    if progress is not None and offset - shown >= _PROGRESS_STEP:
+                        progress.advance(offset - shown, os.path.basename(path))
+                        shown = offset
+                    if offset - batch_start >= BATCH_BYTES:
+                        break
+                else:
+                    finished = True
+                sink.flush()
+                store.set_cursor(
+                    path,
+                    CursorState(
+                        kind,
+                        offset,
+                        max(offset, stat.st_size),
+                        stat.st_mtime_ns,
+                        stat.st_ino,
+                        lines,
+                        malformed_total,
+                    ),
+                )
+            if progress is not None:
+                progress.advance(offset - shown, os.path.basename(path))
+                shown = offset
+    finally:
+        handle.close()
+    try:
+        report.torn = offset < os.stat(path).st_size
+    except OSError:
+        report.torn = False
+    report.added = sink.messages_added - added_before
+    return report

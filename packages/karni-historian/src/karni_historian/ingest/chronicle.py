@@ -1,0 +1,180 @@
+"""Gigai Chronicle session logs (``.chronicle/sessions/``) as messages.
+
+Chronicle keeps one JSONL stream per session under
+``.chronicle/sessions/YYYY/MM/ses_<ULID>.jsonl``, one event per line in its
+v1 envelope (chronicle-contract.md §4.3). Events become messages of the
+event's ``session``:
+
+- ``PromptSubmitted`` and ``PromptEdited``: a user message with the prompt;
+- ``AIResponseReceived``: an assistant message with the response;
+- ``ToolExecuted``: an assistant message holding one tool call, its summary
+  as the call's description and its outcome as the output;
+- ``GitCommitCreated``: an assistant message ``committed <hash> <subject>``
+  (the payload's ``sha``/``hash``/``commit`` and ``message``/``subject``
+  fields; the contract does not spell them out);
+- ``FileModified``: the file(s) it names (``path``/``file``/``files``/
+  ``paths``) are recorded as edited by the session's latest message;
+- ``SessionStarted``: its ``title`` names the session.
+
+Text stored as a blob reference is read from ``blobs/`` beside the stream;
+``[METADATA-ONLY]`` text is kept but marked ignored. Events are deduplicated
+by ``id``; envelopes newer than version 1 are skipped as malformed. Private
+and local streams (``.chronicle/.local/``) are not read.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from karni_historian.ingest.sink import Sink
+
+__all__ = ["KIND", "ChronicleReader", "chronicle_dir", "find_files", "sniff"]
+
+KIND = "chronicle"
+_METADATA_ONLY = "[METADATA-ONLY]"
+_BLOB_LIMIT = 8 << 20
+
+
+def chronicle_dir(root: str) -> str | None:
+    """The nearest ``.chronicle`` folder at or above ``root``, as Chronicle finds it."""
+    current = os.path.abspath(root)
+    while True:
+        candidate = os.path.join(current, ".chronicle")
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def find_files(root: str) -> list[str]:
+    """Every ``*.jsonl`` under ``.chronicle/sessions/``, by relative POSIX path."""
+    folder = chronicle_dir(root)
+    if folder is None:
+        return []
+    sessions = os.path.join(folder, "sessions")
+    found: list[tuple[str, str]] = []
+    for directory, subdirectories, names in os.walk(sessions):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "blobs")
+        for name in names:
+            if name.endswith(".jsonl"):
+                path = os.path.join(directory, name)
+                found.append((os.path.relpath(path, sessions).replace(os.sep, "/"), path))
+    return [path for _, path in sorted(found)]
+
+
+def sniff(record: dict[str, Any]) -> bool:
+    """Whether a parsed line looks like a Chronicle event."""
+    return isinstance(record.get("id"), str) and record["id"].startswith("evt_") and "v" in record
+
+
+def _first(payload: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        value = payload.get(key)
+        if value:
+            return value
+    return None
+
+
+class ChronicleReader:
+    """Turns the events of one Chronicle stream into messages."""
+
+    kind = KIND
+
+    def __init__(self, sink: Sink, path: str) -> None:
+        """Read the stream at ``path``."""
+        self.sink = sink
+        self.folder = os.path.dirname(path)
+
+    def _text(self, value: Any) -> tuple[str, bool] | None:
+        """``(text, ignored)`` of a payload text, reading blob references."""
+        if isinstance(value, dict) and isinstance(value.get("$blob"), str):
+            name = value["$blob"]
+            if not name.startswith("sha256-") or "/" in name or "\\" in name:
+                return None
+            try:
+                with open(os.path.join(self.folder, "blobs", f"{name}.md"), "rb") as handle:
+                    value = handle.read(_BLOB_LIMIT).decode("utf-8", "replace")
+            except OSError:
+                return (f"[missing blob {name}]", True)
+        if not isinstance(value, str):
+            return None
+        return value, value.strip() == _METADATA_ONLY
+
+    def feed(self, event: dict[str, Any]) -> None:
+        """Take one parsed event."""
+        version = event.get("v")
+        if not isinstance(version, int) or version > 1:
+            raise ValueError(f"unsupported Chronicle envelope version {version!r}")
+        session_id = event.get("session")
+        event_id = event.get("id")
+        kind = event.get("type")
+        if not isinstance(session_id, str) or not isinstance(event_id, str):
+            return
+        payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+        timestamp = event.get("ts") if isinstance(event.get("ts"), str) else None
+        if kind not in (
+            "PromptSubmitted",
+            "PromptEdited",
+            "AIResponseReceived",
+            "ToolExecuted",
+            "GitCommitCreated",
+            "FileModified",
+            "SessionStarted",
+        ):
+            return
+        if not self.sink.store.first_sighting(f"chronicle:{event_id}"):
+            return
+        writer = self.sink.session(session_id, KIND)
+        if kind == "SessionStarted":
+            if isinstance(payload.get("title"), str):
+                self.sink.store.set_title(session_id, payload["title"], 3)
+            return
+        if kind == "FileModified":
+            raw = _first(payload, "path", "file", "files", "paths")
+            paths = raw if isinstance(raw, list) else [raw]
+            if writer.last_ordinal:
+                for item in paths:
+                    if isinstance(item, dict):
+                        item = item.get("path")
+                    if isinstance(item, str):
+                        writer.add_file(writer.last_ordinal, self.sink.relative(item), "edit")
+            return
+        if kind in ("PromptSubmitted", "PromptEdited", "AIResponseReceived"):
+            text = self._text(payload.get("text"))
+            if text is None:
+                return
+            part: dict[str, Any] = {"type": "text", "text": text[0]}
+            if text[1]:
+                part["ignored"] = True
+            role = "assistant" if kind == "AIResponseReceived" else "user"
+            writer.append(role, [part], timestamp, event_id)
+            if role == "user" and not text[1] and not writer.titled:
+                writer.titled = True
+                self.sink.store.set_title(session_id, text[0], 1)
+            return
+        if kind == "ToolExecuted":
+            tool = payload.get("tool") if isinstance(payload.get("tool"), str) else "tool"
+            summary = payload.get("summary")
+            outcome = payload.get("outcome")
+            part = {"type": "tool", "name": tool, "input": {}, "call_id": event_id}
+            if isinstance(summary, str) and summary:
+                part["input"] = {"description": summary}
+            if isinstance(outcome, str):
+                part["output"] = outcome
+                if outcome.lower() in ("error", "failed", "failure"):
+                    part["is_error"] = True
+            writer.append("assistant", [part], timestamp, event_id)
+            return
+        sha = _first(payload, "sha", "hash", "commit")
+        subject = _first(payload, "message", "subject", "title")
+        if isinstance(sha, str):
+            text = f"committed {sha[:12]}"
+            if isinstance(subject, str):
+                text += f" {subject.splitlines()[0] if subject.strip() else ''}".rstrip()
+            writer.append("assistant", [{"type": "text", "text": text}], timestamp, event_id)

@@ -1,0 +1,367 @@
+"""Chunk building (reference §3.3, §4.5, §7 C1–C7 and T14) and the protected tail (§3.2)."""
+
+from __future__ import annotations
+
+import pytest
+from karni_historian.chunk import (
+    TRUNCATION_MARKER,
+    Chunk,
+    ChunkCoverageError,
+    ChunkLine,
+    build_chunk,
+    check_coverage,
+    completed_arcs,
+    fence_boundary,
+    is_meaningful_user_message,
+    meaningful_user_text,
+    protected_tail_start,
+    tool_summary,
+    wrapup_boundary,
+)
+from karni_historian.model import Message, TextPart, ToolPart
+
+T = TextPart
+
+
+def U(o: int, *parts) -> Message:
+    return Message(o, "user", tuple(T(p) if isinstance(p, str) else p for p in parts))
+
+
+def A(o: int, *parts) -> Message:
+    return Message(o, "assistant", tuple(T(p) if isinstance(p, str) else p for p in parts))
+
+
+def chunk(messages, *, offset=1, eligible_end=1000, budget=32_000, **kw) -> Chunk:
+    return build_chunk(
+        messages, offset=offset, eligible_end=eligible_end, budget_tokens=budget, **kw
+    )
+
+
+def test_c1_noise_and_tool_results_merge() -> None:
+    ms = [
+        U(1, "<system-reminder>ignore</system-reminder>"),
+        A(2, "I will inspect"),
+        U(3, ToolPart("read", {"path": "src/lib.rs"})),
+        U(4, "continue"),
+    ]
+    c = chunk(ms)
+    assert c.text == "[1-3] A: I will inspect / TC: read(src/lib.rs)\n[4] U: continue"
+    assert c.tool_only_ranges == ()
+    assert (c.start, c.end, c.has_more) == (1, 4, False)
+
+
+def test_c2_tool_only_block_from_offset() -> None:
+    ms = [U(1, "before"), U(2, ToolPart("read", {"path": "src/lib.rs"})), U(3, "after")]
+    c = chunk(ms, offset=2)
+    assert c.text == "[2] A: TC: read(src/lib.rs)\n[3] U: after"
+    assert c.tool_only_ranges == ((2, 2),)
+
+
+def test_c3_commit_clusters() -> None:
+    ms = [
+        U(1, "go"),
+        A(2, "committed abcdef1 with fix"),
+        U(3, "again"),
+        A(4, "commit abcdef2 with more"),
+    ]
+    c = chunk(ms)
+    assert c.text == (
+        "[1] U: go\n[2] A: commits: abcdef1 committed with fix\n[3] U: again\n"
+        "[4] A: commits: abcdef2 commit with more"
+    )
+    assert c.commit_clusters == 2
+    assert c.lines[1].commits == ("abcdef1",)
+
+
+def test_c4_at_most_five_commits() -> None:
+    c = chunk([A(1, "committed 1111111 2222222 3333333 4444444 5555555 6666666 with cap")])
+    assert (
+        c.text == "[1] A: commits: 1111111, 2222222, 3333333, 4444444, 5555555 committed with cap"
+    )
+    assert c.commit_clusters == 1
+
+
+def test_c5_commit_text_cleanup() -> None:
+    assert chunk([A(1, "committed (abcdef1) , , cleanup")]).text == (
+        "[1] A: commits: abcdef1 committed, cleanup"
+    )
+
+
+def test_c6_noise_absorbed_into_next_block() -> None:
+    ms = [U(1, "hello"), Message(2, "user", (T(""),)), A(3, "done")]
+    assert chunk(ms).text == "[1] U: hello\n[2-3] A: done"
+
+
+def test_c7_adjacent_tool_only_messages() -> None:
+    ms = [
+        A(1, ToolPart("read", {"path": "one"})),
+        A(2, ToolPart("read", {"path": "two"})),
+        U(3, "narrative"),
+    ]
+    c = chunk(ms)
+    assert c.text == "[1-2] A: TC: read(one) / TC: read(two)\n[3] U: narrative"
+    assert c.tool_only_ranges == ((1, 2),)
+
+
+def t14_messages() -> list[Message]:
+    return [
+        U(1, "Delegate and ask about mode."),
+        A(
+            2,
+            ToolPart("peer_send", {"agent": "Ada", "message": "Check the parser."}, "sent"),
+            "I am coordinating.",
+            ToolPart("ask", {"question": "Which mode?", "options": ["Strict", "Fast"]}, "Strict"),
+            ToolPart("read", {"path": "README.md"}, "# readme"),
+        ),
+        A(
+            3,
+            ToolPart("read", {"path": "README.md"}),
+            ToolPart("peer_send", {"agent": "Lin", "message": "Review tests."}),
+        ),
+    ]
+
+
+def test_t14_expand_tools_in_chunk() -> None:
+    assert chunk(t14_messages()).text == (
+        "[1] U: Delegate and ask about mode.\n[2-3] A: TC: PM to Ada: Check the parser. / "
+        "I am coordinating. / TC: Asked: Which mode? [options: Strict / Fast]  → Strict / "
+        "TC: read(README.md) / TC: PM to Lin: Review tests."
+    )
+
+
+def test_t14_without_expansions_is_the_legacy_chunk() -> None:
+    c = chunk(t14_messages(), expand_tools={})
+    assert (
+        c.text.split("\n")[1] == "[2-3] A: I am coordinating. / TC: read(README.md) / TC: peer_send"
+    )
+
+
+def test_expand_tools_false_and_overrides() -> None:
+    off = chunk(t14_messages(), expand_tools={"ask": "Q=${input.question}", "peer_send": False})
+    assert off.text.split("\n")[1] == (
+        "[2-3] A: I am coordinating. / TC: Q=Which mode? / TC: read(README.md) / TC: peer_send"
+    )
+
+
+def test_invalid_template_falls_back_to_summary() -> None:
+    c = chunk([A(1, ToolPart("ask", {"question": "q"}))], expand_tools={"ask": "${"})
+    assert c.text == "[1] A: TC: ask"
+
+
+def test_tool_summary_rules() -> None:
+    assert tool_summary(ToolPart("bash", {"description": "Run the\ntests", "command": "x"})) == (
+        "TC: Run the tests"
+    )
+    assert tool_summary(ToolPart("bash", {}, metadata={"description": "meta"})) == "TC: meta"
+    assert tool_summary(ToolPart("edit", {"filePath": "a.py", "path": "b"})) == "TC: edit(a.py)"
+    assert tool_summary(ToolPart("Read", {"file_path": "/x/y.py"})) == "TC: Read(/x/y.py)"
+    assert tool_summary(ToolPart("grep", {"pattern": "p" * 70})) == "TC: grep(" + "p" * 60 + "…)"
+    assert tool_summary(ToolPart("lsp", {"symbol": "s" * 70})) == "TC: lsp(" + "s" * 70 + ")"
+    assert tool_summary(ToolPart("db", {"action": "drop", "module": "m"})) == "TC: db(m)"
+    assert tool_summary(ToolPart("x", {"path": 3})) == "TC: x"
+    assert tool_summary(ToolPart("x", "not a dict")) == "TC: x"
+
+
+def test_text_parts_drop_tool_summaries_and_collapse_whitespace() -> None:
+    ms = [
+        A(1, "  two\n\nlines  ", ToolPart("read", {"path": "p"}), T("ignored", ignored=True), " ")
+    ]
+    assert chunk(ms).text == "[1] A: two lines"
+
+
+def test_user_text_cleanup() -> None:
+    m = U(
+        1,
+        "<system-reminder>a\nb</system-reminder> real  ask <!-- OMO_INTERNAL_INITIATOR -->",
+        "[SYSTEM DIRECTIVE: MAGIC-CONTEXT do things]",
+        T("synthetic", ignored=True),
+    )
+    assert meaningful_user_text(m) == "real ask"
+    assert chunk([m]).text == "[1] U: real ask"
+    assert not is_meaningful_user_message(U(2, "<system-reminder>x</system-reminder>"))
+    assert not is_meaningful_user_message(A(3, "assistant text"))
+    assert meaningful_user_text(A(3, "assistant text")) == ""
+
+
+def test_system_and_empty_messages_are_noise() -> None:
+    ms = [Message(1, "system", (T("sys"),)), A(2), U(3, "q"), Message(4, "tool", (T("out"),))]
+    c = chunk(ms)
+    assert c.text == "[1-3] U: q\n[4] T: out"
+
+
+def test_trailing_noise_is_not_claimed() -> None:
+    c = chunk([U(1, "q"), A(2)])
+    assert (c.text, c.end, c.has_more) == ("[1] U: q", 1, False)
+
+
+def test_commits_need_a_commit_verb_and_only_for_assistants() -> None:
+    assert chunk([A(1, "build deadbeef1 failed")]).text == "[1] A: build deadbeef1 failed"
+    assert chunk([U(1, "committed abcdef1")]).text == "[1] U: committed abcdef1"
+    # Hash-only text keeps the original when stripping would leave nothing... except the verb.
+    assert chunk([A(1, "merged `ABCDEF12`")]).text == "[1] A: commits: abcdef12 merged"
+
+
+def test_commits_merge_across_a_block_and_cluster_once() -> None:
+    ms = [
+        A(1, "committed aaaaaaa"),
+        A(2, "committed bbbbbbb and aaaaaaa"),
+        U(3, "ok"),
+        A(4, "rebased ccccccc"),
+    ]
+    c = chunk(ms)
+    assert c.lines[0].text == "[1-2] A: commits: aaaaaaa, bbbbbbb committed / committed and"
+    assert c.commit_clusters == 2
+
+
+def test_claude_code_tool_results_are_not_shown_twice() -> None:
+    call = ToolPart("Read", {"file_path": "a.py"}, "content", call_id="toolu_1")
+    result = ToolPart("Read", {"file_path": "a.py"}, "content", call_id="toolu_1")
+    c = chunk([U(1, "look"), A(2, call), U(3, result), A(4, "done")])
+    assert c.text == "[1] U: look\n[2-4] A: TC: Read(a.py) / done"
+    # With text on the call message, the summary comes from the result instead.
+    c = chunk([U(1, "look"), A(2, "reading", call), U(3, result)])
+    assert c.text == "[1] U: look\n[2-3] A: reading / TC: Read(a.py)"
+
+
+def test_budget_stop_and_has_more() -> None:
+    ms = [U(1, "a" * 35), A(2, "b" * 35), U(3, "c" * 35)]
+    # Each line "[n] X: " + 35 chars = 42 chars = 12 tokens; "\n" is 1 token: 12 + 13 + 13.
+    full = chunk(ms, budget=1000)
+    assert full.token_estimate == 37 and not full.has_more  # estimate of the joined text
+    c = chunk(ms, budget=37)
+    assert c.text.count("\n") == 1 and c.end == 2 and c.has_more
+    c = chunk(ms, budget=38)
+    assert c.end == 3 and not c.has_more
+    first_only = chunk(ms, budget=5)  # the first block is always emitted, then truncated
+    assert first_only.end == 1 and first_only.has_more and first_only.truncated
+
+
+def test_has_more_when_range_is_cut_by_eligible_end() -> None:
+    ms = [U(1, "a"), A(2, "b"), U(3, "c"), A(4, "d")]
+    c = chunk(ms, eligible_end=3)
+    assert (c.text, c.end, c.has_more) == ("[1] U: a\n[2] A: b", 2, False)
+
+
+def test_preflight_truncation() -> None:
+    c = chunk([U(1, "x" * 1000)], budget=100)
+    assert c.truncated
+    assert c.text.endswith(TRUNCATION_MARKER)
+    assert c.token_estimate <= 100
+    longer = c.text[: len(c.text) - len(TRUNCATION_MARKER)] + "x" + TRUNCATION_MARKER
+    assert -(-len(longer) * 2 // 7) > 100
+
+
+def test_empty_chunk() -> None:
+    c = chunk([U(1, "a")], offset=2)
+    assert (c.text, c.start, c.end, c.is_empty, c.has_more) == ("", 2, 1, True, False)
+    check_coverage(c)
+
+
+def test_coverage_check() -> None:
+    ms = [U(1, "a"), A(2, "b"), A(4, "d"), U(5, "e")]
+    c = chunk(ms)
+    with pytest.raises(ChunkCoverageError) as info:
+        check_coverage(c)
+    assert str(info.value) == "chunk omits raw message 3 while still claiming coverage through 5"
+    bad = Chunk(
+        text="",
+        start=1,
+        end=5,
+        has_more=False,
+        commit_clusters=0,
+        tool_only_ranges=(),
+        lines=(ChunkLine(1, 3, "U", "x"),),
+        token_estimate=0,
+    )
+    with pytest.raises(ChunkCoverageError) as info:
+        check_coverage(bad)
+    assert str(info.value) == "chunk coverage ends at 3 but chunk end is 5"
+    check_coverage(chunk([U(1, "a"), A(2, "b")]))
+
+
+def test_protected_tail_v021() -> None:
+    ms = []
+    ordinal = 0
+    for turn in range(7):
+        ordinal += 1
+        ms.append(U(ordinal, f"turn {turn}"))
+        ordinal += 1
+        ms.append(A(ordinal, "ok"))
+        ordinal += 1
+        ms.append(U(ordinal, ToolPart("read", {"path": "x"})))
+    # Meaningful user turns are at 1, 4, 7, 10, 13, 16, 19: the 5th from last is 7.
+    assert protected_tail_start(ms) == 7
+    assert protected_tail_start(ms[:12]) == 1  # only 4 turns: nothing settled
+    assert protected_tail_start(ms, turns=1) == 19
+    c = chunk(ms, eligible_end=protected_tail_start(ms))
+    assert c.end == 6
+
+
+def test_arcs_and_fences() -> None:
+    ms = [
+        U(1, "go"),
+        A(2, ToolPart("bash", {}, call_id="c1")),
+        U(3, ToolPart("bash", {}, "out", call_id="c1")),
+        A(4, ToolPart("bash", {}, call_id="c2")),  # open: no result yet
+        U(5, "next"),
+    ]
+    arcs = completed_arcs(ms)
+    assert arcs == [(2, 3)]
+    assert fence_boundary(3, arcs) == 2
+    assert fence_boundary(4, arcs) == 4
+    assert fence_boundary(2, arcs) == 2
+
+
+def test_wrapup_boundary() -> None:
+    ms = [
+        U(1, "a"),
+        A(2, "b"),
+        U(3, "c"),
+        A(4, ToolPart("bash", {}, call_id="k")),
+        U(5, ToolPart("bash", {}, "o", call_id="k")),
+        A(6, "e"),
+    ]
+    # Keep 2 → target 5 splits the 4→5 arc → 4; snapped back to the user turn at 3.
+    assert wrapup_boundary(ms, 2) == 3
+    assert wrapup_boundary(ms, 2, snap_tokens=0) == 4
+    assert wrapup_boundary(ms, 100) == 1
+    assert wrapup_boundary([], 5) == 1
+
+
+def test_token_tail_start() -> None:
+    from karni_historian.chunk import raw_tokens, token_tail_start
+
+    # Ten turns of 350-character messages: 100 tokens each with the default estimator.
+    ms = []
+    for i in range(1, 21, 2):
+        ms.append(U(i, "u" * 350))
+        ms.append(A(i + 1, "a" * 350))
+    assert raw_tokens(ms[0]) == 100
+    # A 300-token tail keeps 18-20; snapped back to the user turn at 17.
+    assert token_tail_start(ms, 300) == 17
+    # The newest meaningful user message always stays raw.
+    assert token_tail_start(ms, 50) == 19
+    assert token_tail_start(ms, 50, force=True) == 20
+    # Fewer than 256 eligible tokens: nothing is eligible.
+    assert token_tail_start(ms, 1800) == 1
+    assert token_tail_start(ms, 300, offset=13) == 17  # 400 eligible tokens
+    assert token_tail_start(ms, 300, offset=15) == 15  # only 200: nothing eligible
+    assert token_tail_start(ms, 300, offset=16) == 16
+    assert token_tail_start([], 300, offset=4) == 4
+
+
+def test_token_tail_start_fences_tool_arcs() -> None:
+    from karni_historian.chunk import token_tail_start
+
+    call = ToolPart("bash", {"command": "x"}, call_id="k")
+    result = ToolPart("bash", {"command": "x"}, "o" * 700, call_id="k")
+    ms = [
+        U(1, "u" * 700),
+        A(2, "a" * 700),
+        U(3, "go " * 200),
+        A(4, call),
+        U(5, result),
+        A(6, "done"),
+    ]
+    # The 200-token suffix ends inside the 4→5 arc; fenced to 4, snapped to the user turn 3.
+    assert token_tail_start(ms, 200, force=True) == 3

@@ -1,0 +1,226 @@
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from karni_historian.cli import main
+from karni_historian.ingest.claude_code import project_key
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SESSION = "7d3e2a10-5c4b-4f1e-9a2d-3b8c6e1f0a42"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "shop-project"
+    (root / "shop").mkdir(parents=True)
+    (root / "manage.py").write_text("")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.chdir(root / "shop")
+    yield root
+    monkeypatch.delenv("TZ")
+    time.tzset()
+
+
+def install_fixture(root):
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / project_key(str(root))
+    folder.mkdir(parents=True)
+    text = (FIXTURES / "claude_code_session.jsonl").read_text(encoding="utf-8")
+    (folder / f"{SESSION}.jsonl").write_text(text.replace("__PROJECT__", str(root)))
+
+
+def cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_outside_a_project(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(capsys, "sessions")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"karni-historian: no Karni project at or above {tmp_path}: looked for manage.py or "
+        f"karni.rules.py; run inside a project or pass --project DIR\n"
+    )
+
+
+def test_usage_errors_are_one_line(project, capsys):
+    code, out, err = cli(capsys, "frobnicate")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("karni-historian: argument COMMAND: invalid choice: 'frobnicate'")
+    assert err.endswith("; run `karni-historian --help` for usage\n")
+    code, _, err = cli(capsys, "--project", "/nonexistent/x", "sessions")
+    assert (code, err) == (
+        2,
+        "karni-historian: --project /nonexistent/x is not a directory; pass a project folder\n",
+    )
+
+
+def test_commands_before_ingest_say_what_to_do(project, capsys):
+    code, out, err = cli(capsys, "status")
+    assert code == 1 and out == ""
+    assert err == (
+        f"karni-historian: no historian store at {project}/.karni/local/historian.db; "
+        f"run `karni-historian ingest` first\n"
+    )
+
+
+def test_ingest_sessions_and_second_run(project, capsys):
+    install_fixture(project)
+    code, out, err = cli(capsys, "ingest")
+    assert (code, out, err) == (
+        0,
+        "ingested 1 of 1 transcript file(s): 32 new message(s) in 1 session(s)\n",
+        "",
+    )
+    code, out, _ = cli(capsys, "ingest")
+    assert out == "ingested 0 of 1 transcript file(s): 0 new message(s) in 0 session(s)\n"
+    code, out, _ = cli(capsys, "sessions")
+    assert out == (
+        f"{SESSION}  claude-code  32 messages  0 compartments  2026-03-02T10:18:24.100Z  "
+        f"Rename total helper to subtotal\n"
+    )
+
+
+def test_ingest_from_reports_malformed_lines(project, tmp_path, capsys):
+    export = tmp_path / "export.jsonl"
+    export.write_text(
+        json.dumps({"session": "g", "role": "user", "text": "hi"}) + "\n{oops\n"
+    )
+    code, out, err = cli(capsys, "ingest", "--from", str(export))
+    assert code == 0
+    assert out == (
+        "ingested 1 of 1 transcript file(s): 1 new message(s) in 1 session(s); "
+        "1 malformed line(s) skipped\n"
+    )
+    assert err == f"karni-historian: skipped 1 malformed line(s) in {export} (first at line 2)\n"
+    code, out, err = cli(capsys, "ingest", "--from", str(tmp_path / "missing"))
+    assert code == 2
+    assert err == (
+        f"karni-historian: no such transcript file or folder: {tmp_path / 'missing'}; "
+        f"pass an existing file or folder to --from\n"
+    )
+
+
+def test_expand_one_message_in_full(project, capsys, snapshot_text):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    code, out, err = cli(capsys, "expand", "--message", "2")
+    assert code == 0 and err == ""
+    assert out.replace(str(project), "<PROJECT>") == snapshot_text
+    code, out, _ = cli(capsys, "expand", "--message", "2", "--verbose", "--session", "7d3e")
+    assert out.splitlines()[2:4] == [
+        "  time: 2026-03-02T10:15:03.100Z",
+        "  files: shop/cart.py (read)",
+    ]
+    code, out, err = cli(capsys, "expand", "--message", "99")
+    assert code == 1
+    assert err.startswith("karni-historian: No message at ordinal 99 in this session's stored")
+
+
+def test_expand_range(project, capsys, snapshot_text):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    code, out, err = cli(capsys, "expand", "1", "12")
+    assert code == 0
+    assert out.replace(str(project), "<PROJECT>") == snapshot_text
+    assert out.startswith("Messages 1-12 (12 messages, ~")
+
+
+def test_expand_range_verbose(project, capsys, snapshot_text):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    code, out, err = cli(capsys, "expand", "--verbose", "7", "13")
+    assert code == 0
+    assert out.replace(str(project), "<PROJECT>") == snapshot_text
+
+
+def test_expand_argument_errors(project, capsys):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    usage = (
+        "karni-historian: provide either --message N, or START and END (positive integers, "
+        "START <= END); run `karni-historian expand --help` for usage\n"
+    )
+    for args in (["5"], ["5", "2"], ["--message", "3", "1", "2"]):
+        assert cli(capsys, "expand", *args)[::2] == (2, usage)
+    assert cli(capsys, "expand", "0", "2")[::2] == (
+        2,
+        "karni-historian: START must be a positive integer (got '0')\n",
+    )
+    code, out, _ = cli(capsys, "expand", "40", "50")
+    assert out == (
+        "No messages found in range 40-50. The range may be outside this session's history.\n"
+    )
+    assert cli(capsys, "expand", "--session", "nope", "1", "2")[::2] == (
+        1,
+        "karni-historian: no session 'nope' in the store; run `karni-historian sessions` "
+        "to list them\n",
+    )
+
+
+def test_status_render_and_brief_before_wrapup(project, capsys):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    code, out, _ = cli(capsys, "status")
+    assert out == (
+        f"Session {SESSION} (claude-code): Rename total helper to subtotal\n"
+        "- Raw messages: 32 (32 after the last compartment)\n"
+        "- Historian: not run yet\n"
+        "\n"
+        "### History Compression\n"
+        "- Compartments: 0\n"
+        "- History block: ~0 tokens\n"
+        "- History budget: ~19500 tokens (0% used)\n"
+        "- Older compartments demote tiers automatically at render time to fit the budget\n"
+    )
+    assert cli(capsys, "render")[:2] == (0, "<session-history></session-history>\n")
+    assert cli(capsys, "render", "--budget", "lots")[::2] == (
+        2,
+        "karni-historian: --budget must be a positive integer (got 'lots')\n",
+    )
+    assert cli(capsys, "brief", "cart.py") == (
+        0,
+        "",
+        "karni-historian: no history recorded for shop/cart.py\n",
+    )
+    assert cli(capsys, "brief", "/etc/passwd")[::2] == (
+        2,
+        f"karni-historian: /etc/passwd lies outside the project {project}; "
+        f"pass a path inside it\n",
+    )
+
+
+def test_configuration_errors_exit_1(project, capsys):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    (project / ".karni" / "config.toml").write_text("[historian]\nhistory_budget_percentage = 2\n")
+    code, out, err = cli(capsys, "render")
+    assert code == 1 and out == ""
+    assert err.startswith(
+        "karni-historian: configuration error: `history_budget_percentage` must be between"
+    )
+    assert err.count("\n") == 1
+
+
+def test_wrapup_argument(project, capsys):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    assert cli(capsys, "wrapup", "abc")[::2] == (
+        2,
+        "karni-historian: KEEP must be a positive integer (got 'abc')\n",
+    )
+    assert cli(capsys, "wrapup", "0")[0] == 2
+    code, out, _ = cli(capsys, "wrapup", "40")
+    assert (code, out) == (
+        0,
+        f"session {SESSION}: nothing to wrap up — only 32 messages above the last compartment\n",
+    )

@@ -1,0 +1,119 @@
+"""A real-shaped Claude Code session, ingested, condensed and briefed end to end."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from karni.agent.history import HISTORY_TOKEN_CAP, compose
+
+from karni_historian.cli import main
+from karni_historian.ingest.claude_code import project_key
+from karni_historian.provider import HistorianProvider
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SESSION = "7d3e2a10-5c4b-4f1e-9a2d-3b8c6e1f0a42"
+
+
+@pytest.fixture
+def condensed(tmp_path, monkeypatch, capsys):
+    root = tmp_path / "shop-project"
+    (root / "shop").mkdir(parents=True)
+    (root / "manage.py").write_text("")
+    (root / "shop" / "cart.py").write_text("def subtotal(items):\n    return 0\n")
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "TZ": "UTC",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    time.tzset()
+    folder = tmp_path / "claude" / "projects" / project_key(str(root))
+    folder.mkdir(parents=True)
+    text = (FIXTURES / "claude_code_session.jsonl").read_text(encoding="utf-8")
+    (folder / f"{SESSION}.jsonl").write_text(text.replace("__PROJECT__", str(root)))
+    monkeypatch.chdir(root)
+    assert main(["ingest"]) == 0
+    assert main(["wrapup", "4"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.splitlines()[1] == (
+        f"session {SESSION}: 4 new compartment(s), 6 fact(s); messages 1-28 condensed"
+    )
+    yield root, env
+    monkeypatch.delenv("TZ")
+    time.tzset()
+
+
+def test_render(condensed, capsys, snapshot_text):
+    assert main(["render"]) == 0
+    out = capsys.readouterr().out
+    assert out == snapshot_text
+    assert main(["render", "--budget", "120"]) == 0
+    tight = capsys.readouterr().out
+    assert len(tight) < len(out)
+    assert tight.startswith("<session-history>\n")
+
+
+def test_status(condensed, capsys, snapshot_text):
+    assert main(["status"]) == 0
+    assert capsys.readouterr().out == snapshot_text
+
+
+def test_full_brief(condensed, capsys, snapshot_text):
+    assert main(["brief", "shop/cart.py"]) == 0
+    assert capsys.readouterr().out == snapshot_text
+    assert main(["brief"]) == 0
+    assert capsys.readouterr().out.startswith("Project memory:\n")
+
+
+def test_expand_after_wrapup(condensed, capsys, snapshot_text):
+    assert main(["expand", "23", "28"]) == 0
+    assert capsys.readouterr().out == snapshot_text
+
+
+def test_compose_fits_the_cap(condensed, snapshot_text):
+    root, _ = condensed
+    brief = compose(root, "shop/cart.py", providers=[HistorianProvider()])
+    assert brief == snapshot_text
+    assert len(brief) <= HISTORY_TOKEN_CAP * 4
+    assert "truncated" not in brief
+    assert compose(root, "shop/unknown.py", providers=[HistorianProvider()]) is None
+    project = compose(root, None, providers=[HistorianProvider()])
+    assert project.startswith("HISTORY: project (historian)\nProject memory:\n")
+
+
+def test_karni_context_with_history(condensed, snapshot_text):
+    root, env = condensed
+    run_env = {
+        **os.environ,
+        **env,
+        "KARNI_HISTORY_PROVIDERS": "historian",
+        "KARNI_CACHE_DIR": "",
+        "NO_COLOR": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "karni.cli", "context", "--with-history", "shop/cart.py"],
+        cwd=root,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == snapshot_text
+    brief = compose(root, "shop/cart.py", providers=[HistorianProvider()])
+    assert result.stdout.endswith(brief + "\n")
+    plain = subprocess.run(
+        [sys.executable, "-m", "karni.cli", "context"],
+        cwd=root,
+        env={**run_env, "KARNI_HISTORY_PROVIDERS": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.startswith(plain.stdout)

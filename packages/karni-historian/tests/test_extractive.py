@@ -1,0 +1,261 @@
+"""The built-in model-free historian ``local/extractive``."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from karni_historian.chunk import build_chunk, completed_arcs
+from karni_historian.compartment_xml import HistorianOutputError, parse
+from karni_historian.extractive import HISTORIAN_NAME, compartmentalize, episodes, summarize
+from karni_historian.model import Fact, Message, TextPart, ToolPart
+
+
+def U(o: int, *parts) -> Message:
+    return Message(o, "user", tuple(TextPart(p) if isinstance(p, str) else p for p in parts))
+
+
+def A(o: int, *parts) -> Message:
+    return Message(o, "assistant", tuple(TextPart(p) if isinstance(p, str) else p for p in parts))
+
+
+def tool(name: str, call_id: str, output: str = "ok", **data) -> ToolPart:
+    return ToolPart(name, data, output, call_id=call_id)
+
+
+def session() -> list[Message]:
+    read = tool("Read", "a", file_path="src/session/store.py")
+    edit1 = tool("Edit", "b", file_path="src/session/store.py")
+    edit2 = tool("Edit", "c", file_path="src/session/store.py")
+    bash = tool(
+        "Bash",
+        "d",
+        "1 failed",
+        command="pytest tests/test_refresh.py",
+        description="Run refresh tests",
+    )
+    edit3 = tool("Edit", "e", file_path="tests/test_refresh.py")
+    return [
+        U(1, "Please add a session store to src/session/store.py backed by PostgreSQL."),
+        A(2, "I'll read the existing module first.", read),
+        U(3, read),
+        A(4, "We'll use psycopg with a connection pool instead of raw sockets.", edit1),
+        U(5, edit1),
+        U(6, "No, never store raw tokens in the sessions table. Always hash them with sha256."),
+        A(7, "Understood. I changed the store to hash tokens before insert.", edit2),
+        U(8, edit2),
+        U(9, "ok commit it"),
+        A(10, "Committed 3f2a9c1 with the hashed session store."),
+        U(11, "Now fix the flaky refresh-token test in tests/test_refresh.py, it fails on CI."),
+        A(12, bash),
+        U(13, bash),
+        A(
+            14,
+            "The test depends on wall-clock time; I froze the clock. "
+            "The timeout default is 30 seconds.",
+            edit3,
+        ),
+        U(15, edit3),
+        U(16, "thanks"),
+        A(17, "Done."),
+    ]
+
+
+def chunk_of(ms: list[Message], budget: int = 32_000):
+    return build_chunk(
+        ms, offset=ms[0].ordinal, eligible_end=ms[-1].ordinal + 1, budget_tokens=budget
+    )
+
+
+def test_name() -> None:
+    assert HISTORIAN_NAME == "local/extractive"
+
+
+def test_summary_snapshot_and_determinism(snapshot_text) -> None:
+    ms = session()
+    xml = summarize(chunk_of(ms), ms)
+    assert xml == summarize(chunk_of(list(ms)), list(reversed(ms)))
+    assert xml == snapshot_text
+
+
+def test_episodes_split_where_the_objective_changes() -> None:
+    ms = session()
+    result = compartmentalize(chunk_of(ms), ms, arcs=completed_arcs(ms), force_keep=True)
+    first, second = result.compartments
+    assert (first.start, first.end, second.start, second.end) == (1, 10, 11, 17)
+    assert first.title == "Add a session store to src/session/store.py backed by PostgreSQL"
+    assert second.title.startswith("Fix the flaky refresh-token test")
+    assert first.episode_type == "implementation,commit,decision"
+    assert second.episode_type == "debugging,testing"
+
+
+def test_tiers_condense_progressively_and_keep_commit_hashes() -> None:
+    ms = session()
+    first = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments[0]
+    assert len(first.p1) > len(first.p2) > len(first.p3) > len(first.p4) > 0
+    for body in (first.p1, first.p2, first.p3, first.p4):
+        assert "3f2a9c1" in body
+    assert 'U: "No, never store raw tokens in the sessions table."' in first.p1
+    assert "ok commit it" not in first.p1  # not a constraint: dropped
+    assert first.p4 == "3f2a9c1, store.py"
+    assert first.content == first.p1
+
+
+def test_importance_follows_signals() -> None:
+    ms = session()
+    first, second = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments
+    # constraints +20, decision +15, one commit cluster +10, edits +5 over the base 35.
+    assert first.importance == 85
+    # edits +5, fix with edits +5.
+    assert second.importance == 45
+
+
+def test_facts_promoted_by_category() -> None:
+    ms = session()
+    facts = compartmentalize(chunk_of(ms), ms, force_keep=True).facts
+    assert facts == [
+        Fact("CONSTRAINTS", "Never store raw tokens in the sessions table."),
+        Fact("PROJECT_RULES", "Always hash them with sha256."),
+        Fact("ARCHITECTURE", "We'll use psycopg with a connection pool instead of raw sockets."),
+        Fact("CONFIG_VALUES", "The timeout default is 30 seconds."),
+    ]
+
+
+def test_default_validation_discards_the_open_last_episode() -> None:
+    ms = session()
+    result = compartmentalize(chunk_of(ms), ms)
+    assert [(c.start, c.end) for c in result.compartments] == [(1, 10)]
+    assert result.discarded_last and result.unprocessed_from == 11
+    assert result.facts == []  # unanchored facts wait for the re-run
+
+
+def test_acknowledgements_and_corrections_do_not_split() -> None:
+    ms = [
+        U(1, "Add retries to the HTTP client."),
+        A(2, "Added a retry loop."),
+        U(3, "thanks!"),
+        A(4, "You're welcome."),
+        U(5, "Actually, use exponential backoff instead."),
+        A(6, "Switched to exponential backoff."),
+        U(7, "also log each retry"),
+        A(8, "Logging added."),
+    ]
+    groups = episodes(chunk_of(ms), ms)
+    assert len(groups) == 1
+    only = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert 'U: "Actually, use exponential backoff instead."' in only.p1
+
+
+def test_new_request_starts_a_new_episode() -> None:
+    ms = [
+        U(1, "Rename the config module."),
+        A(2, "Renamed config.py to settings.py."),
+        U(3, "Write a README section about installation."),
+        A(4, "Wrote the section."),
+    ]
+    result = compartmentalize(chunk_of(ms), ms, force_keep=True)
+    assert [(c.start, c.end) for c in result.compartments] == [(1, 2), (3, 4)]
+    assert [c.title for c in result.compartments] == [
+        "Rename the config module",
+        "Write a README section about installation",
+    ]
+
+
+def test_after_a_commit_a_follow_up_starts_a_new_phase() -> None:
+    ms = [
+        U(1, "Fix the login bug."),
+        A(2, "Fixed and committed abc1234."),
+        U(3, "also add a regression test"),
+        A(4, "Added the test."),
+    ]
+    assert len(episodes(chunk_of(ms), ms)) == 2
+
+
+def test_long_episode_closes_at_next_request() -> None:
+    ms = [U(1, "Build the importer.")]
+    for i in range(2, 90, 2):
+        ms.append(A(i, f"Step {i} done."))
+        ms.append(U(i + 1, "and continue with the next step"))
+    groups = episodes(chunk_of(ms), ms)
+    assert len(groups) >= 2
+    assert all(len(g) <= 41 for g in groups)
+
+
+def test_low_signal_episode_has_empty_anchor() -> None:
+    ms = [U(1, "What does the parse function return?"), A(2, "It returns a list of rows.")]
+    only = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert only.importance == 25
+    assert only.p4 == ""
+    assert only.episode_type == "discussion"
+
+
+def test_revert_raises_importance() -> None:
+    ms = [U(1, "Revert the caching change, it broke the build."), A(2, "Reverted the cache layer.")]
+    only = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert "revert" in only.episode_type
+    assert only.importance == 35
+
+
+def test_tool_only_and_headless_chunks() -> None:
+    g = tool("Grep", "g", pattern="TODO")
+    ms = [A(5, g), U(6, g), A(7, "Found three TODOs in the parser.")]
+    c = build_chunk(ms, offset=5, eligible_end=8, budget_tokens=32_000)
+    only = compartmentalize(c, ms).compartments[0]
+    assert (only.start, only.end) == (5, 7)
+    assert only.title == "Found three TODOs in the parser"
+    r = tool("Read", "r", file_path="a/b.py")
+    ms = [A(1, r), U(2, r)]
+    only = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert only.title == "Tool work on b.py"
+
+
+def test_markup_in_text_round_trips() -> None:
+    ms = [U(1, 'Make <Widget> render "a & b" correctly.'), A(2, "Fixed the escaping of <Widget>.")]
+    only = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert only.title == 'Make <Widget> render "a & b" correctly'
+    assert "<Widget>" in only.p1
+
+
+def test_empty_chunk_is_rejected_by_the_validator() -> None:
+    ms = [U(1, "hi")]
+    empty = build_chunk(ms, offset=2, eligible_end=5, budget_tokens=1000)
+    assert parse(summarize(empty, ms)).compartments == []
+    with pytest.raises(HistorianOutputError, match="no usable compartments"):
+        compartmentalize(empty, ms)
+
+
+def test_property_random_sessions_always_validate() -> None:
+    rng = random.Random(20)
+    texts = [
+        "Add a feature to the parser.",
+        "ok",
+        "thanks",
+        "No, don't touch the CLI.",
+        "Now write docs for the API.",
+        "also handle errors",
+        "Refactor the store module.",
+        "Committed 1a2b3c4d with tests.",
+        "We'll use sqlite instead of json files.",
+        "Set the timeout to 30 seconds.",
+    ]
+    for _ in range(60):
+        ms: list[Message] = []
+        for ordinal in range(1, rng.randint(2, 60)):
+            kind = rng.random()
+            if kind < 0.35:
+                ms.append(U(ordinal, rng.choice(texts)))
+            elif kind < 0.75:
+                ms.append(A(ordinal, rng.choice(texts)))
+            elif kind < 0.9:
+                ms.append(A(ordinal, tool("Edit", f"c{ordinal}", file_path=f"f{ordinal % 4}.py")))
+            else:
+                ms.append(Message(ordinal, "system", (TextPart("sys"),)))
+        c = chunk_of(ms, budget=rng.choice([200, 32_000]))
+        if c.is_empty:
+            continue
+        result = compartmentalize(c, ms, force_keep=True)
+        spans = [(x.start, x.end) for x in result.compartments]
+        assert spans[0][0] == c.start and spans[-1][1] == c.end
+        assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(spans))
+        assert all(1 <= x.importance <= 100 and x.p1 for x in result.compartments)

@@ -1,0 +1,162 @@
+import os
+import subprocess
+import sys
+
+import pytest
+from karni.agent.history import HISTORY_TOKEN_CAP, compose
+
+from karni_historian.model import Compartment, Fact, TextPart
+from karni_historian.provider import HistorianProvider, file_brief
+from karni_historian.store import RunRecord, Store, parts_to_json
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "manage.py").write_text("")
+    return tmp_path
+
+
+def fill(root, episodes, *, session="s1", facts=(), started="2026-03-02T10:00:00Z"):
+    """Store one message per ordinal and publish ``episodes`` of (compartment, files)."""
+    with Store.open(root, create=True) as store:
+        last = max(c.end for c, _ in episodes)
+        with store.transaction():
+            store.ensure_session(session, "generic")
+            for ordinal in range(1, last + 1):
+                store.write_message(
+                    session, ordinal, "user", parts_to_json([TextPart(f"m{ordinal}")]),
+                    timestamp=started,
+                )
+            for compartment, files in episodes:
+                for path in files:
+                    store.add_file(session, compartment.start, path, "edit")
+        for i, (compartment, _) in enumerate(episodes):
+            store.publish(
+                session,
+                [compartment],
+                list(facts) if i == 0 else [],
+                RunRecord(session, "wrapup", "ok"),
+            )
+
+
+def episode(start, end, title, importance=50, date="2026-03-02"):
+    return Compartment(
+        start,
+        end,
+        title,
+        p1=f"{title}: the full story of what we did and why, with the details that matter.",
+        p2=f"{title}: what we did and why.",
+        p3=f"{title}, briefly.",
+        p4="",
+        importance=importance,
+        start_date=date,
+        end_date=date,
+    )
+
+
+def test_detect_is_a_file_check(root):
+    provider = HistorianProvider()
+    assert provider.name == "historian"
+    assert provider.detect(root) is False
+    (root / ".karni" / "local").mkdir(parents=True)
+    (root / ".karni" / "local" / "historian.db").write_bytes(b"")
+    assert provider.detect(root) is True
+
+
+def test_import_and_detect_stay_cheap(root):
+    code = (
+        "import sys; from pathlib import Path;"
+        "from karni_historian.provider import HistorianProvider;"
+        f"HistorianProvider().detect(Path({str(root)!r}));"
+        "print(sorted(m for m in ('sqlite3', 'json', 'karni_historian.store', 'dataclasses')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_file_brief_facts_first_then_episodes(root, snapshot_text):
+    fill(
+        root,
+        [
+            (episode(1, 6, "Rename total() to subtotal()"), ["shop/cart.py"]),
+            (episode(7, 12, "Add discount() helper", importance=80), ["shop/pricing.py"]),
+            (episode(13, 20, "Revert discount use in cart.py", importance=70), ["shop/cart.py"]),
+        ],
+        facts=[Fact("CONSTRAINTS", "Never apply discounts to gift cards.")],
+    )
+    provider = HistorianProvider()
+    brief = provider.context(root, "shop/cart.py")
+    assert brief == snapshot_text
+    assert brief.splitlines()[:2] == [
+        "Project memory:",
+        "- Never apply discounts to gift cards. (constraints)",
+    ]
+    assert "Add discount() helper" not in brief
+    assert provider.context(root, "shop/other.py") is None
+    assert provider.context(root, "shop") is not None  # a folder covers its files
+
+
+def test_tight_room_decays_old_episodes_instead_of_cutting(root):
+    episodes = [
+        (episode(i * 2 + 1, i * 2 + 2, f"Episode {i:02d}", importance=90 if i == 3 else 50), ["a.py"])
+        for i in range(40)
+    ]
+    fill(root, episodes)
+    provider = HistorianProvider()
+    brief = provider.context(root, "a.py")
+    heading = "HISTORY: a.py (historian)"
+    assert len(brief) + len(heading) + 1 <= HISTORY_TOKEN_CAP * 4
+    lines = brief.splitlines()
+    assert lines[0] == "Episodes that touched this file, oldest first:"
+    # The newest episode keeps its paraphrase; the oldest shown ones are anchors.
+    assert lines[-1].startswith("- 2026-03-02 Episode 39 (messages 79-80): Episode 39")
+    # The important old episode survives as an anchor; plain ones of its age are archived.
+    assert lines[1] == "- 2026-03-02 Episode 03 (messages 7-8)"
+    assert "Episode 02" not in brief and "Episode 04" not in brief
+    composed = compose(root, "a.py", providers=[provider])
+    assert "truncated" not in composed
+    assert composed == f"{heading}\n{brief}"
+
+
+def test_project_context_and_full_command(root):
+    fill(
+        root,
+        [(episode(1, 2, "First"), ["a.py"]), (episode(3, 4, "Second"), ["b.py"])],
+        facts=[Fact("ARCHITECTURE", "Pricing lives apart from the cart.")],
+    )
+    provider = HistorianProvider()
+    assert provider.project_context(root) == (
+        "Project memory:\n"
+        "- Pricing lives apart from the cart. (architecture)\n"
+        "Recent episodes, newest first:\n"
+        "- 2026-03-02 Second (messages 3-4)\n"
+        "- 2026-03-02 First (messages 1-2)"
+    )
+    assert provider.full_command(root, "a b/c.py") == "karni-historian brief 'a b/c.py'"
+    assert provider.full_command(root, "shop/cart.py") == "karni-historian brief shop/cart.py"
+    assert provider.full_command(root, None) == "karni-historian brief"
+
+
+def test_full_brief_is_uncapped(root):
+    fill(root, [(episode(i * 2 + 1, i * 2 + 2, f"E{i}"), ["a.py"]) for i in range(40)])
+    with Store.open(root, readonly=True) as store:
+        full = file_brief(store, "a.py")
+    lines = full.splitlines()
+    assert len(lines) == 41
+    assert lines[1] == (
+        "- 2026-03-02 E0 (messages 1-2): E0: the full story of what we did and why, "
+        "with the details that matter."
+    )
+
+
+def test_never_raises(root):
+    folder = root / ".karni" / "local"
+    folder.mkdir(parents=True)
+    (folder / "historian.db").write_bytes(b"this is not a database" * 100)
+    provider = HistorianProvider()
+    assert provider.detect(root) is True
+    assert provider.context(root, "a.py") is None
+    assert provider.project_context(root) is None
+    assert provider.context(root, None) is None
+    assert provider.context(os.devnull, "a.py") is None

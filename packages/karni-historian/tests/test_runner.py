@@ -1,0 +1,212 @@
+import time
+
+import pytest
+
+from karni_historian import runner
+from karni_historian.compartment_xml import emit
+from karni_historian.model import Compartment, Fact, TextPart, ToolPart
+from karni_historian.runner import Settings, load_settings, local_date
+from karni_historian.store import Store, parts_to_json
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    (tmp_path / "manage.py").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    return tmp_path
+
+
+def conversation(root, turns, *, session="s", words=5):
+    """``turns`` prompt/answer pairs; every third answer reads a.py with a tool call."""
+    with Store.open(root, create=True) as store, store.transaction():
+        store.ensure_session(session, "generic")
+        ordinal = 0
+        for turn in range(turns):
+            ordinal += 1
+            text = f"Prompt {turn}: " + " ".join(f"word{i}" for i in range(words))
+            store.write_message(
+                session, ordinal, "user", parts_to_json([TextPart(text)]),
+                timestamp=f"2026-03-0{1 + turn % 2}T10:00:00Z",
+            )
+            ordinal += 1
+            parts = [TextPart(f"Answer {turn}: " + " ".join(f"done{i}" for i in range(words)))]
+            if turn % 3 == 0:
+                parts.append(ToolPart("Read", {"file_path": "a.py"}, "x", call_id=f"c{turn}"))
+            store.write_message(
+                session, ordinal, "assistant", parts_to_json(parts),
+                timestamp=f"2026-03-0{1 + turn % 2}T10:00:01Z",
+            )
+    return ordinal
+
+
+def one_per_line(chunk, messages):
+    """A stand-in historian: one compartment per chunk line, a fact on the first."""
+    compartments = [
+        Compartment(line.start, line.end, f"Lines {line.start}-{line.end}", p1=line.body,
+                    p2=line.body[:40], p3=line.body[:20], p4="")
+        for line in chunk.lines
+    ]
+    return emit(compartments, [Fact("CONSTRAINTS", "Keep answers short.")])
+
+
+def test_wrapup_keeps_the_newest_messages_raw(root):
+    total = conversation(root, 15)
+    with Store.open(root) as store:
+        outcome = runner.wrapup(store, "s", 10, historian=one_per_line)
+        assert outcome.status == "ok"
+        covered = store.last_compartment_end("s")
+        stored = store.compartments("s")
+        # The newest 10 of 30 stay raw; the boundary snaps back to a prompt (ordinal 21).
+        assert covered == 20
+        assert [s.compartment.start for s in stored] == list(range(1, 21))
+        assert stored[0].compartment.start_date == "2026-03-01"
+        assert store.facts() == [Fact("CONSTRAINTS", "Keep answers short.")]
+        assert outcome.message() == (
+            "session s: 20 new compartment(s), 1 fact(s); messages 1-20 condensed"
+        )
+        again = runner.wrapup(store, "s", 10, historian=one_per_line)
+        assert again.status == "nothing"
+        assert again.message() == (
+            "session s: nothing to wrap up — only 10 messages above the last compartment"
+        )
+        assert total == 30
+
+
+def test_wrapup_loops_over_chunk_budgets(root):
+    conversation(root, 60, words=400)  # about 60k tokens of chunk text
+    with Store.open(root) as store:
+        rounds = []
+
+        def counting(chunk, messages):
+            rounds.append((chunk.start, chunk.end))
+            return one_per_line(chunk, messages)
+
+        settings = Settings(historian_context=10_000)  # 8,000-token chunks
+        outcome = runner.wrapup(store, "s", 2, settings, historian=counting)
+        assert outcome.status == "ok"
+        assert len(rounds) > 5
+        assert all(b[0] == a[1] + 1 for a, b in zip(rounds, rounds[1:], strict=False))
+        assert store.last_compartment_end("s") == 118
+        runs = store.runs("s")
+        assert len(runs) == len(rounds)
+        assert {run[2] for run in runs} == {"ok"}
+
+
+def test_run_leaves_the_protected_tail(root):
+    conversation(root, 12)
+    with Store.open(root) as store:
+        outcome = runner.run(store, "s", historian=one_per_line)
+        # The fifth-from-last prompt (turn 7, ordinal 15) starts the protected tail.
+        assert store.last_compartment_end("s") == 14
+        assert outcome.status == "ok"
+        assert runner.run(store, "s", historian=one_per_line).status == "nothing"
+
+
+def test_run_with_few_prompts_does_nothing(root):
+    conversation(root, 4)
+    with Store.open(root) as store:
+        outcome = runner.run(store, "s", historian=one_per_line)
+        assert outcome.status == "nothing"
+        assert "newest five prompts" in outcome.message()
+        assert store.compartments("s") == []
+
+
+def test_failures_are_recorded_and_leave_the_store_unchanged(root):
+    conversation(root, 15)
+    with Store.open(root) as store:
+        for attempt in range(1, 4):
+            outcome = runner.wrapup(store, "s", 4, historian=lambda chunk, messages: "<output/>")
+            assert outcome.failed and outcome.failures == attempt
+        assert outcome.error == "Historian returned no usable compartments."
+        assert outcome.message() == (
+            "session s: the historian failed 3 times in a row; "
+            "last error: Historian returned no usable compartments."
+        )
+        assert store.compartments("s") == []
+        assert store.facts() == []
+        runs = store.runs("s")
+        assert [run[2] for run in runs] == ["failed"] * 3
+        assert runs[0][3] == "Historian returned no usable compartments."
+        runner.wrapup(store, "s", 4, historian=one_per_line)
+        assert store.failure("s")[0] == 0
+
+
+def test_invalid_ranges_are_rejected(root):
+    conversation(root, 15)
+
+    def gappy(chunk, messages):
+        return emit([Compartment(chunk.start, chunk.start, "Only the first", p1="x")])
+
+    with Store.open(root) as store:
+        outcome = runner.wrapup(store, "s", 4, historian=gappy)
+        assert outcome.failed
+        assert outcome.error.startswith("Historian returned invalid compartment output: ")
+        assert store.compartments("s") == []
+
+
+def test_crash_during_publish_keeps_previous_state(root, monkeypatch):
+    conversation(root, 15)
+    with Store.open(root) as store:
+        original = store.record_run
+
+        def exploding(run):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(store, "record_run", exploding)
+        with pytest.raises(KeyboardInterrupt):
+            runner.wrapup(store, "s", 4, historian=one_per_line)
+        monkeypatch.setattr(store, "record_run", original)
+        assert store.compartments("s") == []
+        assert store.facts() == []
+
+
+def test_settings_from_project_and_user_config(root, tmp_path):
+    user = tmp_path / "xdg" / "karni"
+    user.mkdir(parents=True)
+    (user / "config.toml").write_text(
+        '[historian]\ncontext_limit = 128000\nexpand_tools = { ask = false, mine = "M ${input.x}" }\n'
+    )
+    (root / ".karni").mkdir()
+    (root / ".karni" / "config.toml").write_text(
+        '[historian]\nhistory_budget_percentage = 0.2\nexpand_tools = { mine = "P ${input.x}" }\n'
+    )
+    settings = load_settings(root)
+    assert settings.context_limit == 128000
+    assert settings.history_budget == 16640  # 128000 * 65% * 0.2
+    assert settings.chunk_tokens == 32000
+    assert settings.expand_tools["mine"] == "P ${input.x}"
+    assert "ask" not in settings.expand_tools
+    assert "todowrite" in settings.expand_tools
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("history_budget_percentage = 0.9", "`history_budget_percentage` must be between 0.05"),
+        ("context_limit = 'big'", "`historian.context_limit` in "),
+        ("colour = 'red'", "unknown setting `historian.colour`"),
+        ('expand_tools = { ask = "${" }', "Invalid tool expansion template at character 3"),
+    ],
+)
+def test_configuration_errors_name_the_key(root, text, message):
+    from karni_historian.budget import ConfigurationError
+
+    (root / ".karni").mkdir()
+    (root / ".karni" / "config.toml").write_text(f"[historian]\n{text}\n")
+    with pytest.raises(ConfigurationError) as error:
+        load_settings(root)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_local_date(monkeypatch):
+    monkeypatch.setenv("TZ", "Pacific/Auckland")
+    time.tzset()
+    try:
+        assert local_date("2026-03-02T20:15:00.100Z") == "2026-03-03"
+        assert local_date("2026-03-02") == "2026-03-02"
+        assert local_date("garbage") is None
+        assert local_date(None) is None
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

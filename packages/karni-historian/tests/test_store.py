@@ -1,0 +1,181 @@
+import os
+import sqlite3
+import stat
+from dataclasses import replace
+
+import pytest
+
+from karni_historian.model import Compartment, Fact, TextPart, ToolPart
+from karni_historian.store import (
+    SCHEMA_VERSION,
+    RunRecord,
+    Store,
+    StoreError,
+    db_path,
+    parts_from_json,
+    parts_to_json,
+)
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "manage.py").write_text("")
+    return tmp_path
+
+
+def test_created_owner_only_with_gitignore(root):
+    with Store.open(root, create=True) as store:
+        assert store.schema_version == SCHEMA_VERSION
+    folder = root / ".karni" / "local"
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(db_path(root)).st_mode) == 0o600
+    assert (folder / ".gitignore").read_text() == "*\n"
+
+
+def test_missing_store_is_a_one_line_error(root):
+    with pytest.raises(StoreError) as error:
+        Store.open(root)
+    assert str(error.value) == (
+        f"no historian store at {db_path(root)}; run `karni-historian ingest` first"
+    )
+    assert not (root / ".karni").exists()
+
+
+def test_readonly_never_creates(root):
+    with pytest.raises(StoreError):
+        Store.open(root, create=True, readonly=True)
+    assert not (root / ".karni").exists()
+
+
+def test_newer_schema_is_refused(root):
+    Store.open(root, create=True).close()
+    connection = sqlite3.connect(db_path(root))
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.close()
+    with pytest.raises(StoreError, match="newer than this karni-historian understands"):
+        Store.open(root)
+
+
+def test_empty_database_is_migrated(root):
+    folder = root / ".karni" / "local"
+    folder.mkdir(parents=True)
+    sqlite3.connect(db_path(root)).close()
+    with Store.open(root) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        tables = {
+            row[0]
+            for row in store.connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+    assert {
+        "sessions",
+        "raw_messages",
+        "message_files",
+        "compartments",
+        "memories",
+        "historian_runs",
+        "ingest_cursors",
+    } <= tables
+
+
+def test_readonly_refuses_an_old_schema(root):
+    folder = root / ".karni" / "local"
+    folder.mkdir(parents=True)
+    sqlite3.connect(db_path(root)).close()
+    with pytest.raises(StoreError, match="needs an upgrade"):
+        Store.open(root, readonly=True)
+
+
+def test_parts_round_trip():
+    parts = (
+        TextPart("hello"),
+        TextPart("<system-reminder>x</system-reminder>", ignored=True),
+        ToolPart("Edit", {"file_path": "a.py"}, "done", call_id="t1", is_error=True),
+        ToolPart("Read", {"file_path": "b.py"}),
+    )
+    assert parts_from_json(parts_to_json(parts)) == parts
+
+
+def test_exception_mid_transaction_keeps_previous_state(root):
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            store.write_message("s", 1, "user", parts_to_json([TextPart("one")]))
+        with pytest.raises(KeyboardInterrupt), store.transaction():
+            store.write_message("s", 2, "assistant", parts_to_json([TextPart("two")]))
+            store.add_fact(Fact("CONSTRAINTS", "never"))
+            raise KeyboardInterrupt
+    with Store.open(root) as store:
+        assert [m.ordinal for m in store.messages("s")] == [1]
+        assert store.facts() == []
+        assert store.session("s").message_count == 1
+
+
+def test_publish_appends_compartments_and_deduplicates_facts(root):
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            for ordinal in range(1, 5):
+                store.write_message("s", ordinal, "user", parts_to_json([TextPart(str(ordinal))]))
+        first = Compartment(1, 2, "First", p1="one", p2="o", p3="o", p4="")
+        second = Compartment(3, 4, "Second", p1="two", p2="t", p3="t", p4="t", importance=80)
+        store.publish(
+            "s",
+            [first],
+            [Fact("constraints", "Never apply discounts to gift cards.")],
+            RunRecord("s", "wrapup", "ok", compartments_produced=1, importances=[50]),
+        )
+        store.publish(
+            "s",
+            [second],
+            [Fact("CONSTRAINTS", "never apply  discounts to gift cards")],
+            RunRecord("s", "wrapup", "ok", compartments_produced=1, importances=[80]),
+        )
+        stored = store.compartments("s")
+        # content mirrors p1 for tiered rows, as upstream stores them.
+        assert [(c.sequence, c.compartment) for c in stored] == [
+            (0, replace(first, content="one")),
+            (1, replace(second, content="two")),
+        ]
+        assert store.last_compartment_end("s") == 4
+        assert store.facts() == [Fact("CONSTRAINTS", "Never apply discounts to gift cards.")]
+        seen = store.connection.execute("SELECT seen_count FROM memories").fetchone()[0]
+        assert seen == 2
+        assert store.facts_for_spans([("s", 4, 4)]) == store.facts()
+        assert store.facts_for_spans([("other", 1, 4)]) == []
+        assert [run[:3] for run in store.runs("s")] == [("s", "wrapup", "ok")] * 2
+
+
+def test_failure_counter_counts_and_resets(root):
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            store.write_message("s", 1, "user", parts_to_json([TextPart("x")]))
+        assert store.record_failure(RunRecord("s", "run", "failed", failure_reason="boom")) == 1
+        assert store.record_failure(RunRecord("s", "run", "failed", failure_reason="again")) == 2
+        assert store.failure("s") == (2, "again")
+        store.publish("s", [Compartment(1, 1, "T", p1="x")], [], RunRecord("s", "run", "ok"))
+        assert store.failure("s") == (0, "again")
+
+
+def test_titles_rank(root):
+    with Store.open(root, create=True) as store:
+        store.ensure_session("s", "claude-code")
+        store.set_title("s", "first prompt", 1)
+        store.set_title("s", "second prompt", 1)
+        assert store.session("s").title == "first prompt"
+        store.set_title("s", "AI title", 3)
+        store.set_title("s", "a later prompt", 1)
+        assert store.session("s").title == "AI title"
+        store.set_title("s", "Better AI title", 3)
+        assert store.session("s").title == "Better AI title"
+
+
+def test_touching_covers_folders(root):
+    with Store.open(root, create=True) as store:
+        store.ensure_session("s", "generic")
+        store.add_file("s", 3, "shop/cart.py", "edit")
+        store.add_file("s", 5, "shop2/x.py", "read")
+        assert store.touching("shop/cart.py") == [("s", 3)]
+        assert store.touching("shop") == [("s", 3)]
+        assert store.touching("shop/") == [("s", 3)]
+        assert store.touching("cart.py") == []

@@ -1,0 +1,115 @@
+"""The ``karni-history-adr`` command: the full, uncapped view of the records.
+
+``karni context --with-history`` caps every brief; when it cuts this
+provider's, its last line names ``karni-history-adr show PATH``, which prints
+the same brief whole, with each record's file. ``list`` prints every record
+(or, with ``--accepted``, the project brief).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from karni_history_adr.discovery import ADR_DIRECTORIES, has_adr_directory
+
+__all__ = ["find_root", "main"]
+
+
+class CommandError(Exception):
+    """A problem the user can fix; printed as one line, exit status 1."""
+
+
+def find_root(start: str) -> str:
+    """The nearest directory at or above ``start`` that holds an ADR folder.
+
+    Raises:
+        CommandError: No directory up to the file-system root has one.
+    """
+    current = os.path.abspath(start)
+    while True:
+        if has_adr_directory(current):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            folders = ", ".join(f"{folder}/" for folder in ADR_DIRECTORIES)
+            raise CommandError(
+                f"no ADR folder ({folders}) at or above {os.path.abspath(start)}; "
+                f"run it inside a project with decision records, or pass --root DIR"
+            )
+        current = parent
+
+
+def _project_path(root: str, path: str) -> str:
+    """``path`` (relative to the working directory, or absolute) relative to ``root``."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, root)
+    if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
+        raise CommandError(f"`{path}` is outside the project {root}; pass a path inside it")
+    return relative.replace(os.sep, "/")
+
+
+def _parser():  # type: ignore[no-untyped-def]
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="karni-history-adr",
+        description="Print the Architecture Decision Records that concern a file, uncapped.",
+    )
+    parser.add_argument(
+        "--root", help="the project root (default: the nearest folder holding an ADR folder)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    show = commands.add_parser("show", help="the records that mention PATH, its module or folder")
+    show.add_argument("path", metavar="PATH", help="a file, relative to the working directory")
+    listing = commands.add_parser("list", help="every record, newest first")
+    listing.add_argument(
+        "--accepted", action="store_true", help="only the accepted decisions (the project brief)"
+    )
+    return parser
+
+
+def _run(args: object) -> str:
+    from karni_history_adr.brief import format_context, format_project, record_line
+    from karni_history_adr.matching import records_mentioning
+    from karni_history_adr.records import load_records
+
+    root_option = getattr(args, "root", None)
+    if root_option:
+        if not has_adr_directory(root_option):
+            raise CommandError(
+                f"--root {root_option} holds none of "
+                f"{', '.join(f'{folder}/' for folder in ADR_DIRECTORIES)}; pass the project root"
+            )
+        root = os.path.abspath(root_option)
+    else:
+        root = find_root(os.getcwd())
+    records = load_records(root)
+    if getattr(args, "command", None) == "show":
+        path = _project_path(root, args.path)  # type: ignore[attr-defined]
+        brief = format_context(records_mentioning(records, path), records, with_files=True)
+        return brief or f"No decision record mentions {path}, its module or its folder."
+    if getattr(args, "accepted", False):
+        return format_project(records, with_files=True) or "No accepted decision records."
+    ordered = sorted(records, key=lambda record: record.number, reverse=True)
+    lines = []
+    for record in ordered:
+        lines.append(record_line(record, records))
+        lines.append(f"  {record.file}")
+    return "\n".join(lines) or "No decision records."
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        output = _run(args)
+    except CommandError as error:
+        print(f"karni-history-adr: {error}", file=sys.stderr)
+        return 1
+    print(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

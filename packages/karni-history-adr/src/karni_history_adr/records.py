@@ -1,0 +1,285 @@
+"""Reading Architecture Decision Records, leniently.
+
+Three common shapes are understood:
+
+- MADR 3/4: YAML-like front matter (``status:``, ``date:``) before the title;
+- MADR 2: ``* Status: accepted`` and ``* Date: 2024-01-31`` bullets under the title;
+- adr-tools and Michael Nygard's template: ``# 1. Title``, an optional
+  ``Date:`` line, and a ``## Status`` section whose lines may say
+  ``Superseded by [5. Title](0005-title.md)`` or ``Supersedes ...``.
+
+Only Markdown files whose name starts with a number (``0001-use-x.md``,
+``adr-0001-use-x.md``) are records. Anything that cannot be read as a record
+(no title, not UTF-8, too large, not a file) is skipped, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+
+from karni_history_adr.discovery import adr_directories
+
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "TERMINAL_STATUSES",
+    "AdrRecord",
+    "load_records",
+    "parse_record",
+    "record_number",
+]
+
+MAX_RECORD_BYTES = 256 * 1024
+"""Larger files are skipped: a decision record is a page, not a log."""
+
+TERMINAL_STATUSES = frozenset({"superseded", "deprecated", "rejected"})
+"""Statuses of approaches that no longer stand."""
+
+_FILE_NAME = re.compile(r"^(?:adr[-_ ]?)?(\d{1,6})(?:[-_ .].*)?\.(?:md|markdown)$", re.IGNORECASE)
+_TITLE = re.compile(r"^#(?!#)\s*(.*?)\s*#*\s*$")
+_TITLE_NUMBER = re.compile(r"^(?:adr[-_ #]*)?0*(\d{1,6})\s*(?:[.:)\-–—]\s*|\s+)", re.IGNORECASE)
+_HEADING = re.compile(r"^#{1,6}\s*(.*?)\s*#*\s*$")
+_FIELD = re.compile(r"^\s*(?:[*+-]\s+)?(?:\*\*|__)?(status|date)(?:\*\*|__)?\s*:\s*(.*)$", re.I)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)>\s]+)")
+_REFERENCE = re.compile(r"(?:adr[-_ #]*)?\b0*(\d{1,6})\b", re.IGNORECASE)
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
+_DATED_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass(frozen=True)
+class AdrRecord:
+    """One decision record, as far as it could be read."""
+
+    number: int
+    """The record's number, from its file name (``0004-…`` → 4)."""
+
+    title: str
+    """The title without its number prefix: ``# 4. Soft-delete`` gives ``Soft-delete``."""
+
+    status: str | None
+    """The status's first word, lowercase (``accepted``, ``superseded``, …), or None."""
+
+    date: str | None
+    """The record's date as ``YYYY-MM-DD``, or None when it has none."""
+
+    file: str
+    """The record's project-relative POSIX path, e.g. ``doc/adr/0004-soft-delete-events.md``."""
+
+    text: str = field(repr=False, default="")
+    """The whole record, used to find what it mentions."""
+
+    superseded_by: tuple[int, ...] = ()
+    """Numbers of the records that replace this one."""
+
+    supersedes: tuple[int, ...] = ()
+    """Numbers of the records this one replaces."""
+
+    @property
+    def directory(self) -> str:
+        """The ADR folder the record lives in."""
+        return self.file.rsplit("/", 1)[0]
+
+    @property
+    def stands(self) -> bool:
+        """Whether the decision still stands (not superseded, deprecated or rejected)."""
+        return self.status not in TERMINAL_STATUSES
+
+
+def record_number(file_name: str) -> int | None:
+    """The number a record's file name starts with, or None if it is not a record's name.
+
+    Names that start with a date (``2024-01-31-…``) or hold unprintable
+    characters are not records' names.
+    """
+    if not file_name.isprintable() or _DATED_NAME.match(file_name):
+        return None
+    match = _FILE_NAME.match(file_name)
+    return int(match.group(1)) if match else None
+
+
+def _clean(text: str) -> str:
+    return " ".join(_CONTROL.sub("", _ANSI.sub("", text)).split())
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1].strip()
+    return value
+
+
+def _front_matter(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The ``key: value`` pairs of leading ``---`` front matter, and the remaining lines."""
+    if not lines or lines[0].strip() != "---":
+        return {}, lines
+    for index in range(1, min(len(lines), 200)):
+        if lines[index].strip() in ("---", "..."):
+            values: dict[str, str] = {}
+            for line in lines[1:index]:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() and not key.startswith((" ", "\t", "-", "#")):
+                    values[key.strip().lower()] = _unquote(value)
+            return values, lines[index + 1 :]
+    return {}, lines
+
+
+def _references(text: str) -> tuple[int, ...]:
+    """Record numbers named by links (``(0005-x.md)``) or text (``ADR-0005``, ``5.``)."""
+    numbers: list[int] = []
+    for target in _LINK_TARGET.findall(text):
+        number = record_number(target.rsplit("/", 1)[-1].split("#", 1)[0])
+        if number is not None and number not in numbers:
+            numbers.append(number)
+    if not numbers:
+        match = _REFERENCE.search(text)
+        if match:
+            numbers.append(int(match.group(1)))
+    return tuple(numbers)
+
+
+def _status_word(line: str) -> str | None:
+    words = re.findall(r"[a-z]+", line.lower())
+    return words[0] if words else None
+
+
+def parse_record(file: str, text: str) -> AdrRecord | None:
+    """Read one record; None when it is not a readable decision record.
+
+    Args:
+        file: The record's project-relative POSIX path; its name gives the number.
+        text: The file's content.
+
+    Returns:
+        The record, or None when the name has no number or the text no title.
+    """
+    number = record_number(file.rsplit("/", 1)[-1])
+    if number is None:
+        return None
+    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    meta, body = _front_matter(lines)
+
+    title = None
+    title_index = 0
+    for index, line in enumerate(body):
+        match = _TITLE.match(line)
+        if match and match.group(1).strip():
+            title, title_index = match.group(1), index
+            break
+    if title is None:
+        return None
+    prefix = _TITLE_NUMBER.match(title)
+    if prefix and int(prefix.group(1)) == number:
+        title = title[prefix.end() :]
+    title = _clean(title)
+    if not title:
+        return None
+
+    status_lines: list[str] = []
+    header_fields: dict[str, str] = {}
+    in_header = True  # between the title and the first section heading
+    in_status = False
+    seen_status = False
+    for line in body[title_index + 1 :]:
+        heading = _HEADING.match(line)
+        if heading:
+            in_header = False
+            in_status = not seen_status and heading.group(1).strip().lower() in (
+                "status",
+                "status:",
+            )
+            seen_status = seen_status or in_status
+            continue
+        if in_status and line.strip():
+            status_lines.append(line.strip())
+        elif in_header:
+            field_match = _FIELD.match(line)
+            if field_match:
+                key = field_match.group(1).lower()
+                header_fields.setdefault(key, field_match.group(2).strip())
+
+    raw_status = meta.get("status") or header_fields.get("status")
+    if raw_status:
+        status_lines.insert(0, raw_status)
+    status_lines = [_clean(line.lstrip("*_-+ ").strip()) for line in status_lines]
+    status_lines = [line for line in status_lines if line]
+
+    superseded_by: list[int] = []
+    supersedes: list[int] = []
+    for line in status_lines:
+        lowered = line.lower()
+        if lowered.startswith("superseded by"):
+            superseded_by.extend(n for n in _references(line[13:]) if n not in superseded_by)
+        elif lowered.startswith("supersedes"):
+            supersedes.extend(n for n in _references(line[10:]) if n not in supersedes)
+    status = _status_word(status_lines[0]) if status_lines else None
+    if superseded_by:
+        status = "superseded"
+
+    raw_date = meta.get("date") or header_fields.get("date") or ""
+    date_match = _ISO_DATE.search(raw_date)
+    date = "-".join(date_match.groups()) if date_match else None
+
+    return AdrRecord(
+        number=number,
+        title=title,
+        status=status,
+        date=date,
+        file=file,
+        text=text,
+        superseded_by=tuple(superseded_by),
+        supersedes=tuple(supersedes),
+    )
+
+
+def _read(path: str) -> str | None:
+    try:
+        if os.path.getsize(path) > MAX_RECORD_BYTES:
+            return None
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeError, ValueError):
+        return None
+
+
+def _link_supersessions(records: list[AdrRecord]) -> list[AdrRecord]:
+    """Mark a record superseded when a later one says it supersedes it.
+
+    adr-tools writes both sides of the link, but hand-written records often
+    only say ``Supersedes`` on the new one.
+    """
+    replaced_by: dict[tuple[str, int], list[int]] = {}
+    for record in records:
+        for old in record.supersedes:
+            replaced_by.setdefault((record.directory, old), []).append(record.number)
+    linked = []
+    for record in records:
+        newer = replaced_by.get((record.directory, record.number))
+        if newer and record.status not in TERMINAL_STATUSES:
+            record = replace(record, status="superseded", superseded_by=tuple(newer))
+        elif newer and not record.superseded_by and record.status == "superseded":
+            record = replace(record, superseded_by=tuple(newer))
+        linked.append(record)
+    return linked
+
+
+def load_records(project_root: str | os.PathLike[str]) -> list[AdrRecord]:
+    """Every readable record in the project's ADR folders, sorted by folder and number."""
+    root = os.fspath(project_root)
+    records: list[AdrRecord] = []
+    for folder in adr_directories(root):
+        try:
+            with os.scandir(os.path.join(root, folder)) as listing:
+                names = sorted(entry.name for entry in listing if entry.is_file())
+        except OSError:
+            continue
+        for name in names:
+            if record_number(name) is None:
+                continue
+            text = _read(os.path.join(root, folder, name))
+            record = parse_record(f"{folder}/{name}", text) if text is not None else None
+            if record is not None:
+                records.append(record)
+    return _link_supersessions(records)

@@ -1,0 +1,74 @@
+"""Finding a project's Chronicle store, with the same walk-up Chronicle does.
+
+Chronicle looks for the nearest entry named ``.chronicle`` from its working
+directory up to the filesystem root, and treats the directory holding it as
+the repository root. ``detect`` runs before every edit an agent makes, so this
+is a few ``stat`` calls: no process is started and the store is never read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+__all__ = ["STORE_DIRNAME", "command_path", "find_store_root"]
+
+STORE_DIRNAME = ".chronicle"
+"""The name of Chronicle's store directory."""
+
+
+def find_store_root(project_root: str | os.PathLike[str]) -> str | None:
+    """The directory holding the nearest ``.chronicle/`` at or above ``project_root``.
+
+    The walk starts from the physical path (Chronicle's working directory is
+    always physical) and stops at the first entry named ``.chronicle``, as
+    Chronicle's does. That entry only counts as a store when it is a directory:
+    a plain file there would make Chronicle fail, so the walk does not go on
+    past it. A dangling symlink is no entry at all.
+
+    Returns:
+        The store's parent directory (Chronicle's repository root), or None.
+    """
+    try:
+        current = os.path.realpath(project_root)
+    except (OSError, ValueError):
+        return None
+    while True:
+        try:
+            info = os.stat(os.path.join(current, STORE_DIRNAME))
+        except (OSError, ValueError):
+            pass
+        else:
+            return current if stat.S_ISDIR(info.st_mode) else None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def command_path(store_root: str, project_root: str | os.PathLike[str], path: str) -> str | None:
+    """The argument naming ``path`` for a ``chronicle`` run from ``store_root``.
+
+    Args:
+        store_root: The directory holding ``.chronicle/``.
+        project_root: The Karni project's root, at or below ``store_root``.
+        path: The file, relative to ``project_root`` (POSIX).
+
+    Returns:
+        The path relative to ``store_root``, POSIX and normalised, prefixed
+        with ``./`` when it starts with ``-`` so it cannot read as an option;
+        None when it lies outside ``store_root`` or is ``store_root`` itself
+        (Chronicle refuses both).
+    """
+    try:
+        root = os.path.realpath(project_root)
+        target = os.path.normpath(os.path.join(root, path))
+        relative = os.path.relpath(target, store_root)
+    except (OSError, ValueError):
+        return None
+    if os.path.isabs(relative) or relative in (os.curdir, os.pardir):
+        return None
+    if relative.startswith(os.pardir + os.sep):
+        return None
+    relative = relative.replace(os.sep, "/")
+    return f"./{relative}" if relative.startswith("-") else relative

@@ -1,0 +1,154 @@
+"""How chronicle is run: a deadline that kills the whole group, stdin closed, no shell."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+from karni.agent.history import compose
+from karni.agent.history_chronicle import ChronicleProvider
+from karni_provider_testkit.fake_chronicle import pid_alive
+
+FILE = "src/session/store.ts"
+
+
+def _wait_until_gone(pid: int, seconds: float = 3.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.02)
+    return not pid_alive(pid)
+
+
+@pytest.mark.parametrize("through_compose", [False, True])
+def test_a_run_past_the_timeout_is_killed_with_everything_it_started(
+    example, fake_chronicle, through_compose
+):
+    fake_chronicle.configure(delay=60, grandchild=True)
+    provider = ChronicleProvider(timeout=1.0)
+
+    started = time.monotonic()
+    if through_compose:
+        result = compose(example.root, FILE, providers=[provider])
+    else:
+        result = provider.context(example.root, FILE)
+    elapsed = time.monotonic() - started
+
+    assert result is None
+    assert elapsed < 1.0 + 1.0
+    (call,) = fake_chronicle.calls()
+    assert call.grandchild is not None
+    assert _wait_until_gone(call.pid), f"the double (pid {call.pid}) is still running"
+    assert _wait_until_gone(call.grandchild), f"its child (pid {call.grandchild}) still runs"
+
+
+def test_a_run_inside_the_timeout_is_briefed(example, fake_chronicle):
+    fake_chronicle.configure(delay=0.3)
+    assert ChronicleProvider(timeout=5.0).context(example.root, FILE) is not None
+
+
+def test_the_project_brief_has_the_same_deadline(example, fake_chronicle):
+    fake_chronicle.configure(delay=60)
+    started = time.monotonic()
+    assert ChronicleProvider(timeout=0.5).project_context(example.root) is None
+    assert time.monotonic() - started < 0.5 + 1.0
+    (call,) = fake_chronicle.calls()
+    assert _wait_until_gone(call.pid)
+
+
+def test_stdin_is_closed(example, fake_chronicle):
+    ChronicleProvider().context(example.root, FILE)
+    ChronicleProvider().project_context(example.root)
+    assert [call.stdin for call in fake_chronicle.calls()] == ["eof", "eof"]
+
+
+def test_no_shell_is_used(example, fake_chronicle, tmp_path, monkeypatch):
+    seen: list[dict] = []
+    real_popen = subprocess.Popen
+
+    class SpyPopen(real_popen):
+        def __init__(self, args, *rest, **kwargs):
+            seen.append({"args": args, **kwargs})
+            super().__init__(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", SpyPopen)
+    path = "src/$(touch pwned) `touch pwned2`; echo hi > x | cat &.ts"
+    store = fake_chronicle.create_store(tmp_path / "shell")
+    store.add_session()
+    store.add_prompt("Escape nothing", {path: (1, 1)})
+
+    brief = ChronicleProvider().context(store.root, path)
+
+    assert brief == '## What shaped this file\n1. 2026-07-20 09:01 +1 −1 — "Escape nothing"'
+    (spawned,) = seen
+    assert spawned.get("shell", False) is False
+    assert isinstance(spawned["args"], list)
+    assert spawned["args"][1:] == ["context", path, "--json", "--limit", "5"]
+    assert spawned["stdin"] == subprocess.DEVNULL
+    assert spawned["stderr"] == subprocess.DEVNULL
+    assert fake_chronicle.calls()[0].argv == ["context", path, "--json", "--limit", "5"]
+    assert not (store.root / "pwned").exists()
+    assert not (store.root / "pwned2").exists()
+
+
+def test_the_project_brief_command(example, fake_chronicle, snapshot_text):
+    brief = ChronicleProvider().project_context(example.root)
+    assert brief == snapshot_text
+    (call,) = fake_chronicle.calls()
+    assert call.argv == ["knowledge", "--type", "decision", "--json"]
+    assert call.cwd == str(example.root)
+
+
+def test_the_project_brief_through_compose(example, snapshot_text):
+    assert compose(example.root, providers=[ChronicleProvider()]) == snapshot_text
+
+
+def test_decisions_are_sorted_newest_first_whatever_the_store_order(fake_chronicle, tmp_path):
+    store = fake_chronicle.create_store(tmp_path)
+    late = store.add_session(ts="2026-07-01T08:00:00.000Z")
+    early = store.add_session(ts="2026-07-02T08:00:00.000Z")
+    store.add_knowledge(
+        "decision",
+        "We decided to ship on Fridays",
+        session=late,
+        event_id="evt_C",
+        ts="2026-07-03T10:00:00.000Z",
+    )
+    store.add_knowledge(
+        "decision",
+        "Going with trunk-based development",
+        session=early,
+        event_id="evt_A",
+        ts="2026-07-02T09:00:00.000Z",
+    )
+    store.add_knowledge(
+        "decision",
+        "Let's use ruff for linting",
+        session=early,
+        event_id="evt_B",
+        ts="2026-07-02T09:00:00.000Z",
+    )
+    store.add_knowledge(
+        "todo",
+        "TODO: write the release notes",
+        session=early,
+        event_id="evt_D",
+        ts="2026-07-04T09:00:00.000Z",
+    )
+    brief = ChronicleProvider().project_context(tmp_path)
+    assert brief == "\n".join(
+        [
+            "## Decisions, newest first",
+            "- We decided to ship on Fridays _(agent, 2026-07-03 10:00)_",
+            "- Let's use ruff for linting _(agent, 2026-07-02 09:00)_",
+            "- Going with trunk-based development _(agent, 2026-07-02 09:00)_",
+        ]
+    )
+
+
+def test_no_decisions_is_no_project_brief(fake_chronicle, tmp_path):
+    fake_chronicle.create_store(tmp_path)
+    assert ChronicleProvider().project_context(tmp_path) is None
+    assert compose(tmp_path, providers=[ChronicleProvider()]) is None

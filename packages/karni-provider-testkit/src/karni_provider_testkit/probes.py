@@ -1,0 +1,229 @@
+"""Watching what provider code does while it runs.
+
+The conformance suite must see a provider start a process, open a socket or
+wait without a deadline, even when the provider swallows every exception (as
+the rules tell it to). These context managers patch the standard library's
+entry points for the duration of one call and *record* what happened, so the
+test can fail afterwards whatever the provider caught.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+__all__ = ["ForbiddenCall", "bounded_call", "forbid_processes_and_sockets", "unbounded_waits"]
+
+
+class ForbiddenCall(Exception):
+    """Raised inside provider code that starts a process or opens a socket under a probe."""
+
+
+_PROCESS_FUNCTIONS = (
+    "system",
+    "popen",
+    "fork",
+    "forkpty",
+    "posix_spawn",
+    "posix_spawnp",
+    "execv",
+    "execve",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execvp",
+    "execvpe",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnvpe",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+)
+
+
+@contextmanager
+def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        for owner, attribute, replacement in patches:
+            if hasattr(owner, attribute):
+                saved.append((owner, attribute, getattr(owner, attribute)))
+                setattr(owner, attribute, replacement)
+        yield
+    finally:
+        for owner, attribute, original in reversed(saved):
+            setattr(owner, attribute, original)
+
+
+@contextmanager
+def forbid_processes_and_sockets() -> Iterator[list[str]]:
+    """Record (and refuse) every process start and socket creation in the block.
+
+    Patched: ``subprocess.Popen``, the ``os`` functions that start processes
+    (``system``, ``popen``, ``fork``, ``posix_spawn``, ``exec*``, ``spawn*``),
+    ``_posixsubprocess.fork_exec`` and ``socket.socket``/``socketpair``/
+    ``create_connection``. Each refused call raises :class:`ForbiddenCall`
+    and is recorded.
+
+    Yields:
+        The list the attempts are appended to, one description each.
+    """
+    attempts: list[str] = []
+
+    def refuse(what: str) -> Callable[..., Any]:
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            shown = ", ".join(repr(arg)[:60] for arg in args[:2])
+            attempts.append(f"{what}({shown})")
+            raise ForbiddenCall(f"{what} is not allowed here")
+
+        return refused
+
+    patches: list[tuple[Any, str, Any]] = [
+        (subprocess, "Popen", refuse("subprocess.Popen")),
+        (socket, "socket", refuse("socket.socket")),
+        (socket, "socketpair", refuse("socket.socketpair")),
+        (socket, "create_connection", refuse("socket.create_connection")),
+    ]
+    patches += [(os, name, refuse(f"os.{name}")) for name in _PROCESS_FUNCTIONS]
+    try:
+        import _posixsubprocess  # type: ignore[import-not-found]
+
+        patches.append((_posixsubprocess, "fork_exec", refuse("_posixsubprocess.fork_exec")))
+    except ImportError:  # Windows has no _posixsubprocess
+        pass
+    with _patched(patches):
+        yield attempts
+
+
+@contextmanager
+def unbounded_waits() -> Iterator[list[str]]:
+    """Record every wait on a process or a socket that has no deadline.
+
+    A wait is unbounded when ``Popen.communicate`` or ``Popen.wait`` is called
+    with no ``timeout`` on a process that is still running (a ``wait()`` after
+    ``kill()``, as ``subprocess.run`` does on a timeout, is fine), or when a
+    socket connects while neither it nor ``socket.getdefaulttimeout()`` has a
+    timeout. This covers ``subprocess.run``/``check_output``/``call`` (they
+    wait through these methods) and ``urllib``/``http.client`` (they connect
+    through ``socket``). The calls themselves go ahead unchanged.
+
+    Yields:
+        The list the unbounded waits are appended to, one description each.
+    """
+    found: list[str] = []
+    signalled: set[int] = set()
+    lock = threading.Lock()
+    popen = subprocess.Popen
+    original_communicate = popen.communicate
+    original_wait = popen.wait
+    original_send_signal = popen.send_signal
+    original_kill = popen.kill
+    original_terminate = popen.terminate
+    socket_class = socket.socket
+    original_connect = socket_class.connect
+    original_connect_ex = socket_class.connect_ex
+
+    nesting = threading.local()  # communicate() waits through wait(): judge the outer call only
+
+    def note(process: Any, what: str, timeout: Any) -> None:
+        if getattr(nesting, "depth", 0):
+            return
+        if timeout is None and process.returncode is None and id(process) not in signalled:
+            with lock:
+                found.append(f"{what} without a timeout, on {process.args!r}")
+
+    def judged(what: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            timeout = kwargs.get("timeout", args[-1] if len(args) == arity[what] else None)
+            note(self, f"Popen.{what}", timeout)
+            nesting.depth = getattr(nesting, "depth", 0) + 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                nesting.depth -= 1
+
+        return method
+
+    arity = {"communicate": 2, "wait": 1}  # positional arguments when timeout is positional
+
+    def mark(original: Callable[..., Any]) -> Callable[..., Any]:
+        def marked(self: Any, *args: Any) -> Any:
+            signalled.add(id(self))
+            return original(self, *args)
+
+        return marked
+
+    def check_socket(self: Any, address: Any) -> None:
+        if self.gettimeout() is None and socket.getdefaulttimeout() is None:
+            with lock:
+                found.append(f"socket.connect({address!r}) without a timeout")
+
+    def connect(self: Any, address: Any) -> Any:
+        check_socket(self, address)
+        return original_connect(self, address)
+
+    def connect_ex(self: Any, address: Any) -> Any:
+        check_socket(self, address)
+        return original_connect_ex(self, address)
+
+    with _patched(
+        [
+            (popen, "communicate", judged("communicate", original_communicate)),
+            (popen, "wait", judged("wait", original_wait)),
+            (popen, "send_signal", mark(original_send_signal)),
+            (popen, "kill", mark(original_kill)),
+            (popen, "terminate", mark(original_terminate)),
+            (socket_class, "connect", connect),
+            (socket_class, "connect_ex", connect_ex),
+        ]
+    ):
+        yield found
+
+
+class _Outcome:
+    __slots__ = ("error", "finished", "value")
+
+    def __init__(self) -> None:
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.finished = False
+
+
+def bounded_call(function: Callable[..., Any], *args: Any, seconds: float = 30.0) -> Any:
+    """Call ``function(*args)`` and return its value, failing if it hangs.
+
+    Unlike Karni's own isolation this lets exceptions through (re-raised in the
+    caller), so a test can report them.
+
+    Raises:
+        TimeoutError: The call did not return within ``seconds``; it is left
+            running in a daemon thread.
+    """
+    outcome = _Outcome()
+
+    def run() -> None:
+        try:
+            outcome.value = function(*args)
+        except BaseException as error:
+            outcome.error = error
+        outcome.finished = True
+
+    worker = threading.Thread(target=run, name="karni-contract-call", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome.finished:
+        raise TimeoutError(f"the call did not return within {seconds:g} seconds")
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.value

@@ -1,0 +1,1 @@
+"""Helpers behind ``scripts/release`` and ``scripts/check-ranges`` (standard library only)."""

@@ -1,0 +1,95 @@
+"""The integration suite's fixtures: what a release would upload, and where to run it.
+
+Everything here works on *built artifacts*, never on the editable workspace:
+
+- ``dist_dir`` builds every wheel and sdist once per session with
+  ``uv build --all-packages --no-sources --offline -o <temp>``: the release
+  build (no workspace sources, so sibling ranges are honoured, gotcha G1;
+  ``-o`` because uv otherwise writes to the root ``dist/``, gotcha G5;
+  ``--offline`` because hatchling comes from uv's cache, which ``uv sync``
+  filled). Set ``KARNI_IT_DIST=/abs/dir`` to test a folder of ready-made
+  artifacts instead: ``scripts/release`` does this to test a new wheel next to
+  released siblings.
+- ``interpreters`` finds every CPython from 3.11 up on the machine.
+- ``offline`` is the command prefix that cuts the network where allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from karni_it.artifacts import Artifact, find_artifacts
+from karni_it.environment import offline_prefix
+from karni_it.interpreters import find_interpreters
+from karni_it.workspace import DISTRIBUTIONS, ROOT
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "release_script: tests of scripts/release (left out of the release's own run)"
+    )
+
+
+def find_uv() -> list[str]:
+    """The uv command: on PATH, else as a module of this interpreter."""
+    uv = shutil.which("uv")
+    if uv:
+        return [uv]
+    probe = subprocess.run([sys.executable, "-m", "uv", "--version"], capture_output=True)
+    if probe.returncode == 0:
+        return [sys.executable, "-m", "uv"]
+    pytest.fail("uv not found: put it on PATH (scripts/test installs it when missing)")
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="session")
+def uv() -> list[str]:
+    return find_uv()
+
+
+@pytest.fixture(scope="session")
+def dist_dir(tmp_path_factory: pytest.TempPathFactory, uv: list[str]) -> Path:
+    """Every wheel and sdist of the workspace, built as a release builds them."""
+    given = os.environ.get("KARNI_IT_DIST")
+    if given:
+        path = Path(given)
+        if not path.is_absolute() or not path.is_dir():
+            pytest.fail(f"KARNI_IT_DIST={given!r} is not an absolute folder; give one")
+        return path
+    out = tmp_path_factory.mktemp("dist")
+    result = subprocess.run(
+        [*uv, "build", "--all-packages", "--no-sources", "--offline", "-o", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"uv build failed (exit {result.returncode}):\n{result.stderr}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def artifacts(dist_dir: Path) -> dict[str, Artifact]:
+    """Distribution name → its built wheel and sdist."""
+    return find_artifacts(dist_dir, list(DISTRIBUTIONS))
+
+
+@pytest.fixture(scope="session")
+def interpreters() -> dict[str, Path]:
+    """``"3.N"`` → a working CPython executable, for each supported version found."""
+    return find_interpreters()
+
+
+@pytest.fixture(scope="session")
+def offline() -> list[str]:
+    """The command prefix that cuts the network (``unshare -rn``) where allowed, else ``[]``."""
+    return offline_prefix()

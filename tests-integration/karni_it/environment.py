@@ -1,0 +1,67 @@
+"""Subprocess environments that neither the caller's pip set-up nor CI can leak into."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+CI_VARIABLES = frozenset(
+    {
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "BUILDKITE",
+        "CIRCLECI",
+        "JENKINS_URL",
+        "TF_BUILD",
+        "TEAMCITY_VERSION",
+        "BITBUCKET_BUILD_NUMBER",
+        "CODEBUILD_BUILD_ID",
+    }
+)
+"""The variables by which Karni recognises CI (they silence its one-time tip)."""
+
+_DROPPED_PREFIXES = ("PIP_", "PIPX_", "UV_", "KARNI_", "PYTHON", "VIRTUAL_ENV", "CONDA")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The caller's environment without pip, pipx, uv, Python, Karni or CI settings.
+
+    This machine's pip configuration can fake "offline" (a global find-links and
+    extra index, style §3.4 note 4), and CI variables change Karni's output (the
+    one-time tip), so none of them leak into a test. Output is made stable with
+    ``NO_COLOR``, ``COLUMNS`` and a UTF-8 locale.
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(_DROPPED_PREFIXES) and key not in CI_VARIABLES
+    }
+    env.update(
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_NO_INPUT="1",
+        PYTHONDONTWRITEBYTECODE="1",
+        NO_COLOR="1",
+        COLUMNS="80",
+        LINES="24",
+        LC_ALL="C.UTF-8",
+    )
+    env.update(extra)
+    return env
+
+
+def offline_prefix() -> list[str]:
+    """``["unshare", "-rn"]`` when a private network namespace is allowed here, else ``[]``.
+
+    Inside it nothing can reach the network. Where the kernel forbids it (e.g.
+    GitHub's Ubuntu runners restrict user namespaces) the calls stay offline
+    by their own arguments: ``--no-index`` and no pip configuration.
+    """
+    unshare = shutil.which("unshare")
+    if unshare:
+        probe = subprocess.run([unshare, "-rn", "true"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return [unshare, "-rn"]
+    return []

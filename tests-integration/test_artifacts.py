@@ -1,0 +1,249 @@
+"""Each built wheel and sdist is what we mean to upload: metadata, contents, entry points."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import tomllib
+from pathlib import PurePosixPath
+
+import pytest
+from karni_it.artifacts import Artifact
+from karni_it.workspace import DISTRIBUTIONS, ROOT
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+NAMES = sorted(DISTRIBUTIONS)
+
+
+def _released_mode() -> bool:
+    """``KARNI_IT_DIST`` given: artifacts may come from released tags, not this tree."""
+    return bool(os.environ.get("KARNI_IT_DIST"))
+
+
+DOCUMENTED_ENTRY_POINTS: dict[str, dict[str, dict[str, str]]] = {
+    "karni-core": {},
+    "karni-cli": {"console_scripts": {"karni": "karni.cli.main:main"}},
+    "karni-history-chronicle": {
+        "karni.history_providers": {
+            "gigai-chronicle": "karni.agent.history_chronicle:ChronicleProvider"
+        }
+    },
+    "karni-history-adr": {
+        "console_scripts": {"karni-history-adr": "karni_history_adr.cli:main"},
+        "karni.history_providers": {"adr": "karni_history_adr.provider:AdrProvider"},
+    },
+    "karni-historian": {
+        "console_scripts": {"karni-historian": "karni_historian.cli:main"},
+        "karni.history_providers": {"historian": "karni_historian.provider:HistorianProvider"},
+    },
+    "karni-provider-testkit": {
+        "console_scripts": {"fake-chronicle": "karni_provider_testkit.fake_chronicle:main"},
+        "pytest11": {"karni_provider_testkit": "karni_provider_testkit.plugin"},
+    },
+}
+"""The entry points the issues promise users, per distribution (names are public API)."""
+
+FORBIDDEN_PARTS = {
+    "tests",
+    "test",
+    "__pycache__",
+    "__snapshots__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".venv",
+    ".karni",
+    "dist",
+}
+FORBIDDEN_FILE = re.compile(r"^(test_.*\.py|.*_test\.py|conftest\.py|.*\.py[co]|\.DS_Store)$")
+
+ACCEPTED_METADATA_VERSIONS = {"2.1", "2.2", "2.3", "2.4", "2.5"}
+"""2.5 (hatchling >= 1.32) needs an uploader with Twine 7 (gotcha G6); see test below."""
+
+
+@pytest.fixture(params=NAMES)
+def artifact(request: pytest.FixtureRequest, artifacts: dict[str, Artifact]) -> Artifact:
+    return artifacts[request.param]
+
+
+def test_every_workspace_package_was_built(artifacts: dict[str, Artifact]) -> None:
+    assert sorted(artifacts) == NAMES
+    assert set(DOCUMENTED_ENTRY_POINTS) == set(NAMES), "document the new package's entry points"
+
+
+def test_file_names_carry_name_and_version(artifact: Artifact) -> None:
+    stem = f"{artifact.name.replace('-', '_')}-{artifact.version}"
+    assert artifact.wheel.name == f"{stem}-py3-none-any.whl"
+    assert artifact.sdist.name == f"{stem}.tar.gz"
+
+
+def test_metadata_matches_the_source(artifact: Artifact) -> None:
+    project = artifact.pyproject["project"]
+    meta = artifact.metadata
+    assert meta["Name"] == project["name"] == artifact.name
+    assert meta["Version"] == project["version"]
+    assert meta["Metadata-Version"] in ACCEPTED_METADATA_VERSIONS
+    assert meta["Requires-Python"] == project["requires-python"] == ">=3.11"
+    assert sorted(map(str, map(Requirement, meta.get_all("Requires-Dist") or []))) == sorted(
+        map(str, map(Requirement, project.get("dependencies", [])))
+    )
+
+
+def test_version_is_the_one_in_the_tree(artifact: Artifact) -> None:
+    if _released_mode():
+        pytest.skip("KARNI_IT_DIST given: siblings may be released versions, not the tree's")
+    pyproject = DISTRIBUTIONS[artifact.name] / "pyproject.toml"
+    assert artifact.version == tomllib.loads(pyproject.read_text())["project"]["version"]
+
+
+def test_sibling_ranges_are_bounded_and_admit_the_built_sibling(
+    artifact: Artifact, artifacts: dict[str, Artifact]
+) -> None:
+    for line in artifact.metadata.get_all("Requires-Dist") or []:
+        requirement = Requirement(line)
+        if requirement.name not in artifacts:
+            continue
+        operators = {spec.operator for spec in requirement.specifier}
+        assert ">=" in operators and "<" in operators, (
+            f"{artifact.name}: `{line}` needs a floor and a cap (`>=X,<Y`), never a pin"
+        )
+        assert not operators & {"==", "==="}, f"{artifact.name}: `{line}` pins a sibling"
+        sibling = Version(artifacts[requirement.name].version)
+        assert requirement.specifier.contains(sibling), (
+            f"{artifact.name} requires `{line}`, which does not admit the built "
+            f"{requirement.name} {sibling} (gotcha G1)"
+        )
+
+
+def test_entry_points_are_the_documented_ones(artifact: Artifact) -> None:
+    assert artifact.entry_points == DOCUMENTED_ENTRY_POINTS[artifact.name]
+    project = artifact.pyproject["project"]
+    declared = dict(project.get("entry-points", {}))
+    if project.get("scripts"):
+        declared["console_scripts"] = project["scripts"]
+    assert artifact.entry_points == declared
+
+
+def _defines(source: str, attribute: str) -> bool:
+    """Does the module ``source`` bind ``attribute`` at top level (def, class, =, import)?"""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in node.names)
+    return attribute in names
+
+
+def test_entry_points_resolve_inside_the_wheel(artifact: Artifact) -> None:
+    for group, points in artifact.entry_points.items():
+        for name, value in points.items():
+            module, _, attribute = value.partition(":")
+            base = module.replace(".", "/")
+            candidates = [f"{base}.py", f"{base}/__init__.py"]
+            found = [c for c in candidates if c in artifact.wheel_names]
+            assert found, f"{artifact.name}: [{group}] {name} = {value}: no {candidates[0]}"
+            if attribute:
+                source = artifact.wheel_bytes(found[0]).decode("utf-8")
+                assert _defines(source, attribute.split(".")[0]), (
+                    f"{artifact.name}: [{group}] {name} = {value}: {found[0]} has no {attribute}"
+                )
+
+
+def _top_packages(artifact: Artifact) -> set[str]:
+    """The import packages the wheel ships, e.g. ``karni/cli`` or ``karni_history_adr``."""
+    packages = set()
+    for name in artifact.wheel_names:
+        if name.endswith("/__init__.py") and ".dist-info/" not in name:
+            path = name.removesuffix("/__init__.py")
+            parent = str(PurePosixPath(path).parent)
+            if f"{parent}/__init__.py" not in artifact.wheel_names:
+                packages.add(path)
+    return packages
+
+
+def test_every_package_is_typed(artifact: Artifact) -> None:
+    packages = _top_packages(artifact)
+    assert packages, f"{artifact.name}: the wheel holds no package"
+    for package in packages:
+        assert f"{package}/py.typed" in artifact.wheel_names, f"{package}: no py.typed"
+    assert "Typing :: Typed" in artifact.metadata.get_all("Classifier")
+
+
+def test_licence_is_declared_and_shipped(artifact: Artifact) -> None:
+    meta = artifact.metadata
+    assert meta["License-Expression"] == "MIT"
+    assert meta.get_all("License-File") == ["LICENSE"]
+    dist_info = f"{artifact.name.replace('-', '_')}-{artifact.version}.dist-info"
+    licence = artifact.wheel_bytes(f"{dist_info}/licenses/LICENSE")
+    assert licence.startswith(b"MIT License")
+    assert artifact.sdist_files["LICENSE"] == licence
+
+
+def test_readme_is_the_long_description(artifact: Artifact) -> None:
+    meta = artifact.metadata
+    assert meta["Description-Content-Type"] == "text/markdown"
+    readme = artifact.sdist_files["README.md"].decode("utf-8")
+    assert meta.get_payload() == readme
+    if not _released_mode():
+        assert readme == (DISTRIBUTIONS[artifact.name] / "README.md").read_text(encoding="utf-8")
+
+
+def _offending(names: list[str]) -> list[str]:
+    bad = []
+    for name in names:
+        parts = PurePosixPath(name).parts
+        if FORBIDDEN_PARTS & set(parts[:-1]) or FORBIDDEN_FILE.match(parts[-1]):
+            bad.append(name)
+    return bad
+
+
+def test_no_tests_or_caches_inside(artifact: Artifact) -> None:
+    assert _offending(artifact.wheel_names) == []
+    assert _offending(artifact.sdist_names) == []
+
+
+def test_sdist_holds_what_a_rebuild_needs(artifact: Artifact) -> None:
+    names = set(artifact.sdist_names)
+    assert {"pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE", "PKG-INFO"} <= names
+    changelog = artifact.sdist_files["CHANGELOG.md"].decode("utf-8")
+    assert "## [Unreleased]" in changelog
+
+
+@pytest.mark.parametrize("namespace", ["karni/__init__.py", "karni/agent/__init__.py"])
+def test_namespace_packages_stay_implicit(artifacts: dict[str, Artifact], namespace: str) -> None:
+    for artifact in artifacts.values():
+        assert namespace not in artifact.wheel_names, f"{artifact.name} ships {namespace}"
+        assert f"src/{namespace}" not in artifact.sdist_names, f"{artifact.name} sdist"
+
+
+def test_karni_namespace_is_shared_without_clashes(artifacts: dict[str, Artifact]) -> None:
+    owners: dict[str, str] = {}
+    for artifact in artifacts.values():
+        for name in artifact.wheel_names:
+            if ".dist-info/" in name:
+                continue
+            assert name not in owners, (
+                f"{name} is shipped by {owners.get(name)} and {artifact.name}"
+            )
+            owners[name] = artifact.name
+    assert owners["karni/agent/history/__init__.py"] == "karni-core"
+    assert owners["karni/cli/__init__.py"] == "karni-cli"
+    assert owners["karni/agent/history_chronicle/__init__.py"] == "karni-history-chronicle"
+
+
+def test_metadata_version_matches_the_uploader() -> None:
+    """Metadata 2.5 (hatchling >= 1.32) is rejected by Twine < 7 (gotcha G6).
+
+    The release workflow must publish with gh-action-pypi-publish >= v1.14.2,
+    the first release that bundles Twine 7.
+    """
+    workflow = (ROOT / ".github/workflows/release.yml").read_text(encoding="utf-8")
+    match = re.search(r"pypa/gh-action-pypi-publish@v(\d+)\.(\d+)\.(\d+)", workflow)
+    assert match, "release.yml must pin pypa/gh-action-pypi-publish to a vX.Y.Z tag"
+    assert tuple(map(int, match.groups())) >= (1, 14, 2)
