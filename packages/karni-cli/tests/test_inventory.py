@@ -283,3 +283,37 @@ def test_project_code_is_never_run_and_broken_files_are_skipped(tmp_path: Path) 
 def test_empty_project_renders_nothing(tmp_path: Path) -> None:
     (tmp_path / "manage.py").write_text("")
     assert render(str(tmp_path)) == ""
+
+
+def test_a_marker_before_installed_apps_does_not_count(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "config/settings.py": """
+                # karni:apps is the marker this file uses (documentation, not the marker)
+                INSTALLED_APPS = ["django.contrib.auth", "apps.one"]
+            """,
+            "apps/one/models.py": "",
+        },
+    )
+    assert inventory_lines(str(tmp_path)) == ["APPS: one(apps/one/)"]
+
+
+def test_scaffold_shaped_settings_with_the_marker_last(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "config/settings.py": """
+                INSTALLED_APPS = [
+                    "django.contrib.admin",
+                    "rest_framework",
+                    "karni_auth",
+                    "apps.events",
+                    # Project apps (apps/<name>/) are added just before this marker.
+                    # karni:apps
+                ]
+            """,
+            "apps/events/apps.py": "",
+        },
+    )
+    assert inventory_lines(str(tmp_path)) == ["APPS: events(apps/events/)", "MODULES: karni_auth"]

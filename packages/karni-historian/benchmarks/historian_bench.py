@@ -29,8 +29,15 @@ SESSION = "0b7c3f1e-2d4a-4c5b-9e8f-1a2b3c4d5e6f"
 def _transcript(path: str, root: str, megabytes: int) -> int:
     """Write a Claude Code shaped transcript of about ``megabytes`` MB; return its size."""
     target = megabytes * 1_000_000
-    base = {"cwd": root, "sessionId": SESSION, "version": "2.1.81", "gitBranch": "main",
-            "userType": "external", "entrypoint": "cli", "isSidechain": False}
+    base = {
+        "cwd": root,
+        "sessionId": SESSION,
+        "version": "2.1.81",
+        "gitBranch": "main",
+        "userType": "external",
+        "entrypoint": "cli",
+        "isSidechain": False,
+    }
     filler = "def handler(request):\n    return render(request, 'page.html', {'items': items})\n"
     written = 0
     turn = 0
@@ -39,23 +46,86 @@ def _transcript(path: str, root: str, megabytes: int) -> int:
             turn += 1
             ts = f"2026-03-02T10:{turn // 3600 % 60:02d}:{turn % 60:02d}.000Z"
             records = [
-                {"type": "user", "uuid": f"u-{turn}", "parentUuid": None, "timestamp": ts,
-                 "message": {"role": "user", "content": f"Turn {turn}: refactor views/page_{turn % 97}.py and keep the API stable."}},
-                {"type": "assistant", "uuid": f"a-{turn}", "timestamp": ts, "requestId": f"req_{turn}",
-                 "message": {"id": f"msg_{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
-                             "content": [{"type": "text", "text": f"I'll edit views/page_{turn % 97}.py."}]}},
-                {"type": "assistant", "uuid": f"b-{turn}", "timestamp": ts, "requestId": f"req_{turn}",
-                 "message": {"id": f"msg_{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
-                             "content": [{"type": "tool_use", "id": f"toolu_{turn}", "name": "Edit",
-                                          "input": {"file_path": f"{root}/views/page_{turn % 97}.py",
-                                                    "old_string": "items", "new_string": "entries"}}]}},
-                {"type": "user", "uuid": f"r-{turn}", "timestamp": ts,
-                 "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{turn}",
-                                                          "content": filler * 25}]},
-                 "toolUseResult": {"filePath": f"{root}/views/page_{turn % 97}.py", "structuredPatch": []}},
-                {"type": "assistant", "uuid": f"c-{turn}", "timestamp": ts, "requestId": f"req2_{turn}",
-                 "message": {"id": f"msg2_{turn}", "role": "assistant", "model": "claude-sonnet-4-5",
-                             "content": [{"type": "text", "text": f"Done: page_{turn % 97} now uses entries."}]}},
+                {
+                    "type": "user",
+                    "uuid": f"u-{turn}",
+                    "parentUuid": None,
+                    "timestamp": ts,
+                    "message": {
+                        "role": "user",
+                        "content": f"Turn {turn}: refactor views/page_{turn % 97}.py and keep the API stable.",
+                    },
+                },
+                {
+                    "type": "assistant",
+                    "uuid": f"a-{turn}",
+                    "timestamp": ts,
+                    "requestId": f"req_{turn}",
+                    "message": {
+                        "id": f"msg_{turn}",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [
+                            {"type": "text", "text": f"I'll edit views/page_{turn % 97}.py."}
+                        ],
+                    },
+                },
+                {
+                    "type": "assistant",
+                    "uuid": f"b-{turn}",
+                    "timestamp": ts,
+                    "requestId": f"req_{turn}",
+                    "message": {
+                        "id": f"msg_{turn}",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": f"toolu_{turn}",
+                                "name": "Edit",
+                                "input": {
+                                    "file_path": f"{root}/views/page_{turn % 97}.py",
+                                    "old_string": "items",
+                                    "new_string": "entries",
+                                },
+                            }
+                        ],
+                    },
+                },
+                {
+                    "type": "user",
+                    "uuid": f"r-{turn}",
+                    "timestamp": ts,
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": f"toolu_{turn}",
+                                "content": filler * 25,
+                            }
+                        ],
+                    },
+                    "toolUseResult": {
+                        "filePath": f"{root}/views/page_{turn % 97}.py",
+                        "structuredPatch": [],
+                    },
+                },
+                {
+                    "type": "assistant",
+                    "uuid": f"c-{turn}",
+                    "timestamp": ts,
+                    "requestId": f"req2_{turn}",
+                    "message": {
+                        "id": f"msg2_{turn}",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [
+                            {"type": "text", "text": f"Done: page_{turn % 97} now uses entries."}
+                        ],
+                    },
+                },
             ]
             for record in records:
                 line = json.dumps({**record, **base}, separators=(",", ":")) + "\n"
@@ -89,50 +159,96 @@ def bench_ingest(megabytes: int = 200) -> None:
         folder = os.path.join(tmp, "claude", "projects", project_key(root))
         os.makedirs(folder)
         size = _transcript(os.path.join(folder, f"{SESSION}.jsonl"), root, megabytes)
-        env = {**os.environ, "CLAUDE_CONFIG_DIR": os.path.join(tmp, "claude"),
-               "HOME": tmp, "XDG_CONFIG_HOME": os.path.join(tmp, "xdg")}
+        env = {
+            **os.environ,
+            "CLAUDE_CONFIG_DIR": os.path.join(tmp, "claude"),
+            "HOME": tmp,
+            "XDG_CONFIG_HOME": os.path.join(tmp, "xdg"),
+        }
         for first in (True, False):
-            out = subprocess.run([sys.executable, "-c", _CHILD, root], env=env, check=True,
-                                 capture_output=True, text=True).stdout.split()
+            out = subprocess.run(
+                [sys.executable, "-c", _CHILD, root],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.split()
             elapsed, peak, added = float(out[0]), float(out[1]), int(out[2])
             if first:
-                print(f"ingest {size / 1e6:.0f} MB: {elapsed:.2f} s, {size / 1e6 / elapsed:.1f} "
-                      f"MB/s, {added} messages, peak RSS {peak:.0f} MB")
+                print(
+                    f"ingest {size / 1e6:.0f} MB: {elapsed:.2f} s, {size / 1e6 / elapsed:.1f} "
+                    f"MB/s, {added} messages, peak RSS {peak:.0f} MB"
+                )
             else:
-                print(f"ingest again, nothing new: {elapsed * 1000:.0f} ms, {added} messages, "
-                      f"peak RSS {peak:.0f} MB")
+                print(
+                    f"ingest again, nothing new: {elapsed * 1000:.0f} ms, {added} messages, "
+                    f"peak RSS {peak:.0f} MB"
+                )
+
+
+def _compartments(count: int) -> list:
+    from karni_historian.model import Compartment
+
+    return [
+        Compartment(
+            i * 3 + 1,
+            i * 3 + 3,
+            f"Episode {i}: refactor views/page_{i % 97}.py",
+            p1=f"Refactored page_{i % 97} to use entries; kept the API stable. " * 3,
+            p2=f"Refactored page_{i % 97}; API stable.",
+            p3=f"page_{i % 97} refactor.",
+            p4="" if i % 3 else f"page_{i % 97}",
+            importance=(i * 37) % 100 + 1,
+            start_date="2026-03-02",
+            end_date="2026-03-02",
+        )
+        for i in range(count)
+    ]
+
+
+def store_compartments(root: str, count: int, touching: str | None = None) -> None:
+    """Store ``count`` compartments in one session of the project at ``root``.
+
+    With ``touching``, every compartment's first message touched that path.
+    """
+    from karni_historian.model import TextPart
+    from karni_historian.store import RunRecord, Store, parts_to_json
+
+    compartments = _compartments(count)
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            parts = parts_to_json([TextPart("message")])
+            store.insert_messages(
+                "s",
+                [(n, "user", parts, "2026-03-02T10:00:00Z", "") for n in range(1, count * 3 + 1)],
+            )
+            if touching:
+                for compartment in compartments:
+                    store.add_file("s", compartment.start, touching, "edit")
+        store.publish("s", compartments, [], RunRecord("s", "bench", "ok"))
 
 
 def bench_render(count: int = 10_000) -> None:
     """Print the time to render ``count`` compartments, as a function and as the command."""
-    from karni_historian.model import Compartment
     from karni_historian.render import render_history
-    from karni_historian.store import RunRecord, Store
 
-    compartments = [
-        Compartment(i * 3 + 1, i * 3 + 3, f"Episode {i}: refactor views/page_{i % 97}.py",
-                    p1=f"Refactored page_{i % 97} to use entries; kept the API stable. " * 3,
-                    p2=f"Refactored page_{i % 97}; API stable.", p3=f"page_{i % 97} refactor.",
-                    p4="" if i % 3 else f"page_{i % 97}", importance=(i * 37) % 100 + 1,
-                    start_date="2026-03-02", end_date="2026-03-02")
-        for i in range(count)
-    ]
+    compartments = _compartments(count)
     for budget in (19_500, 60_000):
         best = min(_timed(lambda b=budget: render_history(compartments, b)) for _ in range(5))
         print(f"render_history, {count} compartments, budget {budget}: {best * 1000:.1f} ms")
     with tempfile.TemporaryDirectory() as tmp:
         open(os.path.join(tmp, "manage.py"), "w").close()
-        with Store.open(tmp, create=True) as store:
-            with store.transaction():
-                store.ensure_session("s", "generic")
-            store.publish("s", compartments, [], RunRecord("s", "bench", "ok"))
+        store_compartments(tmp, count)
         command = [sys.executable, "-m", "karni_historian.cli", "--project", tmp, "render"]
         best = min(
             _timed(lambda: subprocess.run(command, check=True, capture_output=True))
             for _ in range(3)
         )
-        print(f"karni-historian render (process, store read + render), {count} compartments: "
-              f"{best * 1000:.0f} ms")
+        print(
+            f"karni-historian render (process, store read + render), {count} compartments: "
+            f"{best * 1000:.0f} ms"
+        )
 
 
 def _timed(function) -> float:

@@ -4,7 +4,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from karni_historian.cli import main
 from karni_historian.ingest.claude_code import project_key
 
@@ -92,9 +91,7 @@ def test_ingest_sessions_and_second_run(project, capsys):
 
 def test_ingest_from_reports_malformed_lines(project, tmp_path, capsys):
     export = tmp_path / "export.jsonl"
-    export.write_text(
-        json.dumps({"session": "g", "role": "user", "text": "hi"}) + "\n{oops\n"
-    )
+    export.write_text(json.dumps({"session": "g", "role": "user", "text": "hi"}) + "\n{oops\n")
     code, out, err = cli(capsys, "ingest", "--from", str(export))
     assert code == 0
     assert out == (
@@ -129,7 +126,7 @@ def test_expand_one_message_in_full(project, capsys, snapshot_text):
 def test_expand_range(project, capsys, snapshot_text):
     install_fixture(project)
     cli(capsys, "ingest")
-    code, out, err = cli(capsys, "expand", "1", "12")
+    code, out, _err = cli(capsys, "expand", "1", "12")
     assert code == 0
     assert out.replace(str(project), "<PROJECT>") == snapshot_text
     assert out.startswith("Messages 1-12 (12 messages, ~")
@@ -138,7 +135,7 @@ def test_expand_range(project, capsys, snapshot_text):
 def test_expand_range_verbose(project, capsys, snapshot_text):
     install_fixture(project)
     cli(capsys, "ingest")
-    code, out, err = cli(capsys, "expand", "--verbose", "7", "13")
+    code, out, _err = cli(capsys, "expand", "--verbose", "7", "13")
     assert code == 0
     assert out.replace(str(project), "<PROJECT>") == snapshot_text
 
@@ -156,7 +153,7 @@ def test_expand_argument_errors(project, capsys):
         2,
         "karni-historian: START must be a positive integer (got '0')\n",
     )
-    code, out, _ = cli(capsys, "expand", "40", "50")
+    _code, out, _ = cli(capsys, "expand", "40", "50")
     assert out == (
         "No messages found in range 40-50. The range may be outside this session's history.\n"
     )
@@ -170,7 +167,7 @@ def test_expand_argument_errors(project, capsys):
 def test_status_render_and_brief_before_wrapup(project, capsys):
     install_fixture(project)
     cli(capsys, "ingest")
-    code, out, _ = cli(capsys, "status")
+    _code, out, _ = cli(capsys, "status")
     assert out == (
         f"Session {SESSION} (claude-code): Rename total helper to subtotal\n"
         "- Raw messages: 32 (32 after the last compartment)\n"
@@ -194,8 +191,7 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
     )
     assert cli(capsys, "brief", "/etc/passwd")[::2] == (
         2,
-        f"karni-historian: /etc/passwd lies outside the project {project}; "
-        f"pass a path inside it\n",
+        f"karni-historian: /etc/passwd lies outside the project {project}; pass a path inside it\n",
     )
 
 
@@ -224,3 +220,27 @@ def test_wrapup_argument(project, capsys):
         0,
         f"session {SESSION}: nothing to wrap up — only 32 messages above the last compartment\n",
     )
+
+
+def test_session_choice(project, tmp_path, capsys):
+    export = tmp_path / "two.jsonl"
+    lines = [
+        {"session": "alpha-1", "role": "user", "text": "old", "timestamp": "2026-01-01T00:00:00Z"},
+        {"session": "alpha-2", "role": "user", "text": "new", "timestamp": "2026-02-01T00:00:00Z"},
+    ]
+    export.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    cli(capsys, "ingest", "--from", str(export))
+    code, out, _ = cli(capsys, "sessions")
+    assert [line.split()[0] for line in out.splitlines()] == ["alpha-2", "alpha-1"]
+    assert cli(capsys, "expand", "--message", "1")[1].endswith("[text]\nnew\n")
+    assert cli(capsys, "expand", "--session", "alpha-1", "--message", "1")[1].endswith("old\n")
+    assert cli(capsys, "expand", "--session", "alpha", "--message", "1")[::2] == (
+        1,
+        "karni-historian: session prefix 'alpha' is ambiguous; give more of the id\n",
+    )
+    code, out, _ = cli(capsys, "wrapup")
+    assert code == 0
+    assert out.splitlines() == [
+        "session alpha-1: nothing to wrap up — only 1 messages above the last compartment",
+        "session alpha-2: nothing to wrap up — only 1 messages above the last compartment",
+    ]

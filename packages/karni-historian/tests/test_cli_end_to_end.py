@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from karni.agent.history import HISTORY_TOKEN_CAP, compose
-
 from karni_historian.cli import main
 from karni_historian.ingest.claude_code import project_key
 from karni_historian.provider import HistorianProvider

@@ -4,7 +4,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from karni_historian.ingest import IngestError, ingest, reader
 from karni_historian.ingest.claude_code import ClaudeCodeReader, find_files, project_key
 from karni_historian.model import TextPart, ToolPart
@@ -112,7 +111,9 @@ def test_second_run_adds_nothing(project):
     run(project)
     report = run(project)
     assert report.messages_added == 0
-    assert report.summary() == "ingested 0 of 1 transcript file(s): 0 new message(s) in 0 session(s)"
+    assert (
+        report.summary() == "ingested 0 of 1 transcript file(s): 0 new message(s) in 0 session(s)"
+    )
 
 
 def test_grown_file_adds_only_its_new_lines(project):
@@ -305,7 +306,13 @@ def test_replaced_file_is_reread_without_duplicates(project):
 def test_generic_format(project, tmp_path):
     transcript = tmp_path / "export.jsonl"
     lines = [
-        {"session": "g1", "role": "user", "text": "Fix the login bug", "id": "m1", "title": "Login"},
+        {
+            "session": "g1",
+            "role": "user",
+            "text": "Fix the login bug",
+            "id": "m1",
+            "title": "Login",
+        },
         {
             "session": "g1",
             "role": "assistant",
@@ -373,7 +380,9 @@ def test_chronicle_session_logs(project):
     events = [
         chronicle_event("SessionStarted", {"title": "Events work", "resumedFrom": None}, 1),
         chronicle_event("PromptSubmitted", {"text": "make events soft-deletable"}, 2),
-        chronicle_event("ToolExecuted", {"tool": "Edit", "outcome": "ok", "summary": "Edit models"}, 3),
+        chronicle_event(
+            "ToolExecuted", {"tool": "Edit", "outcome": "ok", "summary": "Edit models"}, 3
+        ),
         chronicle_event("FileModified", {"path": "apps/events/models.py"}, 4),
         chronicle_event("AIResponseReceived", {"text": {"$blob": f"sha256-{digest}"}}, 5),
         chronicle_event("GitCommitCreated", {"sha": "3f9a1c0d2b", "message": "Soft delete"}, 6),
@@ -402,7 +411,9 @@ def test_chronicle_session_logs(project):
 def test_from_folder_sniffs_each_file(project, tmp_path):
     folder = tmp_path / "exports"
     (folder / "nested").mkdir(parents=True)
-    (folder / "a.jsonl").write_text(json.dumps({"session": "g", "role": "user", "text": "hi"}) + "\n")
+    (folder / "a.jsonl").write_text(
+        json.dumps({"session": "g", "role": "user", "text": "hi"}) + "\n"
+    )
     event = chronicle_event("PromptSubmitted", {"text": "hello"}, 1, session="ses_X")
     (folder / "nested" / "b.jsonl").write_text(json.dumps(event) + "\n")
     (folder / "notes.txt").write_text("not a transcript")

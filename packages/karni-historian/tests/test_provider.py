@@ -4,7 +4,6 @@ import sys
 
 import pytest
 from karni.agent.history import HISTORY_TOKEN_CAP, compose
-
 from karni_historian.model import Compartment, Fact, TextPart
 from karni_historian.provider import HistorianProvider, file_brief
 from karni_historian.store import RunRecord, Store, parts_to_json
@@ -24,7 +23,10 @@ def fill(root, episodes, *, session="s1", facts=(), started="2026-03-02T10:00:00
             store.ensure_session(session, "generic")
             for ordinal in range(1, last + 1):
                 store.write_message(
-                    session, ordinal, "user", parts_to_json([TextPart(f"m{ordinal}")]),
+                    session,
+                    ordinal,
+                    "user",
+                    parts_to_json([TextPart(f"m{ordinal}")]),
                     timestamp=started,
                 )
             for compartment, files in episodes:
@@ -99,7 +101,10 @@ def test_file_brief_facts_first_then_episodes(root, snapshot_text):
 
 def test_tight_room_decays_old_episodes_instead_of_cutting(root):
     episodes = [
-        (episode(i * 2 + 1, i * 2 + 2, f"Episode {i:02d}", importance=90 if i == 3 else 50), ["a.py"])
+        (
+            episode(i * 2 + 1, i * 2 + 2, f"Episode {i:02d}", importance=90 if i == 3 else 50),
+            ["a.py"],
+        )
         for i in range(40)
     ]
     fill(root, episodes)

@@ -1,7 +1,7 @@
+import itertools
 import time
 
 import pytest
-
 from karni_historian import runner
 from karni_historian.compartment_xml import emit
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
@@ -25,7 +25,10 @@ def conversation(root, turns, *, session="s", words=5):
             ordinal += 1
             text = f"Prompt {turn}: " + " ".join(f"word{i}" for i in range(words))
             store.write_message(
-                session, ordinal, "user", parts_to_json([TextPart(text)]),
+                session,
+                ordinal,
+                "user",
+                parts_to_json([TextPart(text)]),
                 timestamp=f"2026-03-0{1 + turn % 2}T10:00:00Z",
             )
             ordinal += 1
@@ -33,7 +36,10 @@ def conversation(root, turns, *, session="s", words=5):
             if turn % 3 == 0:
                 parts.append(ToolPart("Read", {"file_path": "a.py"}, "x", call_id=f"c{turn}"))
             store.write_message(
-                session, ordinal, "assistant", parts_to_json(parts),
+                session,
+                ordinal,
+                "assistant",
+                parts_to_json(parts),
                 timestamp=f"2026-03-0{1 + turn % 2}T10:00:01Z",
             )
     return ordinal
@@ -42,8 +48,15 @@ def conversation(root, turns, *, session="s", words=5):
 def one_per_line(chunk, messages):
     """A stand-in historian: one compartment per chunk line, a fact on the first."""
     compartments = [
-        Compartment(line.start, line.end, f"Lines {line.start}-{line.end}", p1=line.body,
-                    p2=line.body[:40], p3=line.body[:20], p4="")
+        Compartment(
+            line.start,
+            line.end,
+            f"Lines {line.start}-{line.end}",
+            p1=line.body,
+            p2=line.body[:40],
+            p3=line.body[:20],
+            p4="",
+        )
         for line in chunk.lines
     ]
     return emit(compartments, [Fact("CONSTRAINTS", "Keep answers short.")])
@@ -85,7 +98,7 @@ def test_wrapup_loops_over_chunk_budgets(root):
         outcome = runner.wrapup(store, "s", 2, settings, historian=counting)
         assert outcome.status == "ok"
         assert len(rounds) > 5
-        assert all(b[0] == a[1] + 1 for a, b in zip(rounds, rounds[1:], strict=False))
+        assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(rounds))
         assert store.last_compartment_end("s") == 118
         runs = store.runs("s")
         assert len(runs) == len(rounds)
@@ -164,7 +177,8 @@ def test_settings_from_project_and_user_config(root, tmp_path):
     user = tmp_path / "xdg" / "karni"
     user.mkdir(parents=True)
     (user / "config.toml").write_text(
-        '[historian]\ncontext_limit = 128000\nexpand_tools = { ask = false, mine = "M ${input.x}" }\n'
+        "[historian]\ncontext_limit = 128000\n"
+        'expand_tools = { ask = false, mine = "M ${input.x}" }\n'
     )
     (root / ".karni").mkdir()
     (root / ".karni" / "config.toml").write_text(
@@ -210,3 +224,16 @@ def test_local_date(monkeypatch):
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_only_noise_left_is_not_a_failure(root):
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "claude-code")
+            for ordinal in range(1, 8):
+                text = TextPart("<local-command-stdout>x</local-command-stdout>", ignored=True)
+                store.write_message("s", ordinal, "user", parts_to_json([text]))
+        outcome = runner.wrapup(store, "s", 2, historian=one_per_line)
+        assert (outcome.status, outcome.failed) == ("nothing", False)
+        assert outcome.message() == ("session s: no readable messages before message 6 to condense")
+        assert store.runs("s") == []

@@ -4,7 +4,6 @@ import stat
 from dataclasses import replace
 
 import pytest
-
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
 from karni_historian.store import (
     SCHEMA_VERSION,

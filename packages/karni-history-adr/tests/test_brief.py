@@ -151,3 +151,15 @@ def test_the_example_project_brief(run_karni: object, snapshot_text: object) -> 
     assert result.exit_code == 0, result.stderr
     assert result.stderr == ""
     assert f"{result.history_block()}\n" == snapshot_text
+
+
+def test_the_docs_show_the_example_projects_real_brief() -> None:
+    from karni.agent.history import compose
+
+    block = compose(EVENTSITE, "apps/events/models.py", providers=[AdrProvider()])
+    assert block is not None
+    repository = EVENTSITE.parents[1]
+    concepts = (repository / "docs/concepts/history-providers.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "\n".join(f"  {line}" for line in block.splitlines()) in concepts
+    assert block in readme

@@ -34,6 +34,8 @@ _DB = os.path.join(".karni", "local", "historian.db")
 _MAX_FACTS = 40
 _MAX_TITLES = 30
 _FACT_SHARE = 0.4
+_CATEGORY_ORDER = ("CONSTRAINTS", "PROJECT_RULES", "ARCHITECTURE", "CONFIG_VALUES", "NAMING")
+"""Facts are listed in this order (what must not be broken first); others follow."""
 
 
 class HistorianProvider:
@@ -147,28 +149,7 @@ def _episode_line(stored: StoredCompartment, tier: int, sessions: int) -> str:
     return f"{head}: {body}" if body else head
 
 
-def _touching(store: Store, path: str) -> list[StoredCompartment]:
-    """The compartments whose messages touched ``path``, oldest first."""
-    import bisect
-
-    ordinals: dict[str, list[int]] = {}
-    for session_id, ordinal in store.touching(path):
-        ordinals.setdefault(session_id, []).append(ordinal)
-    found: list[tuple[str, str, int, StoredCompartment]] = []
-    for session_id, touched in ordinals.items():
-        session = store.session(session_id)
-        first = (session.first_ts or "") if session else ""
-        for stored in store.compartments(session_id):
-            c = stored.compartment
-            i = bisect.bisect_left(touched, c.start)
-            if i < len(touched) and touched[i] <= c.end:
-                found.append((first, session_id, stored.sequence, stored))
-    found.sort(key=lambda item: item[:3])
-    return [item[3] for item in found]
-
-
-def _facts_about(store: Store, path: str, episodes: Sequence[StoredCompartment]) -> list[Fact]:
-    spans = [(s.session_id, s.compartment.start, s.compartment.end) for s in episodes]
+def _facts_about(store: Store, path: str, spans: Sequence[tuple[str, int, int]]) -> list[Fact]:
     facts = store.facts_for_spans(spans)
     known = {(fact.category, fact.content) for fact in facts}
     name = path.rsplit("/", 1)[-1]
@@ -178,7 +159,12 @@ def _facts_about(store: Store, path: str, episodes: Sequence[StoredCompartment])
         if path in fact.content or (len(name) > 3 and name in fact.content):
             facts.append(fact)
             known.add((fact.category, fact.content))
-    return facts
+    return _by_priority(facts)
+
+
+def _by_priority(facts: Sequence[Fact]) -> list[Fact]:
+    rank = {category: i for i, category in enumerate(_CATEGORY_ORDER)}
+    return sorted(facts, key=lambda fact: rank.get(fact.category, len(rank)))
 
 
 def _fit_lines(lines: list[str], room: int) -> list[str]:
@@ -205,89 +191,124 @@ def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str
         The brief, or None when the store knows nothing about ``path``.
     """
     path = _normal(path)
-    episodes = _touching(store, path)
-    facts = _facts_about(store, path, episodes)[:_MAX_FACTS]
-    if not episodes and not facts:
+    rows = store.touching_compartments(path)
+    loader = _Loader(store, [row[1] for row in rows])
+    spans = store.compartment_spans([row[1] for row in rows])
+    facts = _facts_about(store, path, spans)[:_MAX_FACTS]
+    if not rows and not facts:
         return None
     lines: list[str] = []
     if facts:
         fact_lines = ["Project memory:", *(_fact_line(fact) for fact in facts)]
         if room_chars is not None:
-            share = int(room_chars * (_FACT_SHARE if episodes else 1.0))
+            share = int(room_chars * (_FACT_SHARE if rows else 1.0))
             fact_lines = _fit_lines(fact_lines, share)
             if len(fact_lines) == 1:
                 fact_lines = []
         lines += fact_lines
-    if episodes:
+    if rows:
         heading = "Episodes that touched this file, oldest first:"
-        sessions = len({stored.session_id for stored in episodes})
+        sessions = len({row[0] for row in rows})
         if room_chars is None:
-            tiers = [1] * len(episodes)
+            tiers = {i: 1 for i in range(len(rows))}
         else:
             used = sum(len(line) + 1 for line in lines) + len(heading) + 1
-            tiers = _tiers(episodes, room_chars - used, sessions)
+            tiers = _tiers(rows, loader, room_chars - used, sessions)
         shown = [
-            _episode_line(stored, tier, sessions)
-            for stored, tier in zip(episodes, tiers, strict=True)
-            if tier < 5
+            _episode_line(loader.get(i), tiers[i], sessions) for i in sorted(tiers) if tiers[i] < 5
         ]
         if shown:
             lines += [heading, *shown]
     return "\n".join(lines) if lines else None
 
 
-def _tiers(episodes: Sequence[StoredCompartment], room_chars: int, sessions: int) -> list[int]:
-    """Decay tiers for the episodes so that their lines fit in ``room_chars``.
+class _Loader:
+    """Fetches full compartments on demand, in batches, by position in the touching list."""
 
-    The tiers come from the decay curve (:func:`karni_historian.decay.tier`).
-    Its pressure is the smallest (from the 0.1 floor up) at which the lines
-    fit, found by bisection: the reference's one-pass estimate prices tiers at
-    upstream's average sizes (322 tokens for a full paraphrase) and would
-    leave most of Karni's few hundred tokens unused. Higher pressure never
-    gives a better tier, so the search is sound. The guard of §1.8 then
-    demotes the oldest episodes, one tier at a time, if the lines still do not
-    fit (only possible when even the anchors overflow).
+    def __init__(self, store: Store, ids: Sequence[int]) -> None:
+        self.store = store
+        self.ids = ids
+        self.loaded: dict[int, StoredCompartment] = {}
+
+    def get(self, position: int) -> StoredCompartment:
+        stored = self.loaded.get(self.ids[position])
+        if stored is None:
+            self.prefetch([position])
+            stored = self.loaded[self.ids[position]]
+        return stored
+
+    def prefetch(self, positions: Sequence[int]) -> None:
+        missing = [self.ids[p] for p in positions if self.ids[p] not in self.loaded]
+        if missing:
+            self.loaded.update(self.store.compartments_by_id(missing))
+
+
+def _tiers(
+    rows: Sequence[tuple[str, int, int, int]], loader: _Loader, room_chars: int, sessions: int
+) -> dict[int, int]:
+    """Decay tiers of the shown episodes, by position, so that their lines fit ``room_chars``.
+
+    The tiers come from the decay curve (:func:`karni_historian.decay.tier`),
+    the newest touching episode at curve index 1. Its pressure is the smallest
+    (from the 0.1 floor up) at which the lines fit, found by bisection: the
+    reference's one-pass estimate prices tiers at upstream's average sizes (322
+    tokens for a full paraphrase) and would leave most of Karni's few hundred
+    tokens unused. Higher pressure never gives a better tier, so the search is
+    sound. The guard of §1.8 then demotes the oldest episodes, one tier at a
+    time, if the lines still do not fit (only when even anchors overflow).
+
+    Only episodes that can be shown are ever loaded: they are visited in the
+    order they archive (by age over the importance-adjusted half-life), and a
+    visit stops at the first archived one or when the room is full.
     """
-    from karni_historian.decay import PRESSURE_FLOOR, tier
+    from karni_historian.decay import ARCHIVED, PRESSURE_FLOOR, tier
 
-    count = len(episodes)
-    items = [(count - i, stored.compartment.importance) for i, stored in enumerate(episodes)]
+    count = len(rows)
+    items = [(count - i, max(1, min(100, row[3]))) for i, row in enumerate(rows)]
+    order = sorted(range(count), key=lambda i: (items[i][0] - 1) / 2 ** ((items[i][1] - 50) / 25))
     sizes: dict[tuple[int, int], int] = {}
 
-    def render_one(i: int, t: int) -> str:
-        return _episode_line(episodes[i], t, sessions) if t < 5 else ""
-
     def size(i: int, t: int) -> int:
-        if t >= 5:
-            return 0
         key = (i, t)
         if key not in sizes:
-            sizes[key] = len(render_one(i, t)) + 1
+            sizes[key] = len(_episode_line(loader.get(i), t, sessions)) + 1
         return sizes[key]
 
-    def tiers_at(p: float) -> list[int]:
-        return [tier(index, importance, p) for index, importance in items]
-
-    def fits(tiers: list[int]) -> bool:
-        return sum(size(i, t) for i, t in enumerate(tiers)) <= room_chars + 1
+    def shown_at(p: float) -> dict[int, int] | None:
+        """Tiers of the shown episodes at pressure ``p``, or None when they overflow."""
+        tiers: dict[int, int] = {}
+        used = 0
+        for n, i in enumerate(order):
+            t = tier(items[i][0], items[i][1], p)
+            if t >= ARCHIVED:
+                break
+            if n % 64 == 0:
+                loader.prefetch(order[n : n + 64])
+            used += size(i, t)
+            if used > room_chars + 1:
+                return None
+            tiers[i] = t
+        return tiers
 
     low, high = PRESSURE_FLOOR, PRESSURE_FLOOR
-    if not fits(tiers_at(low)):
+    found = shown_at(low)
+    if found is None:
         high = 1.0
-        while not fits(tiers_at(high)) and high < 1e9:
+        while shown_at(high) is None and high < 1e9:
             low, high = high, high * 4
         for _ in range(40):
             middle = (low * high) ** 0.5
-            if fits(tiers_at(middle)):
-                high = middle
-            else:
+            if shown_at(middle) is None:
                 low = middle
-    tiers = tiers_at(high)
-    while not fits(tiers):  # the guard of §1.8, measured in characters as Karni's cap is
-        oldest = next((i for i, t in enumerate(tiers) if t < 5), None)
+            else:
+                high = middle
+        found = shown_at(high)
+    tiers = found or {}
+    while sum(size(i, t) for i, t in tiers.items() if t < ARCHIVED) > room_chars + 1:
+        oldest = min((i for i, t in tiers.items() if t < ARCHIVED), default=None)
         if oldest is None:
             break
-        tiers[oldest] += 1
+        tiers[oldest] += 1  # the guard of §1.8, measured in characters as Karni's cap is
     return tiers
 
 
@@ -305,26 +326,16 @@ def project_brief(
     Returns:
         The brief, or None when the store has neither facts nor compartments.
     """
-    facts = store.facts()
+    facts = _by_priority(store.facts())
     lines: list[str] = []
     if facts:
         fact_lines = ["Project memory:", *(_fact_line(fact) for fact in facts)]
         if room_chars is not None:
             fact_lines = _fit_lines(fact_lines, room_chars // 2)
         lines += fact_lines
-    newest = _newest(store, max_titles)
+    newest = store.newest_compartments(max_titles)
     if newest:
         sessions = len({stored.session_id for stored in newest})
         lines.append("Recent episodes, newest first:")
         lines += [_anchor_line(stored, sessions) for stored in newest]
     return "\n".join(lines) if lines else None
-
-
-def _newest(store: Store, limit: int | None) -> list[StoredCompartment]:
-    found: list[tuple[str, str, int, StoredCompartment]] = []
-    for session in store.sessions():
-        for stored in store.compartments(session.id):
-            found.append((session.last_ts or "", session.id, stored.sequence, stored))
-    found.sort(key=lambda item: item[:3], reverse=True)
-    chosen = found if limit is None else found[:limit]
-    return [item[3] for item in chosen]

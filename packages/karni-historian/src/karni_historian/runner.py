@@ -362,11 +362,9 @@ def _advance(
             chunk_start=chunk.start,
             chunk_end=chunk.end,
         )
+        if chunk.is_empty:
+            break  # only noise is left before the target: nothing to condense
         try:
-            if chunk.is_empty:
-                raise HistorianOutputError(
-                    f"no readable messages in {offset}-{target - 1} to condense"
-                )
             check_coverage(chunk)
             xml = historian(chunk, messages)
             result = validate(parse(xml), chunk, arcs=arcs, force_keep=force_keep)
@@ -396,6 +394,8 @@ def _advance(
     if outcome.status == "ok" and outcome.covered_to + 1 < target:
         outcome.status = "partial"
         outcome.note = f"messages {outcome.covered_to + 1}-{target - 1} left for the next run"
+    elif outcome.status == "nothing":
+        outcome.note = f"no readable messages before message {target} to condense"
     return outcome
 
 

@@ -760,6 +760,64 @@ class Store:
         ).fetchall()
         return [_compartment_from_row(row) for row in rows]
 
+    def touching_compartments(self, path: str) -> list[tuple[str, int, int, int]]:
+        """Compartments whose messages touched ``path`` (or a file under it), oldest first.
+
+        Light rows ``(session_id, id, sequence, importance)``, ordered by the
+        session's first message, then session id, then sequence; fetch the
+        full compartments with :meth:`compartments_by_id`.
+        """
+        prefix = path.rstrip("/") + "/"
+        return self.connection.execute(
+            "SELECT c.session_id, c.id, c.sequence, c.importance FROM compartments c"
+            " JOIN sessions s ON s.id = c.session_id"
+            " WHERE EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
+            " AND f.ordinal BETWEEN c.start_message AND c.end_message"
+            " AND (f.path = ? OR substr(f.path, 1, ?) = ?))"
+            " ORDER BY COALESCE(s.first_ts, ''), c.session_id, c.sequence",
+            (path, len(prefix), prefix),
+        ).fetchall()
+
+    def newest_compartments(self, limit: int | None = None) -> list[StoredCompartment]:
+        """The newest compartments: sessions by last activity, then sequence, newest first."""
+        rows = self.connection.execute(
+            "SELECT c.id, c.session_id, c.sequence, c.start_message, c.end_message, c.title,"
+            " c.content, c.p1, c.p2, c.p3, c.p4, c.importance, c.start_date, c.end_date,"
+            " c.episode_type, c.legacy FROM compartments c JOIN sessions s ON s.id = c.session_id"
+            " ORDER BY COALESCE(s.last_ts, '') DESC, c.session_id DESC, c.sequence DESC"
+            " LIMIT ?",
+            (-1 if limit is None else limit,),
+        ).fetchall()
+        return [_compartment_from_row(row) for row in rows]
+
+    def compartment_spans(self, ids: Iterable[int]) -> list[tuple[str, int, int]]:
+        """``(session_id, start, end)`` of the compartments with these row ids."""
+        wanted = list(ids)
+        spans: list[tuple[str, int, int]] = []
+        for offset in range(0, len(wanted), 500):
+            batch = wanted[offset : offset + 500]
+            marks = ",".join("?" * len(batch))
+            spans += self.connection.execute(
+                "SELECT session_id, start_message, end_message FROM compartments"
+                f" WHERE id IN ({marks})",
+                batch,
+            ).fetchall()
+        return spans
+
+    def compartments_by_id(self, ids: Iterable[int]) -> dict[int, StoredCompartment]:
+        """The compartments with these row ids."""
+        wanted = list(ids)
+        found: dict[int, StoredCompartment] = {}
+        for offset in range(0, len(wanted), 500):
+            batch = wanted[offset : offset + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self.connection.execute(
+                _COMPARTMENT_SELECT + f" WHERE id IN ({marks})", batch
+            ):
+                stored = _compartment_from_row(row)
+                found[stored.id] = stored
+        return found
+
     def compartment_count(self) -> int:
         """The number of compartments in the store."""
         return int(self.connection.execute("SELECT COUNT(*) FROM compartments").fetchone()[0])
@@ -897,20 +955,31 @@ class Store:
 
     def facts_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[Fact]:
         """Facts promoted from a run that overlapped one of ``(session, start, end)``."""
+        import bisect
+
         from karni_historian.model import Fact
 
-        wanted = list(spans)
-        if not wanted:
-            return []
+        by_session: dict[str, list[tuple[int, int]]] = {}
+        for session_id, start, end in spans:
+            by_session.setdefault(session_id, []).append((start, end))
         found: dict[int, tuple[str, str]] = {}
-        for session_id, start, end in wanted:
-            for memory_id, category, content in self.connection.execute(
-                "SELECT m.id, m.category, m.content FROM memories m"
-                " JOIN memory_sources s ON s.memory_id = m.id"
-                " WHERE s.session_id = ? AND s.start_message <= ? AND s.end_message >= ?",
-                (session_id, end, start),
+        for session_id, ranges in by_session.items():
+            ranges.sort()
+            # Sort by end too, and keep the smallest start reaching each end, for overlap tests.
+            ends = sorted(ranges, key=lambda r: r[1])
+            end_keys = [end for _, end in ends]
+            lowest = [start for start, _ in ends]
+            for i in range(len(lowest) - 2, -1, -1):
+                lowest[i] = min(lowest[i], lowest[i + 1])
+            for memory_id, category, content, start, end in self.connection.execute(
+                "SELECT m.id, m.category, m.content, s.start_message, s.end_message"
+                " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
+                " WHERE s.session_id = ?",
+                (session_id,),
             ):
-                found[memory_id] = (category, content)
+                i = bisect.bisect_left(end_keys, start)
+                if i < len(end_keys) and lowest[i] <= end:
+                    found[memory_id] = (category, content)
         return [Fact(*found[key]) for key in sorted(found, key=lambda k: (found[k][0], k))]
 
     # -- runs and failures --

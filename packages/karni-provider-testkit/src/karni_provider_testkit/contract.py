@@ -502,18 +502,24 @@ class ProviderContract:
         enabled (``KARNI_HISTORY_PROVIDERS``): the installed entry point
         ``entry_point_name``, or, while that is None, the provider's class
         registered for the run (so it must be importable and take no
-        arguments). Fix: if the heading is missing,
-        check that the provider loads by entry point (``karni doctor`` lists
-        load failures) and that ``detect`` is true from another working
-        directory; if ``karni`` fails, read its stderr in the failure message.
+        arguments). Fix: if the heading is missing, check that the provider
+        loads by entry point (``karni doctor`` lists load failures) and that
+        ``detect`` is true from another working directory; if ``karni``
+        fails, read its stderr in the failure message.
         """
+        import importlib.util
         from contextlib import ExitStack
 
         from karni.agent.history import HISTORY_TOKEN_CAP
 
         from karni_provider_testkit.install import installed_provider
-        from karni_provider_testkit.runner import run_karni
+        from karni_provider_testkit.runner import find_karni_command, run_karni
 
+        if find_karni_command()[1:2] == ["-m"] and importlib.util.find_spec("karni.cli") is None:
+            pytest.fail(
+                "this test runs the `karni` command, which is not installed here; "
+                "install karni-cli in the same environment as your provider"
+            )
         provider = self.make_provider()
         with ExitStack() as stack:
             name = self.entry_point_name

@@ -149,7 +149,7 @@ def installed_provider(
     ``target``'s module is on ``PYTHONPATH`` too, and ``KARNI_CACHE_DIR`` points
     at ``cache_dir`` (default: a folder inside ``site_dir``) so the entry-point
     cache of the person running the tests is never touched. Everything is
-    restored afterwards.
+    restored afterwards, and the ``*.dist-info`` is deleted.
 
     Args:
         target: A ``"module:attribute"`` string, or a provider class, factory
@@ -175,7 +175,7 @@ def installed_provider(
     distribution = distribution or f"karni-testkit-{name}"
     site_dir = Path(site_dir).absolute()
     site_dir.mkdir(parents=True, exist_ok=True)
-    write_distribution(site_dir, name, value, distribution, version)
+    dist_info = write_distribution(site_dir, name, value, distribution, version)
     root = _import_root(value)
     import_roots = (root,) if root is not None and str(root) not in sys.path else ()
     cache_dir = Path(cache_dir) if cache_dir is not None else site_dir / ".karni-cache"
@@ -202,4 +202,7 @@ def installed_provider(
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = old
+        import shutil
+
+        shutil.rmtree(dist_info, ignore_errors=True)
         importlib.invalidate_caches()

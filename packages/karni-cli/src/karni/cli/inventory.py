@@ -213,6 +213,7 @@ def _installed_apps(root: str) -> tuple[list[tuple[str, int]], int | None] | Non
         return None
     names: dict[str, _ast.AST] = {}
     values: list[_ast.AST] = []
+    start = 0
     for statement in module.body:
         target = value = None
         if isinstance(statement, _ast.Assign) and len(statement.targets) == 1:
@@ -224,6 +225,7 @@ def _installed_apps(root: str) -> tuple[list[tuple[str, int]], int | None] | Non
         if target.id == "INSTALLED_APPS":
             if not isinstance(statement, _ast.AugAssign):
                 values = []
+                start = statement.lineno
             values.append(value)
         else:
             names[target.id] = value
@@ -236,8 +238,8 @@ def _installed_apps(root: str) -> tuple[list[tuple[str, int]], int | None] | Non
     ]
     marker = None
     for number, line in enumerate(text.splitlines(), 1):
-        if line.strip().startswith(APPS_MARKER):
-            marker = number
+        if number >= start and line.strip().startswith(APPS_MARKER):
+            marker = number  # the first marker at or after the (last) INSTALLED_APPS assignment
             break
     return entries, marker
 
