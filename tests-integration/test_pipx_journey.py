@@ -62,6 +62,7 @@ INJECTED_STEPS = [
     "third-party/eventsite/doctor",
 ]
 STEPS = [f"before/{s}" for s in PLAIN_STEPS] + INJECTED_STEPS
+MINIMUM_PIPX = (1, 15, 1)
 OTHER_VERSIONS = [v for v in PYTHON_VERSIONS if v != PRIMARY_VERSION]
 
 
@@ -84,6 +85,14 @@ def pipx_command() -> list[str]:
     command = find_pipx()
     if command is None:
         pytest.skip("pipx not found (in .venv/bin or on PATH); install pipx >= 1.15.1")
+    version = subprocess.run(
+        [*command, "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+    if parts < MINIMUM_PIPX:
+        # Before 1.15.1 --skip-maintenance is a no-op, so an offline pip-backend
+        # install fails, and relative find-links break (gotcha G3).
+        pytest.skip(f"pipx {version or '?'} is older than 1.15.1; upgrade it")
     return command
 
 

@@ -53,7 +53,8 @@ def _transcript(path: str, root: str, megabytes: int) -> int:
                     "timestamp": ts,
                     "message": {
                         "role": "user",
-                        "content": f"Turn {turn}: refactor views/page_{turn % 97}.py and keep the API stable.",
+                        "content": f"Turn {turn}: refactor views/page_{turn % 97}.py"
+                        " and keep the API stable.",
                     },
                 },
                 {

@@ -56,6 +56,17 @@ def test_finds_only_main_session_files(project):
     assert find_files(str(project)) == [str(path)]
 
 
+def test_finds_sessions_started_in_subfolders(project, tmp_path):
+    claude = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    inside = claude / project_key(str(project / "shop"))
+    sibling = claude / project_key(str(project) + "-old")
+    for folder, cwd in ((inside, project / "shop"), (sibling, str(project) + "-old")):
+        folder.mkdir(parents=True)
+        record = {"type": "user", "cwd": str(cwd), "sessionId": "x", "message": {}}
+        (folder / "s.jsonl").write_text(json.dumps(record) + "\n")
+    assert find_files(str(project)) == [str(inside / "s.jsonl")]
+
+
 def test_claude_code_session_end_to_end(project):
     path = install_fixture(project)
     report = run(project)

@@ -193,7 +193,7 @@ def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str
     path = _normal(path)
     rows = store.touching_compartments(path)
     loader = _Loader(store, [row[1] for row in rows])
-    spans = store.compartment_spans([row[1] for row in rows])
+    spans = [(row[0], row[4], row[5]) for row in rows]
     facts = _facts_about(store, path, spans)[:_MAX_FACTS]
     if not rows and not facts:
         return None
@@ -244,7 +244,10 @@ class _Loader:
 
 
 def _tiers(
-    rows: Sequence[tuple[str, int, int, int]], loader: _Loader, room_chars: int, sessions: int
+    rows: Sequence[tuple[str, int, int, int, int, int]],
+    loader: _Loader,
+    room_chars: int,
+    sessions: int,
 ) -> dict[int, int]:
     """Decay tiers of the shown episodes, by position, so that their lines fit ``room_chars``.
 

@@ -760,16 +760,17 @@ class Store:
         ).fetchall()
         return [_compartment_from_row(row) for row in rows]
 
-    def touching_compartments(self, path: str) -> list[tuple[str, int, int, int]]:
+    def touching_compartments(self, path: str) -> list[tuple[str, int, int, int, int, int]]:
         """Compartments whose messages touched ``path`` (or a file under it), oldest first.
 
-        Light rows ``(session_id, id, sequence, importance)``, ordered by the
+        Light rows ``(session_id, id, sequence, importance, start, end)``, ordered by the
         session's first message, then session id, then sequence; fetch the
         full compartments with :meth:`compartments_by_id`.
         """
         prefix = path.rstrip("/") + "/"
         return self.connection.execute(
-            "SELECT c.session_id, c.id, c.sequence, c.importance FROM compartments c"
+            "SELECT c.session_id, c.id, c.sequence, c.importance, c.start_message,"
+            " c.end_message FROM compartments c"
             " JOIN sessions s ON s.id = c.session_id"
             " WHERE EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
             " AND f.ordinal BETWEEN c.start_message AND c.end_message"
@@ -789,20 +790,6 @@ class Store:
             (-1 if limit is None else limit,),
         ).fetchall()
         return [_compartment_from_row(row) for row in rows]
-
-    def compartment_spans(self, ids: Iterable[int]) -> list[tuple[str, int, int]]:
-        """``(session_id, start, end)`` of the compartments with these row ids."""
-        wanted = list(ids)
-        spans: list[tuple[str, int, int]] = []
-        for offset in range(0, len(wanted), 500):
-            batch = wanted[offset : offset + 500]
-            marks = ",".join("?" * len(batch))
-            spans += self.connection.execute(
-                "SELECT session_id, start_message, end_message FROM compartments"
-                f" WHERE id IN ({marks})",
-                batch,
-            ).fetchall()
-        return spans
 
     def compartments_by_id(self, ids: Iterable[int]) -> dict[int, StoredCompartment]:
         """The compartments with these row ids."""

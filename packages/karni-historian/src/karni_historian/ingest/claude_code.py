@@ -105,30 +105,62 @@ def _session_files(folder: str) -> list[str]:
     ]
 
 
+def _recorded_cwd(path: str) -> str | None:
+    """The ``cwd`` of the first record of a session file that has one (first 50 lines)."""
+    import json
+
+    try:
+        with open(path, "rb") as handle:
+            for count, line in enumerate(handle):
+                if count >= 50:
+                    break
+                try:
+                    record = json.loads(line.lstrip(b"\x00"))
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and isinstance(record.get("cwd"), str):
+                    return record["cwd"]
+    except OSError:
+        return None
+    return None
+
+
+def _inside(cwd: str | None, paths: set[str]) -> bool:
+    if cwd is None:
+        return False
+    cwd = os.path.normpath(cwd)
+    return any(cwd == path or cwd.startswith(path.rstrip(os.sep) + os.sep) for path in paths)
+
+
 def find_files(root: str) -> list[str]:
     """The main session files of the project at ``root``, sorted, across config roots.
 
-    Subagent files (``agent-*.jsonl``, ``<session>/subagents/``) are not
-    sessions of their own and are left out.
+    The project's own folder is ``projects/<key>``; sessions started in a
+    subfolder of the project live in folders whose key extends it (``<key>-…``)
+    and are included when their records' ``cwd`` lies inside the project, as
+    are long keys that Claude Code shortened with a hash. Subagent files
+    (``agent-*.jsonl``, ``<session>/subagents/``) are not sessions of their own
+    and are left out.
     """
     paths = {os.path.abspath(root), os.path.realpath(root)}
     files: list[str] = []
     for config in config_roots():
         projects = os.path.join(config, "projects")
-        if not os.path.isdir(projects):
+        try:
+            names = sorted(os.listdir(projects))
+        except OSError:
             continue
         for path in sorted(paths):
             key = project_key(path)
             if len(key) <= 200:
                 files.extend(_session_files(os.path.join(projects, key)))
-                continue
-            try:
-                names = sorted(os.listdir(projects))
-            except OSError:
-                continue
+            prefix = key[:200] + "-"
             for name in names:
-                if name.startswith(key[:200] + "-"):
-                    files.extend(_session_files(os.path.join(projects, name)))
+                if not name.startswith(prefix):
+                    continue
+                candidates = _session_files(os.path.join(projects, name))
+                if candidates and _inside(_recorded_cwd(candidates[0]), paths):
+                    files.extend(candidates)
     unique: list[str] = []
     for file in files:
         if file not in unique:
