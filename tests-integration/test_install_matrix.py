@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,48 @@ def test_testkit_wheel_is_a_working_pytest_plugin(
     second = _run(pytest_cmd, cwd=project)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "2 passed" in second.stdout
+
+
+LOAD_OWN_ENTRY_POINTS = """
+import importlib, json, sys
+from importlib.metadata import distribution
+dist = distribution(sys.argv[1])
+loaded = []
+for file in dist.files:
+    if file.name == "__init__.py" and ".dist-info" not in str(file):
+        importlib.import_module(str(file.parent).replace("/", "."))
+for point in dist.entry_points:
+    point.load()
+    loaded.append(f"{point.group}:{point.name}")
+print(json.dumps(sorted(loaded)))
+"""
+
+
+@pytest.mark.parametrize("name", [*STDLIB_ONLY, "karni-provider-testkit"])
+def test_each_distribution_works_installed_alone(
+    name: str,
+    uv: list[str],
+    dist_dir: Path,
+    artifacts: dict[str, Artifact],
+    offline: list[str],
+    tmp_path: Path,
+) -> None:
+    """Only the declared Requires-Dist come along, and they are enough to load everything."""
+    venv_python = _venv(uv, Path(sys.executable), tmp_path / "venv", offline)
+    index = ["--offline"] if name == "karni-provider-testkit" else ["--no-index"]
+    install = _run(
+        [*offline, *uv, "pip", "install", "--python", str(venv_python), *index, "-f"],
+        str(dist_dir),
+        str(artifacts[name].wheel),
+    )
+    if install.returncode != 0 and index == ["--offline"] and "offline" in install.stderr:
+        pytest.skip(f"pytest/syrupy are not in uv's wheel cache (run `uv sync`): {install.stderr}")
+    assert install.returncode == 0, install.stderr
+    loaded = _run([str(venv_python), "-I", "-c", LOAD_OWN_ENTRY_POINTS, name], cwd=tmp_path)
+    assert loaded.returncode == 0, f"{name} installed alone: {loaded.stderr}"
+    expected = sorted(
+        f"{group}:{point}"
+        for group, points in artifacts[name].entry_points.items()
+        for point in points
+    )
+    assert json.loads(loaded.stdout) == expected

@@ -285,3 +285,8 @@ def test_with_history_chronicle_double_with_nothing_recorded_is_plain(
     monkeypatch.chdir(chronicle_project)
     _, plain, _ = context(capsys)
     assert context(capsys, "--with-history", "apps/tickets/models.py") == (0, plain, "")
+
+
+def test_a_symlinked_file_is_briefed_under_its_own_path(eventsite: Path) -> None:
+    (eventsite / "CLAUDE.md").symlink_to(eventsite / "manage.py")
+    assert resolve_path(str(eventsite), str(eventsite / "CLAUDE.md")) == "CLAUDE.md"

@@ -256,5 +256,9 @@ def test_context_rules_and_new_never_create_local_state(project: Path, capsys, t
     for args in (["context"], ["context", "--with-history", "manage.py"], ["rules"]):
         assert main(args) == 0
     assert main(["rules", "sync", "--check"]) == 0
-    capsys.readouterr()
+    assert main(["new", str(tmp_path / "fresh")]) == 0
+    captured = capsys.readouterr()
+    assert "tip:" not in captured.out + captured.err
     assert not (project / ".karni").exists()
+    assert (tmp_path / "fresh" / "manage.py").is_file()
+    assert not (tmp_path / "fresh" / ".karni" / "local").exists()

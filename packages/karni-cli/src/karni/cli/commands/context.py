@@ -15,7 +15,7 @@ from karni.cli.errors import KarniError, UsageError
 
 __all__ = ["SUMMARY", "parse_args", "resolve_path", "run"]
 
-SUMMARY = "print the project inventory; --with-history appends what history providers recorded"
+SUMMARY = "print the project inventory; --with-history adds history briefs"
 
 USAGE = "usage: karni context [--with-history [PATH]]"
 
@@ -95,7 +95,10 @@ def resolve_path(root: str, path: str) -> str:
         KarniError: The path lies outside the project or is the project root itself.
     """
     real_root = os.path.realpath(root)
-    target = os.path.realpath(os.path.abspath(path))
+    # Folders are resolved (a symlink may lead out of the project); the last part is
+    # kept as named, so a symlinked file is briefed under its own path.
+    parent, name = os.path.split(os.path.abspath(path))
+    target = os.path.join(os.path.realpath(parent), name) if name else os.path.realpath(parent)
     if target == real_root:
         raise KarniError(
             f"PATH `{path}` is the project root {root}; name a file inside it, "
