@@ -126,3 +126,83 @@ def test_detecting_providers_in_name_order(kinds):
         kinds.Static(name="c", detect=False),
     )
     assert detecting_providers(ROOT, [b, none, a]) == [a, b]
+
+
+class Marked:
+    """Declares a store marker; records whether detect was asked."""
+
+    name = "marked"
+    store_markers = (".marked-store",)
+
+    def __init__(self, walk_up=False):
+        self.store_markers_walk_up = walk_up
+        self.asked = 0
+
+    def detect(self, project_root):
+        self.asked += 1
+        return (project_root / ".marked-store").is_dir() or (
+            self.store_markers_walk_up and (project_root.parent / ".marked-store").is_dir()
+        )
+
+    def context(self, project_root, path):
+        return "marked brief"
+
+
+def test_store_markers_let_karni_skip_detect(tmp_path):
+    provider = Marked()
+    assert compose(tmp_path, "a.py", providers=[provider]) is None
+    assert provider.asked == 0
+    (tmp_path / ".marked-store").mkdir()
+    assert compose(tmp_path, "a.py", providers=[provider]) == "HISTORY: a.py (marked)\nmarked brief"
+    assert provider.asked == 1
+
+
+def test_store_markers_walk_up_only_when_asked(tmp_path):
+    (tmp_path / ".marked-store").mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    assert compose(project, "a.py", providers=[Marked(walk_up=False)]) is None
+    walking = Marked(walk_up=True)
+    assert compose(project, "a.py", providers=[walking]) == "HISTORY: a.py (marked)\nmarked brief"
+
+
+def test_a_marker_that_exists_still_leaves_the_decision_to_detect(tmp_path):
+    (tmp_path / ".marked-store").write_text("a plain file, not a store")
+    provider = Marked()
+    assert compose(tmp_path, "a.py", providers=[provider]) is None
+    assert provider.asked == 1
+
+
+@pytest.mark.parametrize("markers", ["not-a-tuple", (), (1, 2), None, ("",)])
+def test_malformed_markers_are_ignored_and_detect_is_asked(tmp_path, markers):
+    provider = Marked()
+    provider.store_markers = markers
+    (tmp_path / ".marked-store").mkdir()
+    assert compose(tmp_path, "a.py", providers=[provider]) == "HISTORY: a.py (marked)\nmarked brief"
+    assert provider.asked == 1
+
+
+def test_no_store_composition_never_imports_pathlib(tmp_path):
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+from karni.agent.history import compose, active_conditions
+
+class Marked:
+    name = "marked"
+    store_markers = (".marked-store",)
+    def detect(self, root):
+        return True
+    def context(self, root, path):
+        return "x"
+
+assert compose({str(tmp_path)!r}, "a.py", providers=[Marked()]) is None
+assert active_conditions({str(tmp_path)!r}, providers=[Marked()]) == frozenset()
+print(sorted(m for m in ("pathlib", "threading", "re", "typing") if m in sys.modules))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == "[]\n"

@@ -27,6 +27,10 @@ class AlwaysDetects(MyHistoryProvider):
         return True
 
 
+class WrongStoreMarkers(MyHistoryProvider):
+    store_markers = (".not-my-history",)
+
+
 class OpensSocketInDetect(MyHistoryProvider):
     def detect(self, project_root):
         try:
@@ -84,6 +88,7 @@ from karni_provider_testkit import ProviderContract
 from my_history.karni_provider import MyHistoryProvider
 from faulty import (
     AlwaysDetects,
+    WrongStoreMarkers,
     ChildWritesToStdout,
     ColouredBrief,
     OpensSocketInDetect,
@@ -131,6 +136,11 @@ class TestAlwaysDetects(Base):
         return AlwaysDetects()
 
 
+class TestWrongStoreMarkers(Base):
+    def make_provider(self):
+        return WrongStoreMarkers()
+
+
 class TestOpensSocketInDetect(Base):
     def make_provider(self):
         return OpensSocketInDetect()
@@ -176,6 +186,11 @@ EXPECTED_FAILURES: dict[str, set[str]] = {
     "TestGoodInstalled": set(),
     "TestWrongDistribution": {"test_entry_point_is_declared"},
     "TestAlwaysDetects": {"test_detect_is_false_without_a_store"},
+    "TestWrongStoreMarkers": {
+        "test_store_markers_agree_with_detect",
+        "test_compose_shows_the_brief_under_the_cap",
+        "test_karni_context_shows_the_brief",
+    },
     "TestOpensSocketInDetect": {"test_detect_starts_no_process_and_opens_no_socket"},
     "TestSlowDetect": {"test_detect_takes_under_a_millisecond"},
     "TestRaisesOnNonAscii": {"test_context_never_raises_for_hostile_paths[non-ASCII-*]"},

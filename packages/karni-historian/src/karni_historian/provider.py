@@ -43,6 +43,9 @@ class HistorianProvider:
 
     name = "historian"
 
+    store_markers = (_DB,)
+    """Karni's speed hint: without the database there is no store."""
+
     def detect(self, project_root: Path) -> bool:
         """Whether the project has a historian store (a file check)."""
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from karni_history_adr.discovery import has_adr_directory
+from karni_history_adr.discovery import ADR_DIRECTORIES, has_adr_directory
 
 __all__ = ["COMMAND", "AdrProvider"]
 
@@ -22,6 +22,9 @@ class AdrProvider:
     """Briefs an agent with the decision records that concern a file."""
 
     name = "adr"
+
+    store_markers = ADR_DIRECTORIES
+    """Karni's speed hint: without one of these folders there is no store."""
     """Shown in Karni's ``HISTORY:`` heading."""
 
     def detect(self, project_root: str | os.PathLike[str]) -> bool:

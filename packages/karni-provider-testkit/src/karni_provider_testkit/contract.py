@@ -212,6 +212,27 @@ class ProviderContract:
         result = self._call(self.make_provider().detect, contract_project)
         assert result is True, f"detect() returned {result!r} for a project with a store"
 
+    def test_store_markers_agree_with_detect(self, contract_project: Path) -> None:
+        """If the provider declares ``store_markers``, one of them exists whenever it detects.
+
+        Karni skips ``detect`` when every declared marker is missing, so a
+        marker list that misses the store hides the provider. Fix: list every
+        path (relative to the project root) whose presence ``detect`` needs,
+        set ``store_markers_walk_up = True`` if ``detect`` looks in parent
+        folders, or drop ``store_markers`` (Karni then always asks ``detect``).
+        """
+        from karni.agent.history.markers import markers_rule_out
+
+        provider = self.make_provider()
+        if getattr(provider, "store_markers", None) is None:
+            pytest.skip("the provider declares no store_markers; Karni always asks detect")
+        self.make_store(contract_project)
+        assert self._call(provider.detect, contract_project) is True
+        assert not markers_rule_out(provider, contract_project), (
+            f"detect() finds a store but none of store_markers={provider.store_markers!r} "
+            f"exists, so Karni would never ask detect()"
+        )
+
     def test_detect_starts_no_process_and_opens_no_socket(self, contract_project: Path) -> None:
         """``detect`` never starts a process or opens a socket, store or not.
 

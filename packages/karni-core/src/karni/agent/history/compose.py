@@ -11,6 +11,7 @@ import os
 
 from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, fit_blocks
 from karni.agent.history.isolation import call_isolated
+from karni.agent.history.markers import markers_rule_out
 from karni.agent.history.sanitize import clean_line, iter_brief_lines
 
 __all__ = [
@@ -48,9 +49,13 @@ def _as_path(project_root: str | os.PathLike[str]) -> Path:
 
 
 def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
-    """Whether ``provider`` detects a store; a failure or a hang counts as no."""
+    """Whether ``provider`` detects a store; a failure or a hang counts as no.
+
+    A provider whose declared ``store_markers`` all are absent is not asked
+    (see :mod:`karni.agent.history.markers`).
+    """
     method = getattr(provider, "detect", None)
-    if not callable(method):
+    if not callable(method) or markers_rule_out(provider, project_root):
         return False
     root = _as_path(project_root)
     outcome = call_isolated(lambda: bool(method(root)), provider=provider)
@@ -68,12 +73,11 @@ def detecting_providers(
 ) -> list[Any]:
     """The providers, in name order, that detect a store for ``project_root``."""
     chosen = _installed_providers() if providers is None else list(providers)
-    root = _as_path(project_root)
     named = sorted(
         ((name, provider) for provider in chosen if (name := provider_name(provider))),
         key=lambda pair: pair[0],
     )
-    return [provider for _, provider in named if detect(provider, root)]
+    return [provider for _, provider in named if detect(provider, project_root)]
 
 
 def active_conditions(
@@ -90,9 +94,8 @@ def active_conditions(
     if raw is not None:
         return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
     chosen = _installed_providers() if providers is None else list(providers)
-    root = _as_path(project_root)
     for provider in sorted(chosen, key=lambda p: provider_name(p) or ""):
-        if provider_name(provider) and detect(provider, root):
+        if provider_name(provider) and detect(provider, project_root):
             return frozenset({"history"})
     return frozenset()
 
@@ -160,9 +163,9 @@ def compose(
         ``HISTORY:`` heading per provider that detects a store and has
         something to say, in name order.
     """
-    root = _as_path(project_root)
     blocks: list[BriefBlock] = []
-    for provider in detecting_providers(root, providers):
+    for provider in detecting_providers(project_root, providers):
+        root = _as_path(project_root)
         name = provider_name(provider)
         assert name is not None
         block = _block(provider, name, root, path, max_tokens)

@@ -10,6 +10,7 @@ its own with its output still discarded, and Karni carries on.
 
 from __future__ import annotations
 
+import _thread
 import io
 import os
 import sys
@@ -94,9 +95,7 @@ class _ThreadFilter(io.TextIOBase):
         self._target = target
 
     def write(self, text: str) -> int:
-        import threading
-
-        if threading.get_ident() in _abandoned_threads:
+        if _thread.get_ident() in _abandoned_threads:
             return len(text)
         return self._target.write(text)
 
@@ -160,16 +159,20 @@ def call_isolated(
         The outcome. Never raises for anything the call does, except that a
         ``KeyboardInterrupt`` in Karni's own thread still propagates.
     """
-    import threading
-
     deadline = provider_timeout(provider) if timeout is None else timeout
     outcome = ProviderCallOutcome()
+    finished = _thread.allocate_lock()
+    finished.acquire()
+    worker_ident: list[int] = []
 
     def run() -> None:
+        worker_ident.append(_thread.get_ident())
         try:
             outcome.value = function(*args)
-        except BaseException as error:
+        except BaseException as error:  # a provider's failure is "no result"
             outcome.error = error
+        finally:
+            finished.release()
 
     real_stdout, real_stderr = sys.stdout, sys.stderr
     for stream in (real_stdout, real_stderr):
@@ -180,15 +183,15 @@ def call_isolated(
     saved = {fd: _redirect_fd(fd, null_fd) for fd in (1, 2)}
     os.close(null_fd)
     sys.stdout = sys.stderr = _Discard()
-    worker = threading.Thread(target=run, name="karni-history-provider", daemon=True)
     abandoned = False
     try:
-        worker.start()
-        worker.join(deadline)
-        abandoned = worker.is_alive()
+        # `_thread` rather than `threading`: it is already loaded at start-up,
+        # and an abandoned worker must not be joined at exit.
+        _thread.start_new_thread(run, ())
+        abandoned = not finished.acquire(timeout=deadline)
     finally:
-        if abandoned and worker.ident is not None:
-            _abandoned_threads.add(worker.ident)
+        if abandoned:
+            _abandoned_threads.update(worker_ident)
             sys.stdout = (
                 _ThreadFilter(_reopen_text(saved[1], real_stdout))
                 if saved[1] is not None

@@ -66,6 +66,11 @@ class ChronicleProvider:
     name = "gigai-chronicle"
     """The provider's name in Karni's ``HISTORY:`` heading and entry-point group."""
 
+    store_markers = (".chronicle",)
+    """Karni's speed hint: no ``.chronicle`` here or above means no store."""
+
+    store_markers_walk_up = True
+
     def __init__(
         self,
         executable: str = DEFAULT_EXECUTABLE,

@@ -1,0 +1,56 @@
+"""A provider's optional hint that lets Karni skip ``detect`` when no store can exist.
+
+``detect`` receives a :class:`pathlib.Path`, and importing :mod:`pathlib` is the
+largest single cost of ``karni context --with-history`` on a project with no
+store. A provider may declare the paths one of which must exist for it to
+detect a store::
+
+    store_markers = (".my-history",)      # relative to the project root
+    store_markers_walk_up = True          # also look in every parent folder
+
+When the provider declares markers and none exists, Karni treats it as "no
+store" without calling ``detect``; when one exists, ``detect`` still decides.
+A provider without the hint is always asked.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["markers_rule_out"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _declared_markers(provider: Any) -> tuple[str, ...] | None:
+    markers = getattr(provider, "store_markers", None)
+    if isinstance(markers, str) or not isinstance(markers, tuple | list):
+        return None
+    if not markers or not all(isinstance(marker, str) and marker for marker in markers):
+        return None
+    return tuple(markers)
+
+
+def markers_rule_out(provider: Any, project_root: str | os.PathLike[str]) -> bool:
+    """True when ``provider`` declares store markers and none of them exists.
+
+    Never raises: a provider whose hint cannot be read is simply asked.
+    """
+    try:
+        markers = _declared_markers(provider)
+        if markers is None:
+            return False
+        walk_up = getattr(provider, "store_markers_walk_up", False) is True
+        folder = os.path.abspath(os.fspath(project_root))
+    except Exception:
+        return False
+    while True:
+        for marker in markers:
+            if os.path.lexists(os.path.join(folder, marker)):
+                return False
+        parent = os.path.dirname(folder)
+        if not walk_up or parent == folder:
+            return True
+        folder = parent
