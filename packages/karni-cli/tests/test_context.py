@@ -288,5 +288,5 @@ def test_with_history_chronicle_double_with_nothing_recorded_is_plain(
 
 
 def test_a_symlinked_file_is_briefed_under_its_own_path(eventsite: Path) -> None:
-    (eventsite / "CLAUDE.md").symlink_to(eventsite / "manage.py")
-    assert resolve_path(str(eventsite), str(eventsite / "CLAUDE.md")) == "CLAUDE.md"
+    (eventsite / "NOTES.md").symlink_to(eventsite / "manage.py")
+    assert resolve_path(str(eventsite), str(eventsite / "NOTES.md")) == "NOTES.md"

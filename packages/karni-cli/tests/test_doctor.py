@@ -144,6 +144,7 @@ def test_doctor_outside_a_project_still_reports(tmp_path: Path, monkeypatch, cap
 
 
 def test_doctor_reports_stale_adapters(eventsite: Path, monkeypatch, capsys) -> None:
+    (eventsite / "AGENTS.md").unlink()
     monkeypatch.chdir(eventsite)
     main(["doctor", "--json"])
     adapters = json.loads(capsys.readouterr().out)["adapters"]

@@ -66,7 +66,8 @@ def test_clean_check_shows_it_on_stderr_only(project: Path, capsys) -> None:
 
 
 def test_failing_check_does_not_show_it(eventsite: Path, monkeypatch, capsys) -> None:
-    monkeypatch.chdir(eventsite)  # adapters never synced: the check fails
+    (eventsite / "AGENTS.md").unlink()  # a missing adapter: the check fails
+    monkeypatch.chdir(eventsite)
     assert main(["check"]) == 1
     assert capsys.readouterr().err == ""
     assert not (eventsite / ".karni").exists()
