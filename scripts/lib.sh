@@ -1,16 +1,41 @@
 # Shared by the scripts in this folder: finds or installs uv, the one tool they need.
-# Source it; it sets the UV array, e.g. "${UV[@]}" sync.
+# Source it, then call ensure_uv: afterwards `uv` is on PATH (exported, so the
+# tests and every child process find the same one) and the UV array holds it,
+# e.g. "${UV[@]}" sync.
+#
+# On a fresh machine uv is installed with the machine's own pip into a folder of
+# its own outside the repository (pip's --target, which also works where the
+# system Python is "externally managed", PEP 668), then reused on later runs.
+
+KARNI_UV_REQUIREMENT='uv==0.13.9'  # the uv that wrote uv.lock; bump both together
 
 ensure_uv() {
     if command -v uv >/dev/null 2>&1; then
         UV=(uv)
         return
     fi
-    local python
-    python=$(command -v python3 || command -v python)
-    if ! "$python" -m uv --version >/dev/null 2>&1; then
-        echo "scripts: uv not found; installing it with pip" >&2
-        "$python" -m pip install --quiet --disable-pip-version-check 'uv>=0.9,<1'
+    local python tools
+    python=$(command -v python3 || command -v python) || {
+        echo "scripts: neither uv nor python3 is on PATH; install Python 3.11 or newer" >&2
+        exit 1
+    }
+    tools="${KARNI_TOOLS_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/karni-dev/$KARNI_UV_REQUIREMENT}"
+    if [ ! -x "$tools/bin/uv" ]; then
+        echo "scripts: uv not found; installing $KARNI_UV_REQUIREMENT with pip into $tools" >&2
+        if ! "$python" -m pip install --quiet --disable-pip-version-check --no-input \
+            --target "$tools.partial" "$KARNI_UV_REQUIREMENT"; then
+            rm -rf "$tools.partial"
+            echo "scripts: could not install uv with $python -m pip; install uv" \
+                "(https://docs.astral.sh/uv/) and run again" >&2
+            exit 1
+        fi
+        rm -rf "$tools"
+        mv "$tools.partial" "$tools"
     fi
-    UV=("$python" -m uv)
+    export PATH="$tools/bin:$PATH"
+    UV=(uv)
 }
+
+# Trust the machine's certificate store (a company proxy's CA lives there), as
+# pip does, rather than only the certificates bundled in uv.
+export UV_SYSTEM_CERTS="${UV_SYSTEM_CERTS:-1}"

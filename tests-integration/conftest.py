@@ -12,6 +12,8 @@ Everything here works on *built artifacts*, never on the editable workspace:
   released siblings.
 - ``interpreters`` finds every CPython from 3.11 up on the machine.
 - ``offline`` is the command prefix that cuts the network where allowed.
+- ``template_clone`` is a git clone of the repository with the working tree
+  committed on top, for the scripts that act on a checkout (release, demo).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from karni_it.artifacts import Artifact, find_artifacts
+from karni_it.clones import working_tree_template
 from karni_it.environment import offline_prefix
 from karni_it.interpreters import find_interpreters
 from karni_it.workspace import DISTRIBUTIONS, ROOT
@@ -93,3 +96,11 @@ def interpreters() -> dict[str, Path]:
 def offline() -> list[str]:
     """The command prefix that cuts the network (``unshare -rn``) where allowed, else ``[]``."""
     return offline_prefix()
+
+
+@pytest.fixture(scope="session")
+def template_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository as it is on disk, as a git clone; clone it again before changing it."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("the workspace is not a git checkout")
+    return working_tree_template(tmp_path_factory.mktemp("template"))

@@ -4,9 +4,10 @@ Each interpreter gets a fresh virtualenv (``uv venv``) and the wheels from the
 session's dist folder, offline. The stdlib-only distributions install with
 ``--no-index``: nothing but our wheels, so a sibling range that the built
 sibling does not meet fails here (gotcha G1), and so would a third-party
-dependency that slipped in. The testkit needs pytest and syrupy, which come
-from uv's wheel cache (``--offline``), filled by ``uv sync`` on any machine that
-runs this suite.
+dependency that slipped in. The testkit needs pytest and syrupy: they are put
+in its venv first, at the workspace lock's versions, from uv's wheel cache
+(``uv sync --offline --no-install-workspace``), which the workspace's own
+``uv sync`` filled; the testkit and its siblings still come ``--no-index``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 from karni_it.artifacts import Artifact
 from karni_it.environment import clean_env
 from karni_it.interpreters import PYTHON_VERSIONS, python_for
+from karni_it.workspace import ROOT
 
 STDLIB_ONLY = [
     "karni-core",
@@ -35,10 +37,34 @@ def _run(command: list[str], *more: str, **kwargs) -> subprocess.CompletedProces
     return subprocess.run([*command, *more], capture_output=True, text=True, check=False, **kwargs)
 
 
-def _venv(uv: list[str], python: Path, where: Path, offline: list[str]) -> Path:
-    result = _run([*offline, *uv, "venv", "-q", "--python", str(python), str(where)])
-    assert result.returncode == 0, result.stderr
-    return where / "bin" / "python"
+@pytest.fixture
+def venv_with(uv: list[str], dist_dir: Path, offline: list[str], tmp_path: Path):
+    """``venv_with(python, *requirements, third_party_of=None)`` → a fresh venv's python.
+
+    The requirements are installed with ``--no-index -f <dist>``: nothing but
+    the built wheels. ``third_party_of=NAME`` first puts NAME's third-party
+    dependencies in the venv, and nothing else: ``uv sync --package NAME
+    --no-install-workspace`` at the lock's versions, offline, from the wheel
+    cache that the workspace's own ``uv sync`` filled.
+    """
+
+    def make(python: Path, *requirements: str, third_party_of: str | None = None) -> Path:
+        venv = tmp_path / "venv"
+        if third_party_of:
+            flags = ["--frozen", "--offline", "--no-default-groups", "--no-install-workspace"]
+            command = [*offline, *uv, "sync", "-q", *flags, "--package", third_party_of]
+            env = clean_env(KARNI_CACHE_DIR="", UV_PROJECT_ENVIRONMENT=str(venv))
+            made = _run(command, "--python", str(python), cwd=ROOT, env=env)
+        else:
+            made = _run([*offline, *uv, "venv", "-q", "--python", str(python), str(venv)])
+        assert made.returncode == 0, made.stderr
+        venv_python = venv / "bin" / "python"
+        command = [*offline, *uv, "pip", "install", "--python", str(venv_python), "--no-index"]
+        install = _run(command, "-f", str(dist_dir), *requirements)
+        assert install.returncode == 0, f"offline install failed:\n{install.stderr}"
+        return venv_python
+
+    return make
 
 
 @pytest.fixture(params=PYTHON_VERSIONS)
@@ -47,20 +73,9 @@ def python(request: pytest.FixtureRequest, interpreters: dict[str, Path]) -> Pat
 
 
 def test_stdlib_only_wheels_install_with_no_index_and_work(
-    python: Path,
-    uv: list[str],
-    dist_dir: Path,
-    artifacts: dict[str, Artifact],
-    offline: list[str],
-    tmp_path: Path,
+    python: Path, venv_with, uv: list[str], artifacts: dict[str, Artifact], tmp_path: Path
 ) -> None:
-    venv_python = _venv(uv, python, tmp_path / "venv", offline)
-    install = _run(
-        [*offline, *uv, "pip", "install", "--python", str(venv_python), "--no-index", "-f"],
-        str(dist_dir),
-        *STDLIB_ONLY,
-    )
-    assert install.returncode == 0, install.stderr
+    venv_python = venv_with(python, *STDLIB_ONLY)
     freeze = _run([*uv, "pip", "freeze", "--python", str(venv_python)])
     assert sorted(freeze.stdout.split()) == sorted(
         f"{name}=={artifacts[name].version}" for name in STDLIB_ONLY
@@ -126,23 +141,10 @@ def test_fixtures_are_offered(request):
 
 
 def test_testkit_wheel_is_a_working_pytest_plugin(
-    python: Path,
-    uv: list[str],
-    dist_dir: Path,
-    artifacts: dict[str, Artifact],
-    offline: list[str],
-    tmp_path: Path,
+    python: Path, venv_with, artifacts: dict[str, Artifact], tmp_path: Path
 ) -> None:
-    venv_python = _venv(uv, python, tmp_path / "venv", offline)
     wheels = [str(artifacts[n].wheel) for n in [*STDLIB_ONLY, "karni-provider-testkit"]]
-    install = _run(
-        [*offline, *uv, "pip", "install", "--python", str(venv_python), "--offline", "-f"],
-        str(dist_dir),
-        *wheels,
-    )
-    if install.returncode != 0 and "offline" in install.stderr.lower():
-        pytest.skip(f"pytest/syrupy are not in uv's wheel cache (run `uv sync`): {install.stderr}")
-    assert install.returncode == 0, install.stderr
+    venv_python = venv_with(python, *wheels, third_party_of="karni-provider-testkit")
 
     project = tmp_path / "author"
     project.mkdir()
@@ -174,24 +176,10 @@ print(json.dumps(sorted(loaded)))
 
 @pytest.mark.parametrize("name", [*STDLIB_ONLY, "karni-provider-testkit"])
 def test_each_distribution_works_installed_alone(
-    name: str,
-    uv: list[str],
-    dist_dir: Path,
-    artifacts: dict[str, Artifact],
-    offline: list[str],
-    tmp_path: Path,
+    name: str, venv_with, artifacts: dict[str, Artifact], tmp_path: Path
 ) -> None:
     """Only the declared Requires-Dist come along, and they are enough to load everything."""
-    venv_python = _venv(uv, Path(sys.executable), tmp_path / "venv", offline)
-    index = ["--offline"] if name == "karni-provider-testkit" else ["--no-index"]
-    install = _run(
-        [*offline, *uv, "pip", "install", "--python", str(venv_python), *index, "-f"],
-        str(dist_dir),
-        str(artifacts[name].wheel),
-    )
-    if install.returncode != 0 and index == ["--offline"] and "offline" in install.stderr:
-        pytest.skip(f"pytest/syrupy are not in uv's wheel cache (run `uv sync`): {install.stderr}")
-    assert install.returncode == 0, install.stderr
+    venv_python = venv_with(Path(sys.executable), str(artifacts[name].wheel), third_party_of=name)
     loaded = _run([str(venv_python), "-I", "-c", LOAD_OWN_ENTRY_POINTS, name], cwd=tmp_path)
     assert loaded.returncode == 0, f"{name} installed alone: {loaded.stderr}"
     expected = sorted(

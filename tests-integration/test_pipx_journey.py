@@ -10,8 +10,8 @@ distributions' versions (see ``pipx_scenario.normalize``).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,29 +71,42 @@ def step_id(step: str) -> str:
     return step.replace("/", ".")
 
 
-def find_pipx() -> list[str] | None:
-    """pipx from the workspace venv, else from PATH."""
-    local = ROOT / ".venv/bin/pipx"
-    if local.exists():
-        return [str(local)]
-    found = shutil.which("pipx")
-    return [found] if found else None
-
-
 @pytest.fixture(scope="session")
 def pipx_command() -> list[str]:
-    command = find_pipx()
-    if command is None:
-        pytest.skip("pipx not found (in .venv/bin or on PATH); install pipx >= 1.15.1")
-    version = subprocess.run(
-        [*command, "--version"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    """pipx from the workspace's dev group: the interpreter running this suite has it.
+
+    Never a pipx found on PATH, whose version nobody chose. Missing or too old
+    is a failure, not a skip: ``scripts/test`` installs the dev group.
+    """
+    command = [sys.executable, "-m", "pipx"]
+    probe = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
+    version = probe.stdout.strip()
+    if probe.returncode != 0:
+        pytest.fail(
+            f"pipx is not installed for {sys.executable}; run `uv sync --all-packages` "
+            f"(pipx is in the dev group), or scripts/test, which does"
+        )
     parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
     if parts < MINIMUM_PIPX:
         # Before 1.15.1 --skip-maintenance is a no-op, so an offline pip-backend
         # install fails, and relative find-links break (gotcha G3).
-        pytest.skip(f"pipx {version or '?'} is older than 1.15.1; upgrade it")
+        pytest.fail(f"pipx {version} is older than 1.15.1; run `uv sync --all-packages`")
     return command
+
+
+def test_pipx_is_the_dev_groups_and_new_enough(pipx_command: list[str]) -> None:
+    """The journey's pipx is the workspace's, pinned at >= 1.15.1 (gotcha G3)."""
+    import tomllib
+    from importlib.metadata import version
+
+    from packaging.requirements import Requirement
+
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    dev = [Requirement(line) for line in root["dependency-groups"]["dev"]]
+    (pipx,) = [requirement for requirement in dev if requirement.name == "pipx"]
+    assert not pipx.specifier.contains("1.15.0"), "the dev group must require pipx >= 1.15.1"
+    assert pipx.specifier.contains(version("pipx"))
+    assert pipx_command == [sys.executable, "-m", "pipx"]
 
 
 @pytest.fixture(scope="session")

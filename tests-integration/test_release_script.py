@@ -1,10 +1,10 @@
 """``scripts/release`` and ``scripts/check-ranges``, run in a throwaway clone of the repository.
 
-The clone is the repository's history plus the current working tree committed
-on top (so the scripts under test are the ones on disk), with ``.venv`` linked
-to the workspace's. Commits and tags made here never reach the real checkout.
-The release's own integration runs are narrowed with ``--suite-args`` to
-artifact checks, so this file costs seconds, not a second full suite.
+The clone (``karni_it.clones``) is the repository's history plus the current
+working tree committed on top, with ``.venv`` linked to the workspace's.
+Commits and tags made here never reach the real checkout. The release's own
+integration runs are narrowed with ``--suite-args`` to artifact checks, so
+this file costs seconds, not a second full suite.
 """
 
 from __future__ import annotations
@@ -16,61 +16,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from karni_it.clones import clone_of, commit_all, git, status
 from karni_it.environment import clean_env
 from karni_it.workspace import ROOT
 
 pytestmark = pytest.mark.release_script
 
 SUITE_ARGS = "-k 'test_file_names or test_metadata_matches or test_sibling_ranges'"
-GIT_ID = ["-c", "user.name=Release Test", "-c", "user.email=release@example.invalid"]
-
-
-def git(repo: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *GIT_ID, *args], cwd=repo, capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, f"git {args}: {result.stderr}"
-    return result.stdout
-
-
-def commit_all(repo: Path, message: str) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message)
-
-
-@pytest.fixture(scope="module")
-def template_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not (ROOT / ".git").exists():
-        pytest.skip("the workspace is not a git checkout")
-    repo = tmp_path_factory.mktemp("release") / "repo"
-    subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for raw in filter(None, listed):
-        relative = raw.decode()
-        source, target = ROOT / relative, repo / relative
-        if source.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-        elif target.exists():
-            target.unlink()
-    commit_all(repo, "working tree under test")
-    return repo
 
 
 @pytest.fixture
 def clone(template_clone: Path, tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "clone", "-q", str(template_clone), str(repo)], check=True)
-    (repo / ".venv").symlink_to(ROOT / ".venv")
-    # `.venv/` in .gitignore matches directories only, not this link.
-    with (repo / ".git/info/exclude").open("a") as exclude:
-        exclude.write("/.venv\n")
-    return repo
+    return clone_of(template_clone, tmp_path)
 
 
 def release(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -92,10 +49,6 @@ def version_of(repo: Path, package: str) -> str:
 
     text = (repo / "packages" / package / "pyproject.toml").read_text()
     return tomllib.loads(text)["project"]["version"]
-
-
-def status(repo: Path) -> str:
-    return git(repo, "status", "--porcelain")
 
 
 def test_check_ranges_passes_on_the_workspace() -> None:

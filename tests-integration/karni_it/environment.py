@@ -6,23 +6,11 @@ import os
 import shutil
 import subprocess
 
-CI_VARIABLES = frozenset(
-    {
-        "CI",
-        "GITHUB_ACTIONS",
-        "GITLAB_CI",
-        "BUILDKITE",
-        "CIRCLECI",
-        "JENKINS_URL",
-        "TF_BUILD",
-        "TEAMCITY_VERSION",
-        "BITBUCKET_BUILD_NUMBER",
-        "CODEBUILD_BUILD_ID",
-    }
-)
-"""The variables by which Karni recognises CI (they silence its one-time tip)."""
+from karni.cli.ci import CI_VARIABLES
 
 _DROPPED_PREFIXES = ("PIP_", "PIPX_", "UV_", "KARNI_", "PYTHON", "VIRTUAL_ENV", "CONDA")
+_KEPT = frozenset({"UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR"})
+"""Where uv keeps its wheels and interpreters: offline builds and installs read them."""
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -30,13 +18,15 @@ def clean_env(**extra: str) -> dict[str, str]:
 
     This machine's pip configuration can fake "offline" (a global find-links and
     extra index, style §3.4 note 4), and CI variables change Karni's output (the
-    one-time tip), so none of them leak into a test. Output is made stable with
-    ``NO_COLOR``, ``COLUMNS`` and a UTF-8 locale.
+    one-time tip), so none of them leak into a test. uv's cache and interpreter
+    folders are kept: offline builds and installs take hatchling, pytest and
+    syrupy from the cache that ``uv sync`` filled, wherever it is. Output is
+    made stable with ``NO_COLOR``, ``COLUMNS`` and a UTF-8 locale.
     """
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(_DROPPED_PREFIXES) and key not in CI_VARIABLES
+        if key in _KEPT or not (key.startswith(_DROPPED_PREFIXES) or key in CI_VARIABLES)
     }
     env.update(
         PIP_CONFIG_FILE=os.devnull,

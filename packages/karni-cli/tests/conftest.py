@@ -183,5 +183,12 @@ def my_history(site_dir: Path):
 
 
 @pytest.fixture
+def store_provider(my_history: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``my-history`` installed and the only provider allowed; its store is ``.my-history/``."""
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "my-history")
+    return my_history
+
+
+@pytest.fixture
 def record_brief():
     return _record_brief

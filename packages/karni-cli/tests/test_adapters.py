@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from karni.cli.scaffold import create_project
 
 K008_LINE = "K008 Before editing a file: karni context --with-history FILE."
 DEFAULT_PATHS = [adapter.path for adapter in ADAPTERS]
-
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "")
-    monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("KARNI_AGENT_CONDITIONS", raising=False)
 
 
 @pytest.fixture
@@ -260,49 +251,17 @@ def test_find_stale_raises_for_a_broken_rules_file(project: Path) -> None:
 # -- a history store never changes the adapters -----------------------------------------------
 
 
-def install_store_provider(site: Path) -> None:
-    """A real distribution on disk (dist-info + module) that registers a history provider."""
-    module = "karni_adapters_test_provider"
-    (site / f"{module}.py").write_text(
-        textwrap.dedent(
-            """
-            from pathlib import Path
-
-
-            class StoreProvider:
-                name = "test-store"
-
-                def detect(self, project_root):
-                    return (Path(project_root) / ".test-store").is_dir()
-
-                def context(self, project_root, path):
-                    return "- decided: keep it"
-            """
-        )
-    )
-    info = site / f"{module}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        f"[karni.history_providers]\ntest-store = {module}:StoreProvider\n"
-    )
-
-
 @pytest.mark.parametrize("store", ["installed-provider", "conditions-variable", "chronicle"])
 def test_adapters_are_byte_identical_with_and_without_a_store(
-    project: Path, tmp_path: Path, capsys, monkeypatch, store: str
+    project: Path, capsys, monkeypatch, request: pytest.FixtureRequest, store: str
 ) -> None:
     without = snapshot_tree(project)
     listing_without = karni(capsys, "rules")[1]
     assert K008_LINE not in listing_without
 
     if store == "installed-provider":
-        site = tmp_path / "site"
-        site.mkdir()
-        install_store_provider(site)
-        monkeypatch.syspath_prepend(str(site))
-        monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "test-store")
-        (project / ".test-store").mkdir()
+        request.getfixturevalue("store_provider")
+        (project / ".my-history").mkdir()
     elif store == "conditions-variable":
         monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
     else:
@@ -319,17 +278,15 @@ def test_adapters_are_byte_identical_with_and_without_a_store(
     with_store = {
         path: data
         for path, data in snapshot_tree(project).items()
-        if not path.startswith((".test-store", ".chronicle"))
+        if not path.startswith((".my-history", ".chronicle"))
     }
     assert with_store == without
 
 
-def test_sync_check_end_to_end_with_and_without_a_store(project: Path, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    install_store_provider(site)
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    env.update(PYTHONPATH=str(site), KARNI_HISTORY_PROVIDERS="test-store")
+def test_sync_check_end_to_end_with_and_without_a_store(
+    project: Path, store_provider: Path
+) -> None:
+    env = dict(os.environ)  # store_provider put its site on PYTHONPATH
 
     def check() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -342,7 +299,7 @@ def test_sync_check_end_to_end_with_and_without_a_store(project: Path, tmp_path:
         )
 
     before = check()
-    (project / ".test-store").mkdir()
+    (project / ".my-history").mkdir()
     rules = subprocess.run(
         [sys.executable, "-m", "karni.cli", "rules"],
         cwd=project,

@@ -216,3 +216,17 @@ def test_set_is_atomic_and_leaves_no_temporary_files(project: Path, capsys) -> N
 def test_one_table_declares_every_key() -> None:
     assert list(settings.SETTINGS) == ["suggest_tools"]
     assert settings.SETTINGS["suggest_tools"].default is True
+
+
+def test_an_invalid_global_file_is_reported_even_when_the_project_decides(
+    project: Path, capsys, global_file: Path
+) -> None:
+    assert config(capsys, "set", "suggest_tools", "true")[0] == 0
+    global_file.parent.mkdir(parents=True)
+    global_file.write_text("suggest_tools = [\n")
+    for args in (["list"], ["get", "suggest_tools"]):
+        code, out, err = config(capsys, *args)
+        assert (code, out) == (1, "")
+        assert err.startswith(f"karni: {global_file} is not valid TOML (")
+        assert err.endswith("); fix or delete it\n") and err.count("\n") == 1
+    assert global_file.read_text() == "suggest_tools = [\n"

@@ -35,10 +35,11 @@ ASKING_PROVIDER = """
 
 @pytest.fixture
 def doctor_project(eventsite: Path, monkeypatch, capsys, my_history, make_distribution) -> Path:
-    """The example with fresh adapters, my-history (with a store) and a provider that fails."""
+    """The example with fresh adapters, my-history (with a store), the built-in Chronicle
+    provider (no store) and a provider that fails to load from a real dist-info."""
     make_distribution(my_history, "broken-history", "0.3.0", BROKEN, {})
     (eventsite / ".my-history").mkdir()
-    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "my-history,broken")
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "my-history,broken,gigai-chronicle")
     monkeypatch.chdir(eventsite)
     assert main(["rules", "sync"]) == 0
     capsys.readouterr()
@@ -58,6 +59,13 @@ def normalize(text: str, root: Path) -> str:
         .replace(
             f'"karni_cli_version": "{dist_version("karni-cli")}"',
             '"karni_cli_version": "<version>"',
+        )
+        .replace(
+            f"karni-history-chronicle {dist_version('karni-history-chronicle')}",
+            "karni-history-chronicle <version>",
+        )
+        .replace(
+            f'"version": "{dist_version("karni-history-chronicle")}"', '"version": "<version>"'
         )
     )
 
@@ -183,3 +191,43 @@ def test_collect_without_a_project_does_not_detect() -> None:
     facts = collect(None, discover())
     assert facts["project"] is None
     assert all(p["detects_store"] is None for p in facts["history"]["providers"])
+
+
+OWN_PROVIDERS = {
+    "adr": "karni-history-adr",
+    "gigai-chronicle": "karni-history-chronicle",
+    "historian": "karni-historian",
+}
+
+
+def test_doctor_lists_the_providers_installed_in_this_environment(
+    eventsite: Path, monkeypatch, capsys
+) -> None:
+    """No allow-list: every provider this venv has (the workspace installs all of Karni's)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        versions = {name: dist_version(dist) for name, dist in OWN_PROVIDERS.items()}
+    except PackageNotFoundError as error:
+        pytest.skip(f"not every Karni provider is installed here: {error}")
+    monkeypatch.delenv("KARNI_HISTORY_PROVIDERS")
+    monkeypatch.chdir(eventsite)  # the example ships doc/adr/: the adr provider detects it
+    assert main(["doctor", "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    listed = {p["name"]: p for p in facts["history"]["providers"]}
+    for name, distribution in OWN_PROVIDERS.items():
+        assert listed[name]["distribution"] == distribution
+        assert listed[name]["version"] == versions[name]
+        assert listed[name]["third_party"] is False
+    assert listed["adr"]["detects_store"] is True
+    assert listed["historian"]["detects_store"] is False
+    assert listed["gigai-chronicle"]["detects_store"] is False
+    assert facts["history"]["failures"] == []
+    assert main(["doctor"]) == 0
+    text = capsys.readouterr().out
+    for name, distribution in OWN_PROVIDERS.items():
+        row = next(line for line in text.splitlines() if line.startswith(f"  {name} "))
+        assert f"{distribution} {versions[name]}" in row
+        assert row.endswith("store detected" if name == "adr" else "no store")
+    assert "tip:" not in text  # a store is detected

@@ -49,3 +49,50 @@ def test_context_hot_path_imports_nothing_heavy(eventsite, run_cli) -> None:
         [sys.executable, "-c", probe], cwd=eventsite, capture_output=True, text=True, check=True
     )
     assert result.stderr == "[]\n"
+
+
+ERROR_CASES = [
+    # (argv, exit status, a piece of the message), run inside a project unless noted
+    (["frobnicate"], 2, "unknown command `frobnicate`"),
+    (["context", "a.py"], 2, "PATH `a.py` needs --with-history"),
+    (["context", "--bogus"], 2, "unknown option `--bogus`"),
+    (["context", "--with-history", ".."], 1, "is outside the project"),
+    (["doctor", "extra"], 2, "`karni doctor` takes no arguments"),
+    (["check", "--bogus"], 2, "unknown option `--bogus`"),
+    (["check", "extra"], 2, "`karni check` takes no arguments"),
+    (["config"], 2, "needs an action"),
+    (["config", "get", "colour"], 1, "unknown setting `colour`"),
+    (["config", "set", "suggest_tools", "maybe"], 1, "takes true or false"),
+    (["rules", "--bogus"], 2, "unknown argument `--bogus`"),
+    (["rules", "--explain", "K999"], 1, "K999"),
+    (["rules", "sync", "--bogus"], 2, "unknown argument `--bogus`"),
+    (["new"], 2, "`karni new` takes one folder name"),
+    (["new", "."], 1, "is not empty"),
+]
+
+
+@pytest.mark.parametrize(("argv", "code", "message"), ERROR_CASES, ids=lambda v: str(v))
+def test_every_error_is_one_line_with_one_prefix(
+    eventsite, monkeypatch, capsys, argv: list[str], code: int, message: str
+) -> None:
+    monkeypatch.chdir(eventsite)
+    assert main(argv) == code
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.endswith("\n")
+    assert captured.err.startswith("karni: ") and message in captured.err
+    assert not captured.err.startswith("karni: karni "), captured.err
+    assert not (eventsite / ".karni").exists()
+
+
+@pytest.mark.parametrize("command", ["context", "doctor", "check", "config", "rules", "new"])
+def test_outside_a_project_errors_have_one_prefix(tmp_path, monkeypatch, capsys, command) -> None:
+    argv = {"config": ["config", "set", "suggest_tools", "no"], "new": ["new", "a", "b"]}
+    monkeypatch.chdir(tmp_path)
+    status = main(argv.get(command, [command]))
+    err = capsys.readouterr().err
+    if command == "doctor":  # reports "no project" instead of failing
+        assert (status, err) == (0, "")
+        return
+    assert status in (1, 2) and err.count("\n") == 1
+    assert err.startswith("karni: ") and not err.startswith("karni: karni ")

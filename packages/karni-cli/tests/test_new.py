@@ -5,37 +5,16 @@ from __future__ import annotations
 import _ast
 import os
 import stat
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 from karni.cli.main import main
 
-CI_VARIABLES = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-    "TEAMCITY_VERSION",
-    "BITBUCKET_BUILD_NUMBER",
-    "CODEBUILD_BUILD_ID",
-)
-
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No provider and no CI: exactly the situation in which a tip could be shown."""
-    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "")
-    monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("KARNI_AGENT_CONDITIONS", raising=False)
-    for name in CI_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+def in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Run in an empty folder; conftest's isolated_env already removes providers and CI."""
     monkeypatch.chdir(tmp_path)
 
 
@@ -46,8 +25,8 @@ def karni(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str
 
 
 def entries(folder: Path) -> list[str]:
-    """The folder's entries, without the test's own cache and config folders."""
-    return sorted(name for name in os.listdir(folder) if name not in ("cache", "xdg"))
+    """The folder's entries."""
+    return sorted(os.listdir(folder))
 
 
 def tree(root: Path) -> list[str]:
@@ -119,28 +98,16 @@ def test_a_new_app_at_the_marker_shows_in_context(tmp_path: Path, capsys, monkey
     assert "APPS: events(apps/events/)" in out
 
 
-def test_end_to_end_in_a_subprocess(tmp_path: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-
-    def cli(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "karni.cli", *argv],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    made = cli(tmp_path, "new", "shop")
+def test_end_to_end_in_a_subprocess(tmp_path: Path, run_cli) -> None:
+    made = run_cli("new", "shop", cwd=tmp_path)
     assert (made.returncode, made.stderr) == (0, "")
     assert made.stdout.startswith("created shop/ (19 files)\n")
     root = tmp_path / "shop"
     for argv in (("context",), ("rules",), ("rules", "sync", "--check")):
-        done = cli(root, *argv)
+        done = run_cli(*argv, cwd=root)
         assert (done.returncode, done.stderr) == (0, ""), argv
     assert not (root / ".karni/local").exists()
-    again = cli(tmp_path, "new", "shop")
+    again = run_cli("new", "shop", cwd=tmp_path)
     assert (again.returncode, again.stdout) == (1, "")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -15,29 +14,6 @@ from karni.cli.main import main
 from karni.cli.rules_registry import KARNI_RULES, LISTING_TOKEN_BUDGET
 
 K008_LINE = "K008 Before editing a file: karni context --with-history FILE."
-CI_VARIABLES = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-    "TEAMCITY_VERSION",
-    "BITBUCKET_BUILD_NUMBER",
-    "CODEBUILD_BUILD_ID",
-)
-
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No installed provider, no cache, no forced conditions, no CI: every test picks its own."""
-    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "")
-    monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("KARNI_AGENT_CONDITIONS", raising=False)
-    for name in CI_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
@@ -55,45 +31,6 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def write_provider(site: Path, name: str = "test-store") -> None:
-    """A real installed distribution (dist-info + module) registering a history provider."""
-    module = "karni_rules_test_provider"
-    (site / f"{module}.py").write_text(
-        textwrap.dedent(
-            f"""
-            from pathlib import Path
-
-
-            class StoreProvider:
-                name = {name!r}
-
-                def detect(self, project_root):
-                    return (Path(project_root) / ".test-store").is_dir()
-
-                def context(self, project_root, path):
-                    return None
-            """
-        )
-    )
-    info = site / f"{module}-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        f"[karni.history_providers]\n{name} = {module}:StoreProvider\n"
-    )
-
-
-@pytest.fixture
-def store_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Install the test provider on sys.path and allow only it; returns the site folder."""
-    site = tmp_path / "site"
-    site.mkdir()
-    write_provider(site)
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "test-store")
-    return site
-
-
 # -- the listing ------------------------------------------------------------------------------
 
 
@@ -109,7 +46,7 @@ def test_listing_with_store_adds_exactly_k008(
 ) -> None:
     code, without, _ = run(capsys)
     assert code == 0
-    (project / ".test-store").mkdir()
+    (project / ".my-history").mkdir()
     code, with_store, err = run(capsys)
     assert (code, err) == (0, "")
     assert with_store == snapshot_text
@@ -126,7 +63,7 @@ def test_conditions_variable_forces_and_silences_k008(
 ) -> None:
     monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
     assert K008_LINE in run(capsys)[1]
-    (project / ".test-store").mkdir()
+    (project / ".my-history").mkdir()
     monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "")
     assert K008_LINE not in run(capsys)[1]
     monkeypatch.delenv("KARNI_AGENT_CONDITIONS")
@@ -136,7 +73,7 @@ def test_conditions_variable_forces_and_silences_k008(
 def test_disable_removes_k008_even_with_a_store(
     project: Path, store_provider: Path, capsys
 ) -> None:
-    (project / ".test-store").mkdir()
+    (project / ".my-history").mkdir()
     (project / "karni.rules.py").write_text('DISABLE = ["K008"]\n')
     code, out, _ = run(capsys)
     assert code == 0 and "K008" not in out
@@ -315,34 +252,18 @@ def test_broken_rules_file_is_one_line_exit_1(project: Path, capsys) -> None:
 # -- real stores and end to end ---------------------------------------------------------------
 
 
-def cli(cwd: Path, *argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "karni.cli", *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    env.update(extra)
-    return env
-
-
-def test_subprocess_with_an_installed_provider(project: Path, store_provider: Path) -> None:
-    env = child_env(PYTHONPATH=str(store_provider))
-    without = cli(project, "rules", env=env)
+def test_subprocess_with_an_installed_provider(
+    project: Path, store_provider: Path, run_cli
+) -> None:
+    without = run_cli("rules", cwd=project)
     assert without.returncode == 0 and K008_LINE not in without.stdout
-    (project / ".test-store").mkdir()
-    with_store = cli(project, "rules", env=env)
+    (project / ".my-history").mkdir()
+    with_store = run_cli("rules", cwd=project)
     assert (with_store.returncode, with_store.stderr) == (0, "")
     assert sorted(with_store.stdout.splitlines()) == sorted(
         [*without.stdout.splitlines(), K008_LINE]
     )
-    silenced = cli(project, "rules", env={**env, "KARNI_AGENT_CONDITIONS": ""})
+    silenced = run_cli("rules", cwd=project, env={"KARNI_AGENT_CONDITIONS": ""})
     assert silenced.stdout == without.stdout
 
 
@@ -380,7 +301,6 @@ def test_plain_listing_imports_stay_lean(project: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", probe],
         cwd=project,
-        env=child_env(),
         capture_output=True,
         text=True,
         timeout=60,
@@ -394,3 +314,51 @@ def test_runs_from_a_subfolder_of_the_project(project: Path, capsys, monkeypatch
     (project / "apps" / "events").mkdir(parents=True)
     monkeypatch.chdir(project / "apps" / "events")
     assert run(capsys) == (0, top, "")
+
+
+def test_seed_disable_k008_end_to_end(
+    eventsite: Path, store_provider: Path, record_brief, run_cli
+) -> None:
+    """The seed: "Disable the rule like any other: DISABLE = ["K008"] in karni.rules.py"."""
+    (eventsite / "karni.rules.py").write_text('DISABLE = ["K008"]\n')
+    no_store = run_cli("rules", cwd=eventsite)
+    assert (no_store.returncode, no_store.stderr) == (0, "")
+    record_brief(eventsite, "apps/events/models.py", "- decided: keep soft delete\n")
+    for extra in ({}, {"KARNI_AGENT_CONDITIONS": "history"}):
+        listing = run_cli("rules", cwd=eventsite, env=extra)
+        assert (listing.returncode, listing.stdout, listing.stderr) == (0, no_store.stdout, "")
+        assert "K008" not in listing.stdout
+    document = json.loads(run_cli("rules", "--json", cwd=eventsite).stdout)
+    assert document["conditions"] == ["history"]  # the store is seen ...
+    (k008,) = [rule for rule in document["rules"] if rule["code"] == "K008"]
+    assert (k008["active"], k008["disabled"]) == (False, True)  # ... and the rule is off
+    explain = run_cli("rules", "--explain", "k008", cwd=eventsite)
+    assert (explain.returncode, explain.stdout) == (1, "")
+    assert explain.stderr == (
+        "karni: rule K008 is disabled by DISABLE in karni.rules.py; remove it there to use it\n"
+    )
+    check = run_cli("rules", "sync", "--check", cwd=eventsite)
+    assert (check.returncode, check.stdout, check.stderr) == (0, "adapters are up to date\n", "")
+    context = run_cli("context", "--with-history", "apps/events/models.py", cwd=eventsite)
+    assert context.returncode == 0  # disabling the rule does not switch history off
+    assert context.stdout.endswith(
+        "HISTORY: apps/events/models.py (my-history)\n- decided: keep soft delete\n"
+    )
+
+
+def test_the_bundled_example_follows_the_layout_rules(eventsite: Path) -> None:
+    """K004 and K005 name files; the example an agent learns from must use them."""
+    import ast
+
+    places = {"Model": "models.py", "ViewSet": "viewsets.py"}
+    found: dict[str, list[str]] = {kind: [] for kind in places}
+    for source in sorted((eventsite / "apps").rglob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = [ast.unparse(base).rpartition(".")[2] for base in node.bases]
+            for kind, filename in places.items():
+                if any(base.endswith(kind) for base in bases):
+                    found[kind].append(node.name)
+                    assert source.name == filename, f"{node.name} is in {source}"
+    assert len(found["Model"]) >= 5 and len(found["ViewSet"]) == 4

@@ -11,13 +11,6 @@ from karni.cli.main import main
 from karni.cli.rules_file import RulesFileError, load_rules_file
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "")
-    monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("KARNI_AGENT_CONDITIONS", raising=False)
-
-
 def load(tmp_path: Path, source: str | bytes):
     path = tmp_path / "karni.rules.py"
     if isinstance(source, bytes):

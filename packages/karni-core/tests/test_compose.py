@@ -206,3 +206,16 @@ print(sorted(m for m in ("pathlib", "threading", "re", "typing") if m in sys.mod
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout == "[]\n"
+
+
+def test_walk_up_markers_follow_a_symlinked_root_to_the_real_parents(tmp_path):
+    real_parent = tmp_path / "real"
+    (real_parent / ".marked-store").mkdir(parents=True)
+    (real_parent / "project").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "project").symlink_to(real_parent / "project")
+    walking = Marked(walk_up=True)
+    walking.detect = lambda root: True
+    block = compose(elsewhere / "project", "a.py", providers=[walking])
+    assert block == "HISTORY: a.py (marked)\nmarked brief"

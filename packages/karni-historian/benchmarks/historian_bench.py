@@ -26,6 +26,22 @@ import time
 SESSION = "0b7c3f1e-2d4a-4c5b-9e8f-1a2b3c4d5e6f"
 
 
+def _assistant(uuid: str, ts: str, message_id: str, block: dict) -> dict:
+    """One Claude Code assistant record carrying one content block."""
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "timestamp": ts,
+        "requestId": f"req_{message_id}",
+        "message": {
+            "id": message_id,
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [block],
+        },
+    }
+
+
 def _transcript(path: str, root: str, megabytes: int) -> int:
     """Write a Claude Code shaped transcript of about ``megabytes`` MB; return its size."""
     target = megabytes * 1_000_000
@@ -57,43 +73,27 @@ def _transcript(path: str, root: str, megabytes: int) -> int:
                         " and keep the API stable.",
                     },
                 },
-                {
-                    "type": "assistant",
-                    "uuid": f"a-{turn}",
-                    "timestamp": ts,
-                    "requestId": f"req_{turn}",
-                    "message": {
-                        "id": f"msg_{turn}",
-                        "role": "assistant",
-                        "model": "claude-sonnet-4-5",
-                        "content": [
-                            {"type": "text", "text": f"I'll edit views/page_{turn % 97}.py."}
-                        ],
+                _assistant(
+                    f"a-{turn}",
+                    ts,
+                    f"msg_{turn}",
+                    {"type": "text", "text": f"I'll edit views/page_{turn % 97}.py."},
+                ),
+                _assistant(
+                    f"b-{turn}",
+                    ts,
+                    f"msg_{turn}",
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{turn}",
+                        "name": "Edit",
+                        "input": {
+                            "file_path": f"{root}/views/page_{turn % 97}.py",
+                            "old_string": "items",
+                            "new_string": "entries",
+                        },
                     },
-                },
-                {
-                    "type": "assistant",
-                    "uuid": f"b-{turn}",
-                    "timestamp": ts,
-                    "requestId": f"req_{turn}",
-                    "message": {
-                        "id": f"msg_{turn}",
-                        "role": "assistant",
-                        "model": "claude-sonnet-4-5",
-                        "content": [
-                            {
-                                "type": "tool_use",
-                                "id": f"toolu_{turn}",
-                                "name": "Edit",
-                                "input": {
-                                    "file_path": f"{root}/views/page_{turn % 97}.py",
-                                    "old_string": "items",
-                                    "new_string": "entries",
-                                },
-                            }
-                        ],
-                    },
-                },
+                ),
                 {
                     "type": "user",
                     "uuid": f"r-{turn}",
@@ -113,20 +113,12 @@ def _transcript(path: str, root: str, megabytes: int) -> int:
                         "structuredPatch": [],
                     },
                 },
-                {
-                    "type": "assistant",
-                    "uuid": f"c-{turn}",
-                    "timestamp": ts,
-                    "requestId": f"req2_{turn}",
-                    "message": {
-                        "id": f"msg2_{turn}",
-                        "role": "assistant",
-                        "model": "claude-sonnet-4-5",
-                        "content": [
-                            {"type": "text", "text": f"Done: page_{turn % 97} now uses entries."}
-                        ],
-                    },
-                },
+                _assistant(
+                    f"c-{turn}",
+                    ts,
+                    f"msg2_{turn}",
+                    {"type": "text", "text": f"Done: page_{turn % 97} now uses entries."},
+                ),
             ]
             for record in records:
                 line = json.dumps({**record, **base}, separators=(",", ":")) + "\n"

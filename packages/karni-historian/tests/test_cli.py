@@ -107,6 +107,13 @@ def test_ingest_from_reports_malformed_lines(project, tmp_path, capsys):
     )
 
 
+def test_ingest_from_a_missing_path_creates_no_store(project, capsys, tmp_path):
+    code, out, err = cli(capsys, "ingest", "--from", str(tmp_path / "missing"))
+    assert (code, out) == (2, "")
+    assert err.startswith("karni-historian: no such transcript file or folder: ")
+    assert not (project / ".karni").exists()
+
+
 def test_expand_one_message_in_full(project, capsys, snapshot_text):
     install_fixture(project)
     cli(capsys, "ingest")
@@ -244,3 +251,31 @@ def test_session_choice(project, tmp_path, capsys):
         "session alpha-1: nothing to wrap up — only 1 messages above the last compartment",
         "session alpha-2: nothing to wrap up — only 1 messages above the last compartment",
     ]
+
+
+def test_expand_stops_at_the_15000_token_budget(tmp_path):
+    from karni_historian.cli import EXPAND_TOKEN_BUDGET, expand_range
+    from karni_historian.model import TextPart
+    from karni_historian.runner import Settings
+    from karni_historian.store import Store, parts_to_json
+
+    assert EXPAND_TOKEN_BUDGET == 15_000
+    (tmp_path / "manage.py").write_text("")
+    with Store.open(tmp_path, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            for ordinal in range(1, 11):
+                role = "user" if ordinal % 2 else "assistant"
+                text = f"message {ordinal} " + "word " * 2000  # ~2,900 tokens each
+                store.write_message("s", ordinal, role, parts_to_json([TextPart(text)]))
+        compact = expand_range(store, "s", 1, 10, Settings())
+        verbose = expand_range(store, "s", 1, 10, Settings(), verbose=True)
+    assert compact.startswith("Messages 1-5 (5 messages, ~")
+    assert compact.endswith(
+        "\n\nTruncated at message 5 (budget: ~15000 tokens). "
+        "Run `karni-historian expand --session s 6 10` for more."
+    )
+    assert "[6] U:" not in compact and "[5] U:" in compact
+    # Verbose previews are short (200 characters a part), so all ten fit.
+    assert verbose.startswith("Messages 1-10 (verbose). Recover any one in full with ")
+    assert "Truncated" not in verbose and verbose.count("    • message ") == 10

@@ -1,5 +1,7 @@
 """A real-shaped Claude Code session, ingested, condensed and briefed end to end."""
 
+import importlib.metadata
+import json
 import os
 import subprocess
 import sys
@@ -41,7 +43,7 @@ def condensed(tmp_path, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert err == ""
     assert out.splitlines()[1] == (
-        f"session {SESSION}: 4 new compartment(s), 6 fact(s); messages 1-28 condensed"
+        f"session {SESSION}: 4 new compartment(s), 2 fact(s); messages 1-28 condensed"
     )
     yield root, env
     monkeypatch.delenv("TZ")
@@ -86,33 +88,44 @@ def test_compose_fits_the_cap(condensed, snapshot_text):
     assert project.startswith("HISTORY: project (historian)\nProject memory:\n")
 
 
-def test_karni_context_with_history(condensed, snapshot_text):
-    root, env = condensed
-    run_env = {
-        **os.environ,
-        **env,
-        "KARNI_HISTORY_PROVIDERS": "historian",
-        "KARNI_CACHE_DIR": "",
-        "NO_COLOR": "1",
-    }
+def karni(root: Path, env: dict[str, str], *args: str, providers: str = "historian") -> str:
+    """Run ``python -m karni.cli ARGS`` in ``root`` with only ``providers`` discovered."""
     result = subprocess.run(
-        [sys.executable, "-m", "karni.cli", "context", "--with-history", "shop/cart.py"],
+        [sys.executable, "-m", "karni.cli", *args],
         cwd=root,
-        env=run_env,
+        env={
+            **os.environ,
+            **env,
+            "KARNI_HISTORY_PROVIDERS": providers,
+            "KARNI_CACHE_DIR": "",
+            "NO_COLOR": "1",
+        },
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout == snapshot_text
+    return result.stdout
+
+
+def test_karni_context_with_history(condensed, snapshot_text):
+    root, env = condensed
+    out = karni(root, env, "context", "--with-history", "shop/cart.py")
+    assert out == snapshot_text
     brief = compose(root, "shop/cart.py", providers=[HistorianProvider()])
-    assert result.stdout.endswith(brief + "\n")
-    plain = subprocess.run(
-        [sys.executable, "-m", "karni.cli", "context"],
-        cwd=root,
-        env={**run_env, "KARNI_HISTORY_PROVIDERS": ""},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.stdout.startswith(plain.stdout)
+    assert out.endswith(brief + "\n")
+    assert out.startswith(karni(root, env, "context", providers=""))
+
+
+def test_karni_doctor_lists_the_provider(condensed):
+    root, env = condensed
+    facts = json.loads(karni(root, env, "doctor", "--json"))
+    [provider] = facts["history"]["providers"]
+    assert provider["name"] == "historian"
+    assert provider["distribution"] == "karni-historian"
+    assert provider["version"] == importlib.metadata.version("karni-historian")
+    assert provider["detects_store"] is True
+    assert facts["history"]["failures"] == []
+    lines = karni(root, env, "doctor", "--quiet").splitlines()
+    row = next(line for line in lines if line.strip().startswith("historian "))
+    assert row.split() == ["historian", "karni-historian", provider["version"], "store", "detected"]

@@ -122,6 +122,37 @@ def test_facts_promoted_by_category() -> None:
     ]
 
 
+def test_facts_land_in_sensible_categories() -> None:
+    # One-off renames and instructions are not naming rules; a decision that says
+    # "must" is architecture, and only the reason after "request:" is promoted.
+    ms = [
+        U(1, "Rename the total() helper in cart.py to subtotal()"),
+        A(
+            2,
+            "Renamed `total()` to `subtotal()` in shop/cart.py.",
+            tool("Edit", "a", file_path="c"),
+        ),
+        U(3, "Run the tests, then commit the rename."),
+        A(4, "Committed 3f9a1c0 with the rename."),
+        U(5, "Revert the discount change: we decided pricing must stay separate from the cart."),
+        A(6, "Reverted it."),
+        U(7, "Test modules are named after the module they test. Use snake_case for helpers."),
+        A(8, "Noted."),
+        U(9, "Every public helper must have a docstring."),
+        A(10, "Will do. The save hook is called before every write, named in the docs."),
+        U(11, "Signal handlers should be called on_<event>, like on_save."),
+        A(12, "Noted."),
+    ]
+    facts = compartmentalize(chunk_of(ms), ms, force_keep=True).facts
+    assert facts == [
+        Fact("ARCHITECTURE", "We decided pricing must stay separate from the cart."),
+        Fact("NAMING", "Test modules are named after the module they test."),
+        Fact("NAMING", "Use snake_case for helpers."),
+        Fact("NAMING", "Signal handlers should be called on_<event>, like on_save."),
+        Fact("PROJECT_RULES", "Every public helper must have a docstring."),
+    ]
+
+
 def test_default_validation_discards_the_open_last_episode() -> None:
     ms = session()
     result = compartmentalize(chunk_of(ms), ms)

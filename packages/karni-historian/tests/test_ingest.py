@@ -399,22 +399,35 @@ def test_chronicle_session_logs(project):
         chronicle_event("GitCommitCreated", {"sha": "3f9a1c0d2b", "message": "Soft delete"}, 6),
         chronicle_event("PromptSubmitted", {"text": "[METADATA-ONLY]"}, 7),
         chronicle_event("PromptSubmitted", {"text": "from the future"}, 8, v=2),
+        chronicle_event("PromptSubmitted", {"text": {"$blob": f"sha256-{'0' * 64}"}}, 9),
     ]
+    (stream_dir / "blobs" / f"sha256-{'0' * 64}.md").write_text("tampered")
     stream = stream_dir / "ses_01KXKDN96K7VM8NGCZNM4J7VTG.jsonl"
     stream.write_text("".join(json.dumps(event) + "\n" for event in events))
     report = run(project)
-    assert (report.messages_added, report.malformed) == (5, 1)
+    assert (report.messages_added, report.malformed) == (6, 1)
     with Store.open(project) as store:
         session = "ses_01KXKDN96K7VM8NGCZNM4J7VTG"
         assert store.session(session).title == "Events work"
         messages = store.messages(session)
-        assert [m.role for m in messages] == ["user", "assistant", "assistant", "assistant", "user"]
+        assert [m.role for m in messages] == [
+            "user",
+            "assistant",
+            "assistant",
+            "assistant",
+            "user",
+            "user",
+        ]
         assert messages[1].parts == (
             ToolPart("Edit", {"description": "Edit models"}, "ok", call_id=events[2]["id"]),
         )
         assert messages[2].parts == (TextPart(long_text),)
         assert messages[3].parts == (TextPart("committed 3f9a1c0d2b Soft delete"),)
         assert messages[4].parts == (TextPart("[METADATA-ONLY]", ignored=True),)
+        # A blob whose content does not match its name is not trusted (contract §4.3).
+        assert messages[5].parts == (
+            TextPart(f"[blob sha256-{'0' * 64} does not match its hash]", ignored=True),
+        )
         assert store.files(session, 2) == [("apps/events/models.py", "edit")]
     assert run(project).messages_added == 0
 
@@ -477,3 +490,105 @@ def test_iter_lines_streams_in_blocks(tmp_path, monkeypatch):
     ]
     with path.open("rb") as handle:
         assert list(reader.iter_lines(handle, 23)) == got[2:]
+
+
+def _generic_transcript(path: Path, megabytes: float) -> int:
+    """Write a generic JSONL transcript of about ``megabytes`` MB; return its line count."""
+    target = int(megabytes * 1_000_000)
+    written = lines = 0
+    with path.open("w", encoding="utf-8") as handle:
+        while written < target:
+            role = "user" if lines % 2 == 0 else "assistant"
+            line = json.dumps(
+                {
+                    "session": "s-1",
+                    "role": role,
+                    "id": f"m-{lines}",
+                    "text": f"turn {lines}: refactor views/page_{lines % 97}.py " + "x" * 300,
+                    "tools": [
+                        {
+                            "name": "Edit",
+                            "id": f"call-{lines}",
+                            "input": {"file_path": f"v/p{lines % 97}.py"},
+                            "output": "ok",
+                        }
+                    ]
+                    if role == "assistant"
+                    else [],
+                }
+            )
+            handle.write(line + "\n")
+            written += len(line) + 1
+            lines += 1
+    return lines
+
+
+def test_ingest_memory_does_not_grow_with_file_size(project, tmp_path):
+    import tracemalloc
+
+    peaks = []
+    for megabytes in (1, 4):
+        root = tmp_path / f"p{megabytes}"
+        root.mkdir()
+        (root / "manage.py").write_text("")
+        path = tmp_path / f"t{megabytes}.jsonl"
+        lines = _generic_transcript(path, megabytes)
+        tracemalloc.start()
+        try:
+            report = run(root, [str(path)])
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert report.files[0].lines == lines and report.files[0].malformed == 0
+    # Four times the transcript (and its message and call ids), the same Python heap: the
+    # 1 MB read block and the 512 most recent messages dominate.
+    assert peaks[1] < peaks[0] * 1.08 + 64_000, peaks
+
+
+def test_evicted_ids_are_found_in_the_store(project, monkeypatch):
+    # The writer keeps only recent messages (and their ids) in memory; older ids
+    # are looked up in the store, within the same run, so memory stays flat.
+    from karni_historian.ingest import sink
+
+    monkeypatch.setattr(sink, "_CACHE_LIMIT", 2)
+    with Store.open(project, create=True) as store, store.transaction():
+        writer = sink.Sink(store, str(project)).session("s", "generic")
+        for n in range(1, 11):
+            part = {"type": "tool", "name": "Edit", "input": {}, "call_id": f"c{n}"}
+            ordinal = writer.append("assistant", [part], message_id=f"m{n}")
+            writer.record_call(f"c{n}", ordinal)
+        assert len(writer._ids) <= 3 and len(writer._calls) <= 3
+        assert writer.find("m1") == 1 and writer.find("m7") == 7
+        assert writer.find("unknown") is None
+        assert writer.attach("c2", "done", False) == (
+            2,
+            {**part, "call_id": "c2", "output": "done"},
+        )
+        writer.sink.flush()
+        [message] = store.messages("s", 2, 2)
+    assert message.parts[0].output == "done"
+
+
+def test_a_tiny_cache_gives_the_same_store(project, tmp_path, monkeypatch):
+    # Evicted messages and their ids are found again in the store within one run.
+    from karni_historian.ingest import sink
+
+    install_fixture(project)
+    run(project)
+    with Store.open(project) as store:
+        expected = store.messages(SESSION)
+        expected_files = [store.files(SESSION, m.ordinal) for m in expected]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "manage.py").write_text("")
+    monkeypatch.setattr(sink, "_CACHE_LIMIT", 2)
+    text = session_file(project).read_text().replace(str(project), str(other))
+    path = tmp_path / "copy" / f"{SESSION}.jsonl"
+    path.parent.mkdir()
+    path.write_text(text)
+    run(other, [str(path)])
+    with Store.open(other) as store:
+        got = store.messages(SESSION)
+        assert [store.files(SESSION, m.ordinal) for m in got] == expected_files
+    assert len(got) == len(expected) == 32
+    assert [repr(m).replace(str(other), str(project)) for m in got] == [repr(m) for m in expected]

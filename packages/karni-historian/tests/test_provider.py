@@ -4,6 +4,7 @@ import sys
 
 import pytest
 from karni.agent.history import HISTORY_TOKEN_CAP, compose
+from karni.agent.history.markers import markers_rule_out
 from karni_historian.model import Compartment, Fact, TextPart
 from karni_historian.provider import HistorianProvider, file_brief
 from karni_historian.store import RunRecord, Store, parts_to_json
@@ -61,8 +62,10 @@ def test_detect_is_a_file_check(root):
     assert provider.name == "historian"
     assert provider.detect(root) is False
     (root / ".karni" / "local").mkdir(parents=True)
+    assert markers_rule_out(provider, root)  # Karni's speed hint skips detect here
     (root / ".karni" / "local" / "historian.db").write_bytes(b"")
     assert provider.detect(root) is True
+    assert not markers_rule_out(provider, root)
 
 
 def test_import_and_detect_stay_cheap(root):

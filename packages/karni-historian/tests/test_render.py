@@ -303,3 +303,22 @@ def _timed(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def test_tier_choice_is_linear(monkeypatch) -> None:
+    # One pressure pass and one tier per compartment: 2 curve evaluations each.
+    from karni_historian import decay
+
+    calls = []
+    original = decay.base_tier
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(decay, "base_tier", counting)
+    for n in (1_000, 4_000):
+        calls.clear()
+        cs = [Compartment(i, i, f"t{i}", p1="p", importance=i % 100 + 1) for i in range(1, n + 1)]
+        render_history(cs, 10_000_000)
+        assert len(calls) == 2 * n

@@ -213,6 +213,20 @@ def test_configuration_errors_name_the_key(root, text, message):
     assert "\n" not in str(error.value)
 
 
+def test_template_errors_name_the_key_and_the_file(root):
+    from karni_historian.errors import ConfigurationError
+
+    (root / ".karni").mkdir()
+    path = root / ".karni" / "config.toml"
+    path.write_text('[historian]\nexpand_tools = { ask = "${input.x" }\n')
+    with pytest.raises(ConfigurationError) as error:
+        load_settings(root)
+    assert str(error.value) == (
+        f"`historian.expand_tools.ask` in {path}: Invalid tool expansion template at "
+        "character 10; fix the template or set it to false"
+    )
+
+
 def test_local_date(monkeypatch):
     monkeypatch.setenv("TZ", "Pacific/Auckland")
     time.tzset()
@@ -237,3 +251,20 @@ def test_only_noise_left_is_not_a_failure(root):
         assert (outcome.status, outcome.failed) == ("nothing", False)
         assert outcome.message() == ("session s: no readable messages before message 6 to condense")
         assert store.runs("s") == []
+
+
+def test_run_records_name_the_historian(root):
+    conversation(root, 15)
+
+    def named(chunk, messages):
+        return one_per_line(chunk, messages)
+
+    named.name = "test/one-per-line"
+    with Store.open(root) as store:
+        runner.wrapup(store, "s", 20, historian=named)
+        runner.wrapup(store, "s", 10, historian=one_per_line)
+        rows = store.connection.execute(
+            "SELECT historian FROM historian_runs ORDER BY id"
+        ).fetchall()
+    assert [row[0] for row in rows] == ["test/one-per-line", "one_per_line"]
+    assert runner._historian_name(None) == runner.HISTORIAN_NAME == "local/extractive"

@@ -178,3 +178,19 @@ def test_touching_covers_folders(root):
         assert store.touching("shop") == [("s", 3)]
         assert store.touching("shop/") == [("s", 3)]
         assert store.touching("cart.py") == []
+
+
+def test_message_id_lookups_use_the_index(root):
+    # Ingest looks up each new message id; a scan of the session would make a long
+    # session quadratic. SQLite's progress handler counts the VM steps a lookup takes.
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            rows = [(n, "user", "[]", None, f"m{n}") for n in range(1, 5001)]
+            store.insert_messages("s", rows)
+        steps = []
+        store.connection.set_progress_handler(lambda: steps.append(1) and 0, 100)
+        assert store.ordinal_of_message_id("s", "m4321") == 4321
+        assert store.ordinal_of_message_id("s", "absent") is None
+        store.connection.set_progress_handler(None, 0)
+    assert len(steps) < 10  # a scan of 5,000 rows takes hundreds

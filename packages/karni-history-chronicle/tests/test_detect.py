@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from karni.agent.history_chronicle import ChronicleProvider
+from karni.agent.history_chronicle.store import find_store_root
 
 
 def test_no_store(tmp_path):
@@ -42,20 +43,20 @@ def test_a_plain_file_stops_the_walk_like_chronicle(tmp_path):
     assert ChronicleProvider().detect(project) is False
 
 
-def test_a_dangling_symlink_is_skipped(tmp_path):
+@pytest.mark.parametrize(
+    ("target", "store_at"),
+    [("missing", "above"), ("real-store", "project")],
+    ids=["dangling: skipped, the walk goes on", "to a directory: a store"],
+)
+def test_a_symlinked_chronicle(tmp_path, target, store_at):
     (tmp_path / ".chronicle").mkdir()
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / ".chronicle").symlink_to(tmp_path / "missing")
-    assert ChronicleProvider().detect(project) is True
-
-
-def test_a_symlink_to_a_directory_is_a_store(tmp_path):
     (tmp_path / "real-store").mkdir()
     project = tmp_path / "project"
     project.mkdir()
-    (project / ".chronicle").symlink_to(tmp_path / "real-store")
+    (project / ".chronicle").symlink_to(tmp_path / target)
     assert ChronicleProvider().detect(project) is True
+    expected = project if store_at == "project" else tmp_path
+    assert find_store_root(project) == str(expected)
 
 
 def test_the_walk_starts_from_the_physical_path(tmp_path):

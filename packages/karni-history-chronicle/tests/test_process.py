@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 
@@ -58,9 +59,36 @@ def test_the_project_brief_has_the_same_deadline(example, fake_chronicle):
     assert _wait_until_gone(call.pid)
 
 
-def test_stdin_is_closed(example, fake_chronicle):
+@pytest.fixture
+def stdin_with_input():
+    """This process's fd 0 holds unread input for the test, so an inherited stdin would show.
+
+    pytest itself points fd 0 at /dev/null, which would make an inherited stdin
+    look exactly like the provider's own /dev/null.
+    """
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"typed by the user\n")
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(write_end)
+
+
+def test_stdin_is_closed(example, fake_chronicle, stdin_with_input):
+    # "Closed" is /dev/null: the child reads end-of-file at once, so it can never wait for
+    # input nor read the user's terminal, and fd 0 cannot be taken by a file the child opens.
+    subprocess.run(["chronicle", "--version"], capture_output=True, check=True, timeout=30)
+    assert fake_chronicle.calls()[0].stdin == "data"  # what inheriting fd 0 would give
+    fake_chronicle.reset()
+
     ChronicleProvider().context(example.root, FILE)
     ChronicleProvider().project_context(example.root)
+
     assert [call.stdin for call in fake_chronicle.calls()] == ["eof", "eof"]
 
 
@@ -109,34 +137,19 @@ def test_decisions_are_sorted_newest_first_whatever_the_store_order(fake_chronic
     store = fake_chronicle.create_store(tmp_path)
     late = store.add_session(ts="2026-07-01T08:00:00.000Z")
     early = store.add_session(ts="2026-07-02T08:00:00.000Z")
-    store.add_knowledge(
-        "decision",
-        "We decided to ship on Fridays",
-        session=late,
-        event_id="evt_C",
-        ts="2026-07-03T10:00:00.000Z",
-    )
-    store.add_knowledge(
-        "decision",
-        "Going with trunk-based development",
-        session=early,
-        event_id="evt_A",
-        ts="2026-07-02T09:00:00.000Z",
-    )
-    store.add_knowledge(
-        "decision",
-        "Let's use ruff for linting",
-        session=early,
-        event_id="evt_B",
-        ts="2026-07-02T09:00:00.000Z",
-    )
-    store.add_knowledge(
-        "todo",
-        "TODO: write the release notes",
-        session=early,
-        event_id="evt_D",
-        ts="2026-07-04T09:00:00.000Z",
-    )
+    for kind, text, session, event_id, ts in [
+        ("decision", "We decided to ship on Fridays", late, "evt_C", "2026-07-03T10:00:00.000Z"),
+        (
+            "decision",
+            "Going with trunk-based development",
+            early,
+            "evt_A",
+            "2026-07-02T09:00:00.000Z",
+        ),
+        ("decision", "Let's use ruff for linting", early, "evt_B", "2026-07-02T09:00:00.000Z"),
+        ("todo", "TODO: write the release notes", early, "evt_D", "2026-07-04T09:00:00.000Z"),
+    ]:
+        store.add_knowledge(kind, text, session=session, event_id=event_id, ts=ts)
     brief = ChronicleProvider().project_context(tmp_path)
     assert brief == "\n".join(
         [
@@ -152,3 +165,13 @@ def test_no_decisions_is_no_project_brief(fake_chronicle, tmp_path):
     fake_chronicle.create_store(tmp_path)
     assert ChronicleProvider().project_context(tmp_path) is None
     assert compose(tmp_path, providers=[ChronicleProvider()]) is None
+
+
+def test_a_longer_timeout_is_not_cut_short_by_karni(example, fake_chronicle):
+    # The seed's replacement, ChronicleProvider(timeout=15.0): a reply after 10.5 s (past
+    # Karni's default 10 s deadline) still reaches the brief, because Karni waits for the
+    # provider's own timeout plus a second.
+    fake_chronicle.configure(delay=10.5)
+    output = compose(example.root, FILE, providers=[ChronicleProvider(timeout=15.0)])
+    assert output is not None
+    assert output.startswith(f"HISTORY: {FILE} (gigai-chronicle)\n")

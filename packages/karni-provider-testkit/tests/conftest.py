@@ -15,6 +15,28 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.import_plugin("pytester")
 
 
+CONTRACT_BASE = """
+import json
+
+import pytest
+from karni_provider_testkit import ProviderContract
+from my_history.karni_provider import MyHistoryProvider
+
+
+class Base(ProviderContract):
+    def make_provider(self):
+        return MyHistoryProvider()
+
+    def make_store(self, root):
+        (root / ".my-history").mkdir()
+
+    def record(self, root, path, text):
+        note = {"path": path, "date": "2026-09-30", "note": text}
+        with (root / ".my-history" / "log.jsonl").open("a", encoding="utf-8") as log:
+            log.write(json.dumps(note) + "\\n")
+"""
+"""The start of a pytester test module: ``Base``, the docs' example under ProviderContract."""
+
 REPOSITORY = Path(__file__).resolve().parents[3]
 EXAMPLE = REPOSITORY / "docs" / "how-to" / "example_provider"
 

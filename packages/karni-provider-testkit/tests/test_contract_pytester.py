@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import CONTRACT_BASE
+
 FAULTY = '''
 """The docs' example provider, with one fault per class."""
 import os
@@ -81,11 +83,9 @@ class ColouredBrief(MyHistoryProvider):
         return brief and "\\x1b[1m" + brief + "\\x1b[0m"
 '''
 
-VARIANTS = """
-import json
-
-from karni_provider_testkit import ProviderContract
-from my_history.karni_provider import MyHistoryProvider
+VARIANTS = (
+    CONTRACT_BASE
+    + """
 from faulty import (
     AlwaysDetects,
     WrongStoreMarkers,
@@ -98,16 +98,6 @@ from faulty import (
     UnquotedCommand,
     WaitsWithoutTimeout,
 )
-
-
-class Base(ProviderContract):
-    def make_store(self, root):
-        (root / ".my-history").mkdir()
-
-    def record(self, root, path, text):
-        note = {"path": path, "date": "2026-09-30", "note": text}
-        with (root / ".my-history" / "log.jsonl").open("a", encoding="utf-8") as log:
-            log.write(json.dumps(note) + "\\n")
 
 
 class TestGood(Base):
@@ -180,6 +170,7 @@ class TestColouredBrief(Base):
     def make_provider(self):
         return ColouredBrief()
 """
+)
 
 EXPECTED_FAILURES: dict[str, set[str]] = {
     "TestGood": set(),
@@ -213,7 +204,7 @@ def _pattern(text: str) -> re.Pattern[str]:
 def _failures(lines: list[str]) -> dict[str, set[str]]:
     failed: dict[str, set[str]] = {}
     for line in lines:
-        match = re.match(r"^FAILED test_variants\.py::(\w+)::(.+?)(?: - .*)?$", line)
+        match = re.match(r"^FAILED test_\w+\.py::(\w+)::(.+?)(?: - .*)?$", line)
         if match:
             failed.setdefault(match.group(1), set()).add(match.group(2))
     return failed
@@ -240,3 +231,87 @@ def test_each_fault_fails_its_own_conformance_test(
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] > 30 * len(EXPECTED_FAILURES)
     assert "error" not in outcomes and "errors" not in outcomes
+
+
+HANGING = (
+    CONTRACT_BASE
+    + """
+import subprocess
+import sys
+
+# Runs until its caller is gone, so the hung call leaves no process behind.
+NEVER_EXITS = [
+    sys.executable,
+    "-S",
+    "-c",
+    "import os, time\\nparent = os.getppid()\\nwhile os.getppid() == parent: time.sleep(0.05)",
+]
+
+
+class HangsWithoutTimeout(MyHistoryProvider):
+    def context(self, project_root, path):
+        subprocess.run(NEVER_EXITS, capture_output=True)
+        return super().context(project_root, path)
+
+
+class ReadsAPipeToTheEnd(MyHistoryProvider):
+    # No communicate() or wait() for the probes to see: only the deadline catches it.
+    def context(self, project_root, path):
+        child = subprocess.Popen(NEVER_EXITS, stdout=subprocess.PIPE)
+        child.stdout.read()
+        return super().context(project_root, path)
+
+
+class HangsWithTimeout(MyHistoryProvider):
+    def context(self, project_root, path):
+        try:
+            subprocess.run(NEVER_EXITS, capture_output=True, timeout=0.2)
+        except subprocess.TimeoutExpired:
+            return None
+        return super().context(project_root, path)
+
+
+class Hanging(Base):
+    call_timeout = 2.0
+
+
+class TestHangsWithoutTimeout(Hanging):
+    def make_provider(self):
+        return HangsWithoutTimeout()
+
+
+class TestReadsAPipeToTheEnd(Hanging):
+    def make_provider(self):
+        return ReadsAPipeToTheEnd()
+
+
+class TestHangsWithTimeout(Hanging):
+    def make_provider(self):
+        return HangsWithTimeout()
+"""
+)
+
+
+def test_a_call_that_never_returns_fails_the_bounded_check_and_the_suite_goes_on(
+    pytester: pytest.Pytester, example_installed: Path
+) -> None:
+    import time
+
+    pytester.makepyfile(test_hanging=HANGING)
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "-rfE", "-p", "no:cacheprovider", "-k", "test_every_external_call_is_bounded", timeout=120
+    )
+    elapsed = time.monotonic() - started
+    assert _failures(result.outlines) == {
+        "TestHangsWithoutTimeout": {"test_every_external_call_is_bounded"},
+        "TestReadsAPipeToTheEnd": {"test_every_external_call_is_bounded"},
+    }, "\n".join(result.outlines[-40:])
+    result.stdout.fnmatch_lines_random(
+        [
+            "E*unbounded external calls: Popen.communicate without a timeout, on *",
+            "E*unbounded external calls: context() had not returned after 2s",
+        ]
+    )
+    result.assert_outcomes(passed=1, failed=2)
+    assert elapsed < 60, f"the suite took {elapsed:.1f}s: a hung call must not hold it up"

@@ -14,7 +14,8 @@ CONTRACT = json.loads(
         Path(__file__).parents[1]
         / "src"
         / "karni_provider_testkit"
-        / "fake_chronicle_contract.json"
+        / "fake_chronicle"
+        / "contract.json"
     ).read_text(encoding="utf-8")
 )
 

@@ -181,11 +181,17 @@ def test_the_module_and_console_script_run_the_double(tmp_path):
 
 
 def test_running_the_double_does_not_import_pytest():
-    code = "import sys, karni_provider_testkit.fake_chronicle; print('pytest' in sys.modules)"
+    code = (
+        "import sys\n"
+        "from karni_provider_testkit.fake_chronicle import main\n"
+        "main(['--version'])\n"
+        "print(sorted(name for name in ('pytest', 'karni_provider_testkit.plugin',\n"
+        "    'karni_provider_testkit.fake_chronicle.double') if name in sys.modules))\n"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert result.stdout == "False\n"
+    assert result.stdout == "0.2.0\n[]\n"
 
 
 def test_the_fixture_works_from_another_packages_tests(tmp_path):

@@ -126,7 +126,8 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
         "import sys, karni_provider_testkit.plugin\n"
         "heavy = ['karni_provider_testkit.contract', 'karni_provider_testkit.install',\n"
         "         'karni_provider_testkit.runner', 'karni_provider_testkit.probes',\n"
-        "         'karni_provider_testkit.snapshots', 'syrupy', 'karni.agent.history']\n"
+        "         'karni_provider_testkit.snapshots', 'karni_provider_testkit.fake_chronicle',\n"
+        "         'syrupy', 'karni.agent.history']\n"
         "print(sorted(name for name in heavy if name in sys.modules))\n"
     )
     output = subprocess.run(

@@ -6,27 +6,9 @@ from pathlib import Path
 
 import pytest
 
-BASE = """
-import json
+from .conftest import CONTRACT_BASE
 
-import pytest
-from karni_provider_testkit import ProviderContract
-from my_history.karni_provider import MyHistoryProvider
-
-
-class Base(ProviderContract):
-    def make_provider(self):
-        return MyHistoryProvider()
-
-    def make_store(self, root):
-        (root / ".my-history").mkdir()
-
-    def record(self, root, path, text):
-        note = {"path": path, "date": "2026-09-30", "note": text}
-        with (root / ".my-history" / "log.jsonl").open("a", encoding="utf-8") as log:
-            log.write(json.dumps(note) + "\\n")
-
-"""
+BASE = CONTRACT_BASE
 
 
 def _run(pytester: pytest.Pytester, body: str, *args: str) -> pytest.RunResult:

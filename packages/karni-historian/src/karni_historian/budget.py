@@ -21,6 +21,10 @@ Choices where the reference leaves room (see §8 of the reference):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from karni_historian.errors import ConfigurationError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, MutableSequence
@@ -74,14 +78,6 @@ DEFAULT_HISTORIAN_CONTEXT = 128_000
 
 CHARS_PER_TOKEN_FALLBACK = 3.5
 """Characters per token of the reference's fallback estimator."""
-
-
-class ConfigurationError(ValueError):
-    """A historian setting is missing, malformed or out of range.
-
-    Raised with a one-line message naming the setting in backticks and saying
-    how to fix it; command-line front ends print it and exit non-zero.
-    """
 
 
 def js_round(value: float) -> int:
@@ -259,6 +255,12 @@ def trigger_thresholds(
     }
 
 
+def _usable(context_limit: float | None, execute_threshold_pct: float) -> tuple[float, int]:
+    """The context limit (128k when unknown) and its usable part, ``round(limit * thr / 100)``."""
+    limit = context_limit if _finite_positive(context_limit) else 128_000
+    return limit, js_round(limit * execute_threshold_pct / 100)
+
+
 def protected_tail_tokens(
     context_limit: float | None,
     execute_threshold_pct: float = DEFAULT_EXECUTE_THRESHOLD_PCT,
@@ -276,8 +278,7 @@ def protected_tail_tokens(
     """
     import math
 
-    limit = context_limit if _finite_positive(context_limit) else 128_000
-    usable = js_round(limit * execute_threshold_pct / 100)
+    limit, usable = _usable(context_limit, execute_threshold_pct)
     trig = trigger_budget(limit, execute_threshold_pct)
     reserve = max(1000, js_round(usable * 0.02))
     raw_n = js_round(usable * 0.30 * (1 - usage_pct / 100))
@@ -294,16 +295,12 @@ def run_cap_tokens(
 ) -> int:
     """Return the cap on the eligible head of one historian run (§3.2 step 8).
 
-    Args:
-        context_limit: The model's context limit (128k when unknown).
-        execute_threshold_pct: The execute threshold in percent.
-        usage_pct: The current context usage in percent.
+    The arguments are those of :func:`protected_tail_tokens`.
 
     Returns:
         The most tokens one run may take; 78,000 for 200k at 65 % and 0 % usage.
     """
-    limit = context_limit if _finite_positive(context_limit) else 128_000
-    usable = js_round(limit * execute_threshold_pct / 100)
+    limit, usable = _usable(context_limit, execute_threshold_pct)
     n = protected_tail_tokens(limit, execute_threshold_pct, usage_pct)
     if usage_pct >= 95:
         return min(750_000, max(4 * n, min(js_round(0.5 * usable), 250_000)))
@@ -410,13 +407,14 @@ def parse_wrapup_keep(argument: str | None) -> int:
     return keep
 
 
+@dataclass(slots=True, kw_only=True)
 class TriggerState:
     """The facts one trigger evaluation looks at (§5 decision order).
 
     Attributes:
-        in_progress: A historian run is already in progress.
-        has_raw_after_last: There is raw history after the last compartment.
         usage_pct: Current context usage in percent.
+        has_raw_after_last: There is raw history after the last compartment.
+        in_progress: A historian run is already in progress.
         droppable_bytes: Bytes that pending drops would remove.
         active_bytes: Bytes currently in the active context.
         commit_cluster_count: Commit clusters in the scanned eligible head.
@@ -426,46 +424,19 @@ class TriggerState:
         eligible_messages: Messages in the eligible head.
     """
 
-    __slots__ = (
-        "active_bytes",
-        "chunk_token_estimate",
-        "commit_cluster_count",
-        "droppable_bytes",
-        "eligible_messages",
-        "eligible_raw_tokens",
-        "has_more",
-        "has_raw_after_last",
-        "in_progress",
-        "usage_pct",
-    )
-
-    def __init__(
-        self,
-        *,
-        usage_pct: float,
-        has_raw_after_last: bool = True,
-        in_progress: bool = False,
-        droppable_bytes: int = 0,
-        active_bytes: int = 0,
-        commit_cluster_count: int = 0,
-        chunk_token_estimate: int = 0,
-        has_more: bool = False,
-        eligible_raw_tokens: int = 0,
-        eligible_messages: int = 0,
-    ) -> None:
-        """Record the facts; see the class attributes."""
-        self.usage_pct = usage_pct
-        self.has_raw_after_last = has_raw_after_last
-        self.in_progress = in_progress
-        self.droppable_bytes = droppable_bytes
-        self.active_bytes = active_bytes
-        self.commit_cluster_count = commit_cluster_count
-        self.chunk_token_estimate = chunk_token_estimate
-        self.has_more = has_more
-        self.eligible_raw_tokens = eligible_raw_tokens
-        self.eligible_messages = eligible_messages
+    usage_pct: float
+    has_raw_after_last: bool = True
+    in_progress: bool = False
+    droppable_bytes: int = 0
+    active_bytes: int = 0
+    commit_cluster_count: int = 0
+    chunk_token_estimate: int = 0
+    has_more: bool = False
+    eligible_raw_tokens: int = 0
+    eligible_messages: int = 0
 
 
+@dataclass(frozen=True, slots=True)
 class TriggerDecision:
     """Whether to run the historian, and why (§5).
 
@@ -475,24 +446,8 @@ class TriggerDecision:
             ``projected_headroom`` when firing; otherwise a short no-fire cause.
     """
 
-    __slots__ = ("fire", "reason")
-
-    def __init__(self, fire: bool, reason: str) -> None:
-        """Record the decision."""
-        self.fire = fire
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        """Show the decision."""
-        return f"TriggerDecision(fire={self.fire!r}, reason={self.reason!r})"
-
-    def __eq__(self, other: object) -> bool:
-        """Compare by value."""
-        if not isinstance(other, TriggerDecision):
-            return NotImplemented
-        return (self.fire, self.reason) == (other.fire, other.reason)
-
-    __hash__ = None  # type: ignore[assignment]
+    fire: bool
+    reason: str
 
 
 def evaluate_trigger(

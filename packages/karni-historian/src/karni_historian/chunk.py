@@ -32,7 +32,10 @@ Choices where the reference leaves room (documented here, see the report):
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from karni_historian.budget import estimate_tokens
+from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
@@ -56,6 +59,7 @@ __all__ = [
     "meaningful_user_text",
     "protected_tail_start",
     "raw_tokens",
+    "role_letter",
     "token_tail_start",
     "tool_summary",
     "wrapup_boundary",
@@ -101,14 +105,7 @@ def _regex(name: str) -> Any:
     return pattern
 
 
-class ChunkCoverageError(ValueError):
-    """The chunk's lines do not cover its range consecutively (§3.3).
-
-    Raised by :func:`check_coverage`; a historian run that meets it records a
-    failure instead of calling the historian.
-    """
-
-
+@dataclass(slots=True, repr=False)
 class ChunkLine:
     """One block of the chunk: consecutive same-role messages on one line.
 
@@ -116,42 +113,35 @@ class ChunkLine:
         start: First ordinal covered (absorbed noise included).
         end: Last ordinal covered.
         role: The role letter: ``U``, ``A``, or another upper-case letter.
-        text: The line as it appears in the chunk, ``[S-E] R: …``.
         body: The joined parts without the prefix and commits.
         commits: Commit hashes on this block (at most 5).
         tool_only: True when the block is made only of tool summaries.
         ordinals: Ordinals of the messages that contributed to the block.
+        text: The line as it appears in the chunk, ``[S-E] R: …`` (formatted
+            from the other fields).
     """
 
-    __slots__ = ("body", "commits", "end", "ordinals", "role", "start", "text", "tool_only")
+    start: int
+    end: int
+    role: str
+    body: str
+    commits: tuple[str, ...] = ()
+    tool_only: bool = False
+    ordinals: tuple[int, ...] = ()
+    text: str = field(init=False)
 
-    def __init__(
-        self,
-        start: int,
-        end: int,
-        role: str,
-        body: str,
-        commits: tuple[str, ...] = (),
-        tool_only: bool = False,
-        ordinals: tuple[int, ...] = (),
-    ) -> None:
-        """Create a line; ``text`` is formatted from the other fields."""
-        self.start = start
-        self.end = end
-        self.role = role
-        self.body = body
-        self.commits = commits
-        self.tool_only = tool_only
-        self.ordinals = ordinals
-        self.text = _format_line(start, end, role, body, commits)
+    def __post_init__(self) -> None:
+        """Format ``text`` from the other fields."""
+        self.text = _format_line(self.start, self.end, self.role, self.body, self.commits)
 
     def __repr__(self) -> str:
         """Show the line."""
         return f"ChunkLine({self.text!r})"
 
 
+@dataclass(slots=True, repr=False)
 class Chunk:
-    r"""The historian's input for one run.
+    r"""The historian's input for one run; built by :func:`build_chunk`.
 
     Attributes:
         text: The chunk text: lines joined by ``\\n`` (maybe truncated).
@@ -165,41 +155,15 @@ class Chunk:
         truncated: True when pre-flight truncation cut ``text``.
     """
 
-    __slots__ = (
-        "commit_clusters",
-        "end",
-        "has_more",
-        "lines",
-        "start",
-        "text",
-        "token_estimate",
-        "tool_only_ranges",
-        "truncated",
-    )
-
-    def __init__(
-        self,
-        *,
-        text: str,
-        start: int,
-        end: int,
-        has_more: bool,
-        commit_clusters: int,
-        tool_only_ranges: tuple[tuple[int, int], ...],
-        lines: tuple[ChunkLine, ...],
-        token_estimate: int,
-        truncated: bool = False,
-    ) -> None:
-        """Create a chunk; use :func:`build_chunk`."""
-        self.text = text
-        self.start = start
-        self.end = end
-        self.has_more = has_more
-        self.commit_clusters = commit_clusters
-        self.tool_only_ranges = tool_only_ranges
-        self.lines = lines
-        self.token_estimate = token_estimate
-        self.truncated = truncated
+    text: str
+    start: int
+    end: int
+    has_more: bool
+    commit_clusters: int
+    tool_only_ranges: tuple[tuple[int, int], ...]
+    lines: tuple[ChunkLine, ...]
+    token_estimate: int
+    truncated: bool = False
 
     @property
     def is_empty(self) -> bool:
@@ -209,6 +173,11 @@ class Chunk:
     def __repr__(self) -> str:
         """Show the range and size."""
         return f"Chunk({self.start}-{self.end}, lines={len(self.lines)}, has_more={self.has_more})"
+
+
+def role_letter(role: str) -> str:
+    """The chunk's letter for a role: ``A`` for assistant, ``U`` for user, else its initial."""
+    return {"assistant": "A", "user": "U"}.get(role) or (role[:1].upper() or "?")
 
 
 def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[str]) -> str:
@@ -443,9 +412,7 @@ def build_chunk(
             role = "A"
             shown = parts
         else:
-            role = {"assistant": "A", "user": "U"}.get(message.role) or (
-                message.role[:1].upper() or "?"
-            )
+            role = role_letter(message.role)
             shown = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
         first = ordinal if pending_noise is None else pending_noise
         if block is not None and block.role == role and first == block.end + 1:

@@ -128,7 +128,7 @@ def _open(root: str, *, create: bool = False) -> Store:
 
 
 def _settings(root: str) -> Any:
-    from karni_historian.budget import ConfigurationError
+    from karni_historian.errors import ConfigurationError
     from karni_historian.runner import load_settings
 
     try:
@@ -175,13 +175,14 @@ def _positive(value: str, what: str) -> int:
 
 
 def _ingest(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.ingest import IngestError, ingest
+    from karni_historian.ingest import IngestError, check_sources, ingest
 
-    with _open(root, create=True) as store:
-        try:
+    try:
+        check_sources(args.sources or ())  # before the store is created
+        with _open(root, create=True) as store:
             report = ingest(store, root, args.sources, progress_stream=sys.stderr)
-        except IngestError as error:
-            raise CliError(str(error), 2) from None
+    except IngestError as error:
+        raise CliError(str(error), 2) from None
     for warning in report.warnings():
         print(f"{PROG}: {warning}", file=sys.stderr)
     print(report.summary())
@@ -194,7 +195,8 @@ def _condense(args: argparse.Namespace, root: str) -> int:
     settings = _settings(root)
     keep = 20
     if args.command == "wrapup":
-        from karni_historian.budget import ConfigurationError, parse_wrapup_keep
+        from karni_historian.budget import parse_wrapup_keep
+        from karni_historian.errors import ConfigurationError
 
         try:
             keep = parse_wrapup_keep(args.keep)
@@ -322,14 +324,11 @@ def _project_path(root: str, path: str) -> str:
 # --- expand -----------------------------------------------------------------------------------
 
 
-def _role_letter(role: str) -> str:
-    return {"assistant": "A", "user": "U"}.get(role, role[:1].upper() or "?")
-
-
 def full_message(store: Store, session_id: str, ordinal: int, *, verbose: bool = False) -> str:
     """One message recovered in full from the raw store (§2.3 ``message=N``)."""
     import json
 
+    from karni_historian.chunk import role_letter
     from karni_historian.model import TextPart
 
     message = store.message(session_id, ordinal)
@@ -338,7 +337,7 @@ def full_message(store: Store, session_id: str, ordinal: int, *, verbose: bool =
             f"No message at ordinal {ordinal} in this session's stored history — the ordinal "
             f"is wrong (run `{PROG} sessions` to see each session's message count)."
         )
-    lines = [f"[{ordinal}] {_role_letter(message.role)} ({message.role}) — full recovery:", ""]
+    lines = [f"[{ordinal}] {role_letter(message.role)} ({message.role}) — full recovery:", ""]
     if verbose:
         lines.append(f"  time: {message.timestamp or 'unknown'}")
         files = store.files(session_id, ordinal)
@@ -365,11 +364,12 @@ def expand_range(
     from karni_historian.runner import project_view
 
     messages = project_view(store.messages(session_id, start, end), store.root)
+    nothing = (
+        f"No messages found in range {start}-{end}. "
+        f"The range may be outside this session's history."
+    )
     if not messages:
-        return (
-            f"No messages found in range {start}-{end}. "
-            f"The range may be outside this session's history."
-        )
+        return nothing
     if verbose:
         return _verbose(messages, session_id, start, end, settings)
     from karni_historian.budget import estimate_tokens
@@ -383,10 +383,7 @@ def expand_range(
         expand_tools={},
     )
     if chunk.is_empty:
-        return (
-            f"No messages found in range {start}-{end}. "
-            f"The range may be outside this session's history."
-        )
+        return nothing
     count = chunk.end - chunk.start + 1
     text = (
         f"Messages {chunk.start}-{chunk.end} ({count} messages, "
@@ -407,7 +404,7 @@ def _preview(text: str, limit: int) -> str:
 
 def _verbose(messages: Sequence[Any], session_id: str, start: int, end: int, settings: Any) -> str:
     from karni_historian.budget import estimate_tokens
-    from karni_historian.chunk import tool_summary
+    from karni_historian.chunk import role_letter, tool_summary
     from karni_historian.model import TextPart
     from karni_historian.templates import expand_tool
 
@@ -415,7 +412,7 @@ def _verbose(messages: Sequence[Any], session_id: str, start: int, end: int, set
     used = 0
     last = start
     for message in messages:
-        lines = [f"[{message.ordinal}] {_role_letter(message.role)} ({message.role})"]
+        lines = [f"[{message.ordinal}] {role_letter(message.role)} ({message.role})"]
         for part in message.parts:
             if isinstance(part, TextPart):
                 if part.text.strip():

@@ -20,7 +20,11 @@ Choices where the reference leaves room:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from karni_historian.errors import HistorianOutputError
 from karni_historian.model import Compartment, Fact
+from karni_historian.xml_text import escape_attr, escape_body, unescape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,15 +90,7 @@ def _re(name: str) -> Any:
     return _RE[name]
 
 
-class HistorianOutputError(ValueError):
-    """The historian's XML cannot be published.
-
-    Raised by :func:`validate` with the reference's exact texts, for example
-    ``Historian returned no usable compartments.`` A run that meets it tries
-    its repair or fallback path, or records a failure.
-    """
-
-
+@dataclass(slots=True)
 class Event:
     """A structured event anchored at a compartment of the same output.
 
@@ -104,19 +100,12 @@ class Event:
         fields: Child elements with non-empty text.
     """
 
-    __slots__ = ("at_compartment", "fields", "kind")
-
-    def __init__(self, kind: str, at_compartment: int, fields: dict[str, str]) -> None:
-        """Create an event."""
-        self.kind = kind
-        self.at_compartment = at_compartment
-        self.fields = fields
-
-    def __repr__(self) -> str:
-        """Show the event."""
-        return f"Event({self.kind!r}, {self.at_compartment}, {self.fields!r})"
+    kind: str
+    at_compartment: int
+    fields: dict[str, str]
 
 
+@dataclass(slots=True)
 class ParsedOutput:
     """What :func:`parse` found in a historian response.
 
@@ -130,36 +119,16 @@ class ParsedOutput:
         messages_processed: The ``<messages_processed>`` range, if any.
     """
 
-    __slots__ = (
-        "compartments",
-        "events",
-        "facts",
-        "messages_processed",
-        "primer",
-        "unprocessed_from",
-        "user_observations",
-    )
-
-    def __init__(
-        self,
-        compartments: list[Compartment],
-        facts: list[Fact],
-        events: list[Event],
-        user_observations: list[str],
-        primer: tuple[int | None, str] | None,
-        unprocessed_from: int | None,
-        messages_processed: tuple[int, int] | None,
-    ) -> None:
-        """Hold the parsed parts."""
-        self.compartments = compartments
-        self.facts = facts
-        self.events = events
-        self.user_observations = user_observations
-        self.primer = primer
-        self.unprocessed_from = unprocessed_from
-        self.messages_processed = messages_processed
+    compartments: list[Compartment]
+    facts: list[Fact]
+    events: list[Event]
+    user_observations: list[str]
+    primer: tuple[int | None, str] | None
+    unprocessed_from: int | None
+    messages_processed: tuple[int, int] | None
 
 
+@dataclass(slots=True)
 class ValidationResult:
     """Output that passed validation, ready to publish.
 
@@ -174,54 +143,13 @@ class ValidationResult:
         discarded_last: True when the last compartment was dropped (§3.7).
     """
 
-    __slots__ = (
-        "compartments",
-        "discarded_last",
-        "events",
-        "facts",
-        "primer",
-        "unprocessed_from",
-        "user_observations",
-    )
-
-    def __init__(
-        self,
-        compartments: list[Compartment],
-        facts: list[Fact],
-        events: list[Event],
-        user_observations: list[str],
-        primer: tuple[int | None, str] | None,
-        unprocessed_from: int | None,
-        discarded_last: bool,
-    ) -> None:
-        """Hold the validated parts."""
-        self.compartments = compartments
-        self.facts = facts
-        self.events = events
-        self.user_observations = user_observations
-        self.primer = primer
-        self.unprocessed_from = unprocessed_from
-        self.discarded_last = discarded_last
-
-
-def _unescape(text: str) -> str:
-    if "&" not in text:
-        return text
-    return (
-        text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", '"')
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
-    )
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _escape_attr(text: str) -> str:
-    return _escape(text).replace('"', "&quot;")
+    compartments: list[Compartment]
+    facts: list[Fact]
+    events: list[Event]
+    user_observations: list[str]
+    primer: tuple[int | None, str] | None
+    unprocessed_from: int | None
+    discarded_last: bool
 
 
 def _tier(body: str, n: int) -> str | None:
@@ -239,7 +167,7 @@ def _tier(body: str, n: int) -> str | None:
     opener = _re("opener").search(rest)
     if opener is not None:
         rest = rest[: opener.start()]
-    return _unescape(rest.strip())
+    return unescape(rest.strip())
 
 
 def _parse_compartment(attrs: str, inner: str) -> Compartment | None:
@@ -253,8 +181,8 @@ def _parse_compartment(attrs: str, inner: str) -> Compartment | None:
     kwargs: dict[str, Any] = {
         "start": int(start.group(1)),
         "end": int(end.group(1)),
-        "title": _unescape(title.group(1)),
-        "episode_type": _unescape(episode.group(1)) if episode else None,
+        "title": unescape(title.group(1)),
+        "episode_type": unescape(episode.group(1)) if episode else None,
         "importance": min(max(int(importance.group(1)), 1), 100) if importance else 50,
     }
     p1 = _tier(inner, 1)
@@ -265,7 +193,7 @@ def _parse_compartment(attrs: str, inner: str) -> Compartment | None:
         p2 = p1 if p2 is None else p2
         p3 = p2 if p3 is None else p3
         return Compartment(p1=p1, p2=p2, p3=p3, p4="" if p4 is None else p4, content=p1, **kwargs)
-    content = _unescape(inner.strip())
+    content = unescape(inner.strip())
     if not content:
         return None
     return Compartment(content=content, **kwargs)
@@ -307,7 +235,7 @@ def parse(xml: str) -> ParsedOutput:
     seen: set[tuple[str, str]] = set()
     for category, body in _re("category").findall(fact_source):
         for line in _bullets(body):
-            fact = (category, _unescape(line))
+            fact = (category, unescape(line))
             if fact not in seen:
                 seen.add(fact)
                 facts.append(Fact(*fact))
@@ -318,7 +246,7 @@ def parse(xml: str) -> ParsedOutput:
         for kind, at, body in _re("event").findall(events_block.group(1)):
             fields = {}
             for name, value, _empty in _re("field").findall(body):
-                value = _unescape(value.strip())
+                value = unescape(value.strip())
                 if name and value:
                     fields[name] = value
             events.append(Event(kind, int(at), fields))
@@ -326,20 +254,20 @@ def parse(xml: str) -> ParsedOutput:
     observations: list[str] = []
     obs_block = _re("observations").search(text)
     if obs_block is not None:
-        observations = [_unescape(b) for b in _bullets(obs_block.group(1))]
+        observations = [unescape(b) for b in _bullets(obs_block.group(1))]
 
     primer: tuple[int | None, str] | None = None
     primers_block = _re("primers").search(text)
     if primers_block is not None:
         element = _re("primer").search(primers_block.group(1))
         if element is not None:
-            question = _unescape(element.group(2).strip())
+            question = unescape(element.group(2).strip())
             if question:
                 primer = (int(element.group(1)), question)
         else:
             bullet = _re("primer_bullet").search(primers_block.group(1))
             if bullet is not None and bullet.group(1).strip():
-                primer = (None, _unescape(bullet.group(1).strip()))
+                primer = (None, unescape(bullet.group(1).strip()))
 
     unprocessed = _re("unprocessed").search(text)
     processed = _re("processed").search(text)
@@ -530,14 +458,14 @@ def emit(
     """
     lines = ["<output>", "<compartments>"]
     for c in compartments:
-        attrs = f'start="{c.start}" end="{c.end}" title="{_escape_attr(c.title)}"'
+        attrs = f'start="{c.start}" end="{c.end}" title="{escape_attr(c.title)}"'
         if c.episode_type:
-            attrs += f' episode_type="{_escape_attr(c.episode_type)}"'
+            attrs += f' episode_type="{escape_attr(c.episode_type)}"'
         attrs += f' importance="{c.importance}"'
         lines.append(f"<compartment {attrs}>")
         for n, body in enumerate((c.p1, c.p2, c.p3), 1):
-            lines.append(f"<p{n}>{_escape(body)}</p{n}>")
-        lines.append(f"<p4>{_escape(c.p4)}</p4>" if c.p4 else "<p4/>")
+            lines.append(f"<p{n}>{escape_body(body)}</p{n}>")
+        lines.append(f"<p4>{escape_body(c.p4)}</p4>" if c.p4 else "<p4/>")
         lines.append("</compartment>")
     lines.append("</compartments>")
     by_category: dict[str, list[str]] = {}
@@ -547,7 +475,7 @@ def emit(
         lines.append("<facts>")
         for category, items in by_category.items():
             lines.append(f"<{category}>")
-            lines.extend(f"* {_escape(item)}" for item in items)
+            lines.extend(f"* {escape_body(item)}" for item in items)
             lines.append(f"</{category}>")
         lines.append("</facts>")
     lines.append("<meta>")

@@ -26,14 +26,17 @@ How it decides, in short:
   commit or decision lose 10.
 - **Facts** are sentences promoted to project memory by category: user
   prohibitions to ``CONSTRAINTS``, user workflow rules ("always…", "from now
-  on…") to ``PROJECT_RULES``, decisions to ``ARCHITECTURE``, settings with
-  values to ``CONFIG_VALUES``, naming rules to ``NAMING``. Questions and
-  fragments are never promoted.
+  on…", or "must…" that is not part of a decision) to ``PROJECT_RULES``,
+  decisions to ``ARCHITECTURE``, settings with values to ``CONFIG_VALUES``,
+  user naming conventions ("named after…", "use snake_case") to ``NAMING``; a
+  one-off action such as "rename X to Y" is not a naming rule. When a sentence
+  is a request followed by its reason ("Revert X: we decided Y"), only the
+  reason is promoted. Questions and fragments are never promoted.
 """
 
 from __future__ import annotations
 
-from karni_historian.model import Compartment, Fact, Message, TextPart, ToolPart
+from karni_historian.model import PATH_KEYS, Compartment, Fact, Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +57,6 @@ MAX_EPISODE_LINES = 40
 _EDIT_TOOLS = frozenset(
     {"edit", "write", "multiedit", "notebookedit", "str_replace_editor", "create", "patch"}
 )
-_PATH_KEYS = ("file_path", "filePath", "path", "notebook_path")
 _ACKS = frozenset(
     [
         "ok",
@@ -150,7 +152,8 @@ def _re(name: str) -> Any:
                 r"not allowed|forbidden|avoid)\b",
                 i,
             ),
-            rule=re.compile(r"\b(always|must|required|make sure|from now on|every time)\b", i),
+            rule=re.compile(r"\b(always|from now on|every time|make sure)\b", i),
+            soft_rule=re.compile(r"\b(must|required)\b", i),
             revert=re.compile(
                 r"\b(revert(?:ed|ing|s)?|roll(?:ed)? ?back|undo|undid|back(?:ed)? out)\b", i
             ),
@@ -164,7 +167,11 @@ def _re(name: str) -> Any:
             ),
             value=re.compile(r"\d|=|:\s*\S"),
             naming=re.compile(
-                r"\b(name[ds]? (?:it|them|the)|call (?:it|them)|rename[ds]?|naming|prefix)\b", i
+                r"\b(naming|named? (?:after|in|using|like)|(?:should|must) be (?:called|named)|"
+                r"are (?:called|named)|call (?:them|these|those|every|each|all)|"
+                r"(?:prefix|suffix)(?:ed|es)? (?:with|by)|snake_case|camel_?case|kebab-case|"
+                r"pascal_?case|upper_case)\b",
+                i,
             ),
             test=re.compile(r"\b(pytest|tests?|spec)\b", i),
             correction=re.compile(r"^(?:no|not|nope|actually|instead|wait|but|don't|do not)\b", i),
@@ -178,6 +185,18 @@ def _re(name: str) -> Any:
             ),
         )
     return _RE[name]
+
+
+def _clause(sentence: str, pattern: Any) -> str:
+    """The part of ``sentence`` after a leading ``request: `` that carries ``pattern``.
+
+    "Revert the change in cart.py: we decided pricing must stay separate" is a
+    request followed by the durable reason; only the reason is a fact.
+    """
+    head, colon, tail = sentence.partition(": ")
+    if colon and pattern.search(tail) and not pattern.search(head) and len(_words(tail)) >= 4:
+        return tail[:1].upper() + tail[1:]
+    return sentence
 
 
 def _sentences(text: str) -> list[str]:
@@ -330,6 +349,7 @@ class _Episode:
                 if not first_request and (
                     _re("prohibit").search(sentence)
                     or _re("rule").search(sentence)
+                    or _re("soft_rule").search(sentence)
                     or _re("decision").search(sentence)
                     or _re("correction").search(sentence)
                 ):
@@ -349,23 +369,30 @@ class _Episode:
             self.testing = True
         if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
             return
-        if _re("decision").search(sentence):
-            self._add(self.decisions, sentence)
+        decision = _re("decision")
+        if decision.search(sentence):
+            self._add(self.decisions, _clause(sentence, decision))
         if user and _re("prohibit").search(sentence):
-            self._add(self.prohibitions, sentence)
+            self._add(self.prohibitions, _clause(sentence, _re("prohibit")))
         elif user and _re("rule").search(sentence):
-            self._add(self.rules, sentence)
+            self._add(self.rules, _clause(sentence, _re("rule")))
+        elif user and _re("soft_rule").search(sentence) and not decision.search(sentence):
+            # "must" alone is a rule unless the sentence reports a decision, which
+            # makes it a design choice (ARCHITECTURE): "we decided pricing must stay…".
+            self._add(self.rules, _clause(sentence, _re("soft_rule")))
         if _re("config").search(sentence) and _re("value").search(sentence):
             self._add(self.configs, sentence)
-        if _re("naming").search(sentence):
-            self._add(self.naming, sentence)
+        if user and _re("naming").search(sentence):
+            # Only conventions the user states ("test files are named after…", "use
+            # snake_case"), never one-off actions such as "rename total() to subtotal()".
+            self._add(self.naming, _clause(sentence, _re("naming")))
 
     def _read_tool(self, part: ToolPart) -> None:
         name = part.name.lower()
         if name not in self.tool_names:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
-        path = next((data[k] for k in _PATH_KEYS if isinstance(data.get(k), str)), None)
+        path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
         if name in ("bash", "shell") and isinstance(data.get("command"), str):
             command = data["command"]
             if _re("test").search(command):

@@ -16,7 +16,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Compartment", "Fact", "Message", "TextPart", "ToolPart"]
+__all__ = ["PATH_KEYS", "Compartment", "Fact", "Message", "TextPart", "ToolPart"]
+
+PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")
+"""Tool input keys that name the file a call works on, in the order they are tried."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,13 +127,9 @@ def _body(compartment: Compartment, tier: int) -> str:
     """The paraphrase for ``tier`` (reference §1.6), on one line."""
     if not compartment.p1:
         return _one_line(compartment.content) if tier < 4 else ""
-    tiers = (compartment.p1, compartment.p2, compartment.p3, compartment.p4)
-    if tier == 4:
-        return _one_line(compartment.p4)
-    for text in reversed(tiers[:tier]):
-        if text.strip():
-            return _one_line(text)
-    return _one_line(compartment.content)
+    from karni_historian.render import paraphrase
+
+    return _one_line(paraphrase(compartment, tier))
 
 
 def _anchor_line(stored: StoredCompartment, sessions: int) -> str:
@@ -267,11 +263,12 @@ def _tiers(
     order they archive (by age over the importance-adjusted half-life), and a
     visit stops at the first archived one or when the room is full.
     """
-    from karni_historian.decay import ARCHIVED, PRESSURE_FLOOR, tier
+    from karni_historian.decay import ARCHIVED, PRESSURE_FLOOR, half_life, tier
 
     count = len(rows)
-    items = [(count - i, max(1, min(100, row[3]))) for i, row in enumerate(rows)]
-    order = sorted(range(count), key=lambda i: (items[i][0] - 1) / 2 ** ((items[i][1] - 50) / 25))
+    items = [(count - i, row[3]) for i, row in enumerate(rows)]
+    # The curve's z at pressure 1: episodes archive in this order at any pressure.
+    order = sorted(range(count), key=lambda i: (items[i][0] - 1) / half_life(items[i][1], 1.0))
     sizes: dict[tuple[int, int], int] = {}
 
     def size(i: int, t: int) -> int:

@@ -28,7 +28,8 @@ Choices where the reference leaves room:
 from __future__ import annotations
 
 from karni_historian.budget import budget_guard, estimate_tokens
-from karni_historian.decay import ARCHIVED, TIER_COST, base_tier, tier
+from karni_historian.decay import ARCHIVED, pressure, tier
+from karni_historian.xml_text import escape_attr, escape_body
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ __all__ = [
     "LEGACY_CUTS",
     "assign_tiers",
     "compartment_element",
+    "paraphrase",
     "render_body",
     "render_history",
 ]
@@ -64,16 +66,6 @@ def _sanitize_title(title: str) -> str:
     if title.isprintable():
         return title
     return _TITLE_BREAKS.sub(" ", title)
-
-
-def _escape_attr(text: str) -> str:
-    return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    )
-
-
-def _escape_body(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _is_v2(c: Compartment) -> bool:
@@ -101,7 +93,20 @@ def _flat_body(content: str, t: int) -> str:
     return _cut(content, LEGACY_CUTS[3])
 
 
-def _v2_body(c: Compartment, t: int) -> str:
+def paraphrase(c: Compartment, t: int) -> str:
+    """Return the body of a tiered (v2) compartment at tier ``t``, 1–4 (§1.6).
+
+    ``p_t`` when it is set (an empty ``p4`` is a real anchor, an empty ``p2`` or
+    ``p3`` counts as missing), else the nearest denser non-empty tier, else
+    ``content``; always trimmed. An empty result means a title-only element.
+
+    Args:
+        c: A compartment whose ``p1`` is non-empty.
+        t: The tier, 1–4.
+
+    Returns:
+        The trimmed body text (not escaped).
+    """
     tiers = (c.p1, c.p2, c.p3, c.p4)
     chosen = tiers[t - 1]
     if isinstance(chosen, str) and (chosen != "" or t in (1, 4)):
@@ -129,16 +134,16 @@ def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
         return ""
     attrs = f'start="{c.start}" end="{c.end}"'
     if dates and c.start_date and c.end_date:
-        attrs += f' start-date="{_escape_attr(c.start_date)}" end-date="{_escape_attr(c.end_date)}"'
-    attrs += f' title="{_escape_attr(_sanitize_title(c.title or ""))}"'
+        attrs += f' start-date="{escape_attr(c.start_date)}" end-date="{escape_attr(c.end_date)}"'
+    attrs += f' title="{escape_attr(_sanitize_title(c.title or ""))}"'
     if not c.legacy and _is_v2(c):
-        body = _v2_body(c, t)
+        body = paraphrase(c, t)
     else:
         content = c.content or ""
         body = "" if t >= 4 or not content else _flat_body(content, t)
     if not body:
         return f"<compartment {attrs} />"
-    return f"<compartment {attrs}>\n{_escape_body(body)}\n</compartment>"
+    return f"<compartment {attrs}>\n{escape_body(body)}\n</compartment>"
 
 
 def assign_tiers(
@@ -166,28 +171,21 @@ def assign_tiers(
     Returns:
         One tier per compartment: 1–4, or 5 when omitted.
     """
-    n_curve = sum(1 for c in compartments if not c.legacy)
     tiers: list[int] = []
-    index = n_curve
-    cost = 0
     curve: list[tuple[int, int]] = []
+    index = sum(1 for c in compartments if not c.legacy)
     for c in compartments:
         if c.legacy:
             tiers.append(_legacy_initial_tier(c.content or ""))
-            continue
-        importance = c.importance if c.importance is not None else 50
-        t = base_tier(index, importance, 1.0)
-        if t < ARCHIVED:
-            cost += TIER_COST[t]
-        curve.append((index, importance))
-        tiers.append(0)
-        index -= 1
-    p = 1.0 if budget <= 0 else max(0.1, cost / budget)
+        else:
+            curve.append((index, c.importance if c.importance is not None else 50))
+            tiers.append(0)
+            index -= 1
+    p = pressure(curve, budget)
     positions = iter(curve)
     for i, c in enumerate(compartments):
         if not c.legacy:
-            idx, importance = next(positions)
-            tiers[i] = tier(idx, importance, p)
+            tiers[i] = tier(*next(positions), p)
     if budget > 0:
 
         def render_one(i: int, t: int) -> str:

@@ -18,6 +18,9 @@ project) over ``$XDG_CONFIG_HOME/karni/config.toml`` (the user); see
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+
+from karni_historian.extractive import HISTORIAN_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,35 +44,34 @@ __all__ = [
     "wrapup",
 ]
 
-HISTORIAN_NAME = "local/extractive"
-"""The name recorded for the built-in, model-free historian."""
-
 PERSISTENT_FAILURE_THRESHOLD = 3
 """Consecutive failures after which a session's failure is reported as persistent."""
 
 _MAX_ROUNDS = 10_000
 
 
+@dataclass(slots=True, kw_only=True)
 class Settings:
-    """The historian settings a project resolves to."""
+    """The historian settings a project resolves to; the defaults are the reference's (§6).
 
-    def __init__(
-        self,
-        *,
-        context_limit: int = 200_000,
-        execute_threshold_percentage: float = 65.0,
-        history_budget_percentage: float = 0.15,
-        historian_context: int = 128_000,
-        temporal_awareness: bool = True,
-        expand_tools: Mapping[str, str] | None = None,
-    ) -> None:
-        """Create settings; the defaults are the reference's (§6)."""
-        self.context_limit = context_limit
-        self.execute_threshold_percentage = execute_threshold_percentage
-        self.history_budget_percentage = history_budget_percentage
-        self.historian_context = historian_context
-        self.temporal_awareness = temporal_awareness
-        self.expand_tools = expand_tools
+    Attributes:
+        context_limit: The model's context window, in tokens.
+        execute_threshold_percentage: The share of the window in use before
+            compaction, 20–90.
+        history_budget_percentage: The share of the usable window for the
+            history block, 0.05–0.5.
+        historian_context: The historian's window; a chunk is a quarter of it.
+        temporal_awareness: Date attributes on rendered compartments.
+        expand_tools: The resolved ``expand_tools`` templates; None for the
+            built-ins.
+    """
+
+    context_limit: int = 200_000
+    execute_threshold_percentage: float = 65.0
+    history_budget_percentage: float = 0.15
+    historian_context: int = 128_000
+    temporal_awareness: bool = True
+    expand_tools: Mapping[str, str] | None = None
 
     @property
     def history_budget(self) -> int:
@@ -98,7 +100,7 @@ _NUMBER_KEYS = {
 def _read_table(path: str) -> dict[str, Any]:
     import tomllib
 
-    from karni_historian.budget import ConfigurationError
+    from karni_historian.errors import ConfigurationError
 
     try:
         with open(path, "rb") as handle:
@@ -128,7 +130,8 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         karni_historian.budget.ConfigurationError: A value is malformed or out
             of range; the message names the key and the file.
     """
-    from karni_historian.budget import ConfigurationError, history_budget_tokens
+    from karni_historian.budget import history_budget_tokens
+    from karni_historian.errors import ConfigurationError
     from karni_historian.templates import resolve_templates
 
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
@@ -167,11 +170,14 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
                     f"historian_context, temporal_awareness, expand_tools)"
                 )
             values[key] = value
-    templates = resolve_templates(None, user.get("expand_tools"), project.get("expand_tools"))
+    templates = resolve_templates(
+        None,
+        user.get("expand_tools"),
+        project.get("expand_tools"),
+        user_source=user_path,
+        project_source=project_path,
+    )
     return Settings(expand_tools=templates, **values)
-
-
-_PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")
 
 
 def project_view(messages: Sequence[Message], root: str) -> list[Message]:
@@ -183,12 +189,10 @@ def project_view(messages: Sequence[Message], root: str) -> list[Message]:
     """
     from dataclasses import replace
 
-    from karni_historian.ingest.sink import project_relative
-    from karni_historian.model import ToolPart
+    from karni_historian.ingest.sink import project_relative, project_roots
+    from karni_historian.model import PATH_KEYS, ToolPart
 
-    absolute = os.path.abspath(root)
-    resolved = os.path.realpath(root)
-    roots = (absolute,) if absolute == resolved else (absolute, resolved)
+    roots = project_roots(root)
     viewed: list[Message] = []
     for message in messages:
         parts = []
@@ -196,7 +200,7 @@ def project_view(messages: Sequence[Message], root: str) -> list[Message]:
         for part in message.parts:
             if isinstance(part, ToolPart) and isinstance(part.input, dict):
                 updates = {}
-                for key in _PATH_KEYS:
+                for key in PATH_KEYS:
                     value = part.input.get(key)
                     if isinstance(value, str) and os.path.isabs(value):
                         relative = project_relative(roots, value, None)
@@ -225,21 +229,33 @@ def local_date(timestamp: str | None) -> str | None:
     return moment.astimezone().date().isoformat()
 
 
+@dataclass(slots=True)
 class RunOutcome:
-    """What a ``run`` or ``wrapup`` did for one session."""
+    """What a ``run`` or ``wrapup`` did for one session.
 
-    def __init__(self, session_id: str, kind: str) -> None:
-        """Start the outcome of a ``kind`` run (``run`` or ``wrapup``) of a session."""
-        self.session_id = session_id
-        self.kind = kind
-        self.status = "nothing"
-        self.compartments = 0
-        self.facts = 0
-        self.covered_to = 0
-        self.target = 0
-        self.error: str | None = None
-        self.failures = 0
-        self.note = ""
+    Attributes:
+        session_id: The session.
+        kind: ``run`` or ``wrapup``.
+        status: ``nothing``, ``ok``, ``partial`` or ``failed``.
+        compartments: Compartments published.
+        facts: Facts promoted.
+        covered_to: The last ordinal inside a compartment afterwards.
+        target: The exclusive end the run aimed for.
+        error: The historian failure, when ``failed``.
+        failures: The session's consecutive failures, when ``failed``.
+        note: Why nothing (or not everything) was condensed.
+    """
+
+    session_id: str
+    kind: str
+    status: str = "nothing"
+    compartments: int = 0
+    facts: int = 0
+    covered_to: int = 0
+    target: int = 0
+    error: str | None = None
+    failures: int = 0
+    note: str = ""
 
     @property
     def failed(self) -> bool:
@@ -316,6 +332,16 @@ def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
     return summarize(chunk, messages)
 
 
+def _historian_name(historian: Historian | None) -> str:
+    """The name a run records: the built-in's, the callable's ``name``, or its qualified name."""
+    if historian is None:
+        return HISTORIAN_NAME
+    name = getattr(historian, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return getattr(historian, "__qualname__", None) or type(historian).__qualname__
+
+
 def _advance(
     store: Store,
     session_id: str,
@@ -328,14 +354,11 @@ def _advance(
     historian: Historian | None = None,
 ) -> RunOutcome:
     """Run the historian until compartments cover every ordinal before ``target``."""
+    name = _historian_name(historian)
     historian = historian or _historian_xml
-    from karni_historian.chunk import (
-        ChunkCoverageError,
-        build_chunk,
-        check_coverage,
-        completed_arcs,
-    )
-    from karni_historian.compartment_xml import HistorianOutputError, parse, validate
+    from karni_historian.chunk import build_chunk, check_coverage, completed_arcs
+    from karni_historian.compartment_xml import parse, validate
+    from karni_historian.errors import ChunkCoverageError, HistorianOutputError
     from karni_historian.store import RunRecord
 
     messages = project_view(messages, store.root)
@@ -358,7 +381,7 @@ def _advance(
             session_id,
             outcome.kind,
             "failed",
-            historian=HISTORIAN_NAME,
+            historian=name,
             chunk_start=chunk.start,
             chunk_end=chunk.end,
         )
@@ -415,7 +438,9 @@ def wrapup(
         keep: Raw messages to leave uncondensed (positive).
         settings: The project's settings; the defaults when None.
         historian: Turns a chunk into historian XML; the built-in
-            ``local/extractive`` when None.
+            ``local/extractive`` when None. Run records name it by its
+            ``name`` attribute (for example ``anthropic/claude-sonnet``),
+            else by its qualified name.
 
     Returns:
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
@@ -465,8 +490,7 @@ def run(
         store: The project's store.
         session_id: The session to condense.
         settings: The project's settings; the defaults when None.
-        historian: Turns a chunk into historian XML; the built-in
-            ``local/extractive`` when None.
+        historian: As for :func:`wrapup`.
 
     Returns:
         The :class:`RunOutcome`; ``status`` is ``nothing`` when no settled

@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from karni_historian.errors import StoreError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -162,10 +164,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
-
-
-class StoreError(Exception):
-    """The store cannot be opened or used: missing, unreadable, or from a newer version."""
 
 
 def db_path(root: str | os.PathLike[str]) -> str:
@@ -625,12 +623,14 @@ class Store:
 
     def ordinal_of_message_id(self, session_id: str, message_id: str) -> int | None:
         """The ordinal of the message with this provider id, or None."""
+        # Without the hint SQLite prefers the primary key for the session and scans
+        # every message of it: quadratic on a long session.
         row = self.connection.execute(
-            "SELECT ordinal FROM raw_messages WHERE session_id = ? AND message_id = ?"
-            " AND message_id != '' ORDER BY ordinal LIMIT 1",
+            "SELECT min(ordinal) FROM raw_messages INDEXED BY idx_raw_messages_message_id"
+            " WHERE session_id = ? AND message_id = ? AND message_id != ''",
             (session_id, message_id),
         ).fetchone()
-        return int(row[0]) if row else None
+        return int(row[0]) if row and row[0] is not None else None
 
     def message(self, session_id: str, ordinal: int) -> Message | None:
         """One message as a model :class:`Message`, or None when missing."""

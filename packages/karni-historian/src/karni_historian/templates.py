@@ -28,6 +28,8 @@ Choices where the reference leaves room:
 
 from __future__ import annotations
 
+from karni_historian.errors import ConfigurationError, TemplateError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -85,23 +87,6 @@ BUILTIN_TEMPLATES: dict[str, str] = {
     "knowhow": "Looked up how-to: ${input.query}${input.id}",
 }
 """The built-in templates of reference §4.4 (the legacy-preview set)."""
-
-
-class TemplateError(ValueError):
-    """A tool expansion template does not follow the grammar.
-
-    Raised by :func:`compile_template` and :func:`expand`. The message is
-    exactly ``Invalid tool expansion template at character N`` (N is 1-based;
-    inside an ``.each("…")`` string it counts from the start of that string).
-
-    Attributes:
-        position: The 1-based character position of the failure.
-    """
-
-    def __init__(self, position: int) -> None:
-        """Create the error for the 1-based ``position``."""
-        self.position = position
-        super().__init__(f"Invalid tool expansion template at character {position}")
 
 
 class _Missing:
@@ -396,6 +381,9 @@ def resolve_templates(
     builtin: Mapping[str, str] | None = None,
     user: Mapping[str, Any] | None = None,
     project: Mapping[str, Any] | None = None,
+    *,
+    user_source: str = "the user configuration",
+    project_source: str = "the project configuration",
 ) -> dict[str, str]:
     """Merge template maps: built-ins, then user, then project, key by key.
 
@@ -407,6 +395,8 @@ def resolve_templates(
         builtin: The built-in templates; ``None`` for :data:`BUILTIN_TEMPLATES`.
         user: ``historian.expand_tools`` from the user configuration.
         project: ``historian.expand_tools`` from the project configuration.
+        user_source: How error messages name where ``user`` came from (its file).
+        project_source: How error messages name where ``project`` came from.
 
     Returns:
         The active templates by exact tool name.
@@ -415,19 +405,17 @@ def resolve_templates(
         ConfigurationError: A value is neither a string nor ``false``, or a
             template is invalid (the message names the key and the character).
     """
-    from karni_historian.budget import ConfigurationError
-
     merged: dict[str, str] = dict(BUILTIN_TEMPLATES if builtin is None else builtin)
-    for tier, entries in (("user", user), ("project", project)):
+    for source, entries in ((user_source, user), (project_source, project)):
         if entries is None:
             continue
         if not hasattr(entries, "items"):
             raise ConfigurationError(
-                f"`historian.expand_tools` in the {tier} configuration must be a table of "
+                f"`historian.expand_tools` in {source} must be a table of "
                 "tool names to templates or false"
             )
         for name, value in entries.items():
-            key = f"`historian.expand_tools.{name}` in the {tier} configuration"
+            key = f"`historian.expand_tools.{name}` in {source}"
             if value is False:
                 merged.pop(name, None)
                 continue

@@ -22,10 +22,10 @@ class AdrProvider:
     """Briefs an agent with the decision records that concern a file."""
 
     name = "adr"
+    """Shown in Karni's ``HISTORY:`` heading."""
 
     store_markers = ADR_DIRECTORIES
     """Karni's speed hint: without one of these folders there is no store."""
-    """Shown in Karni's ``HISTORY:`` heading."""
 
     def detect(self, project_root: str | os.PathLike[str]) -> bool:
         """Whether ``doc/adr/``, ``docs/decisions/`` or ``docs/adr/`` exists; reads nothing."""

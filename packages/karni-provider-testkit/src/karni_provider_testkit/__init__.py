@@ -3,7 +3,10 @@
 Subclass :class:`ProviderContract` in your tests to check your provider
 against every rule of "Writing a provider"; use the pytest fixtures
 (``karni_project``, ``install_provider``, ``run_karni``, ``snapshot_text``,
-loaded automatically through the ``pytest11`` entry point) for your own tests.
+``fake_chronicle``, loaded automatically through the ``pytest11`` entry point)
+for your own tests. ``FakeChronicle`` and ``FakeStore`` are the double of Gigai
+Chronicle's ``chronicle`` command behind ``fake_chronicle``, for use without
+the fixture (see :mod:`karni_provider_testkit.fake_chronicle`).
 The names below are also importable for use outside pytest fixtures.
 
 Names are imported on first use, so ``import karni_provider_testkit`` is cheap.
@@ -11,10 +14,15 @@ Names are imported on first use, so ``import karni_provider_testkit`` is cheap.
 
 from __future__ import annotations
 
+from karni_provider_testkit.lazy import lazy_attributes
+
 __all__ = [
     "CI_VARIABLES",
     "DETECT_BUDGET_SECONDS",
     "HOSTILE_PATHS",
+    "ChronicleCall",
+    "FakeChronicle",
+    "FakeStore",
     "ForbiddenCall",
     "KarniRun",
     "ProviderContract",
@@ -32,23 +40,26 @@ __all__ = [
 ]
 
 _WHERE = {
-    "CI_VARIABLES": "runner",
-    "DETECT_BUDGET_SECONDS": "contract",
-    "HOSTILE_PATHS": "contract",
-    "ForbiddenCall": "probes",
-    "KarniRun": "runner",
-    "ProviderContract": "contract",
-    "ProviderInstallation": "install",
-    "RawTextSnapshotExtension": "snapshots",
-    "bounded_call": "probes",
-    "entry_point_value": "install",
-    "find_karni_command": "runner",
-    "forbid_processes_and_sockets": "probes",
-    "installed_provider": "install",
-    "isolated_environment": "runner",
-    "make_karni_project": "project",
-    "run_karni": "runner",
-    "unbounded_waits": "probes",
+    "CI_VARIABLES": ".runner",
+    "DETECT_BUDGET_SECONDS": ".contract",
+    "HOSTILE_PATHS": ".contract",
+    "ChronicleCall": ".fake_chronicle",
+    "FakeChronicle": ".fake_chronicle",
+    "FakeStore": ".fake_chronicle",
+    "ForbiddenCall": ".probes",
+    "KarniRun": ".runner",
+    "ProviderContract": ".contract",
+    "ProviderInstallation": ".install",
+    "RawTextSnapshotExtension": ".snapshots",
+    "bounded_call": ".probes",
+    "entry_point_value": ".install",
+    "find_karni_command": ".runner",
+    "forbid_processes_and_sockets": ".probes",
+    "installed_provider": ".install",
+    "isolated_environment": ".runner",
+    "make_karni_project": ".project",
+    "run_karni": ".runner",
+    "unbounded_waits": ".probes",
 }
 
 TYPE_CHECKING = False
@@ -58,6 +69,7 @@ if TYPE_CHECKING:
         HOSTILE_PATHS,
         ProviderContract,
     )
+    from karni_provider_testkit.fake_chronicle import ChronicleCall, FakeChronicle, FakeStore
     from karni_provider_testkit.install import (
         ProviderInstallation,
         entry_point_value,
@@ -80,14 +92,4 @@ if TYPE_CHECKING:
     from karni_provider_testkit.snapshots import RawTextSnapshotExtension
 
 
-def __getattr__(name: str) -> object:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)

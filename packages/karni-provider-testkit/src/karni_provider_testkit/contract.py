@@ -384,10 +384,15 @@ class ProviderContract:
     def test_every_external_call_is_bounded(self, contract_store: Path) -> None:
         """Every process the provider waits for, and every socket it connects, has a timeout.
 
+        Two ways to fail: a wait or connection seen without a deadline, or a
+        call that has not returned after :attr:`call_timeout` seconds (a wait
+        the probes cannot see, such as reading a child's pipe to the end).
+
         Fix: pass ``timeout=`` to ``subprocess.run``/``check_output``/
         ``communicate``/``wait`` and to ``urlopen``/``create_connection``
         (catching ``subprocess.TimeoutExpired`` and ``OSError`` and returning
-        None). A provider that calls nothing external passes trivially.
+        None), and read a child's output through ``communicate(timeout=...)``.
+        A provider that calls nothing external passes trivially.
         """
         provider = self.make_provider()
         with unbounded_waits() as found:
@@ -401,6 +406,10 @@ class ProviderContract:
                 if callable(method):
                     try:
                         self._call(method, *args)
+                    except TimeoutError:
+                        found.append(
+                            f"{method_name}() had not returned after {self.call_timeout:g}s"
+                        )
                     except Exception:  # other tests report exceptions; this one judges waits
                         pass
         assert not found, "unbounded external calls: " + "; ".join(found)

@@ -11,7 +11,9 @@ Fixtures:
   ``karni.history_providers`` entry point for one test.
 - ``run_karni``: runs the installed ``karni`` in an isolated environment.
 - ``snapshot_text``: byte-exact text snapshots with syrupy.
-- ``fake_chronicle``: a double of Gigai Chronicle's ``chronicle`` command.
+- ``fake_chronicle``: a :class:`~karni_provider_testkit.fake_chronicle.FakeChronicle`,
+  the faithful double of Gigai Chronicle's ``chronicle`` command, installed and
+  first on ``PATH`` for one test, configurable and recording every call.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
 
+    from karni_provider_testkit.fake_chronicle import FakeChronicle
     from karni_provider_testkit.install import ProviderInstallation
     from karni_provider_testkit.runner import KarniRun
 
-__all__ = ["install_provider", "karni_project", "run_karni", "snapshot_text"]
+__all__ = ["fake_chronicle", "install_provider", "karni_project", "run_karni", "snapshot_text"]
 
 # The conformance suite's assertions should explain themselves like a test's own.
 pytest.register_assert_rewrite("karni_provider_testkit.contract")
@@ -108,6 +111,22 @@ def run_karni(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., KarniRu
     return run_in_isolation
 
 
-# ``fake_chronicle``: a faithful double of Gigai Chronicle's ``chronicle`` command, installed
-# and first on PATH for one test (see karni_provider_testkit.fake_chronicle).
-from karni_provider_testkit.fake_chronicle import fake_chronicle  # noqa: E402, F401
+@pytest.fixture
+def fake_chronicle(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> FakeChronicle:
+    """A double of Gigai Chronicle's ``chronicle``, installed and first on ``PATH``.
+
+    Returns a :class:`~karni_provider_testkit.fake_chronicle.FakeChronicle`
+    with its own home folder: ``create_store``/``example_store`` make stores,
+    ``configure(delay=..., exit_code=..., stderr=..., stdout=..., patch=...,
+    drop=..., grandchild=...)`` changes the next runs, and ``calls()`` lists
+    every run (argv, working directory, pid, stdin). ``PATH`` is set through
+    ``monkeypatch``, so subprocesses such as the real ``karni`` find it too.
+    """
+    from karni_provider_testkit.fake_chronicle import FakeChronicle
+
+    double = FakeChronicle(tmp_path_factory.mktemp("fake-chronicle-home"))
+    double.install()
+    monkeypatch.setenv("PATH", double.path_with_bin())
+    return double

@@ -17,6 +17,7 @@ class MyHistoryProvider:
     """Briefs an agent with the notes recorded about one file."""
 
     name = "my-history"  # shown in the HISTORY: heading; must be unique
+    store_markers = (STORE,)  # optional speed hint: no .my-history/, no store
 
     def detect(self, project_root: Path) -> bool:
         """Is a store present for this project? A directory check, nothing more."""

@@ -262,11 +262,11 @@ def find_stale(project_root: Path) -> list[str]:
     return [state.path for state in adapter_states(project_root) if state.state != "fresh"]
 
 
-def _write(path: str, text: str) -> None:
-    from karni.cli.atomic import write_text_atomic
+def _write(path: str, content: str | bytes) -> None:
+    from karni.cli.atomic import write_bytes_atomic
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_text_atomic(path, text)
+    write_bytes_atomic(path, content.encode("utf-8") if isinstance(content, str) else content)
 
 
 def _backup(root: str, relative: str) -> str:
@@ -277,20 +277,9 @@ def _backup(root: str, relative: str) -> str:
     while os.path.lexists(os.path.join(root, *candidate.split("/"))):
         number += 1
         candidate = f"{base}.{number}"
-    import shutil
-
-    target = os.path.join(root, *candidate.split("/"))
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    temporary = f"{target}.{os.getpid()}.tmp"
-    try:
-        shutil.copyfile(os.path.join(root, *relative.split("/")), temporary)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    with open(os.path.join(root, *relative.split("/")), "rb") as handle:
+        data = handle.read()
+    _write(os.path.join(root, *candidate.split("/")), data)
     return candidate
 
 

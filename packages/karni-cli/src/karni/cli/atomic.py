@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["write_text_atomic"]
+__all__ = ["write_bytes_atomic", "write_text_atomic"]
 
 
 def write_text_atomic(path: str, text: str) -> None:
-    """Replace ``path``'s contents with ``text`` (UTF-8) atomically.
+    """Replace ``path``'s contents with ``text`` (UTF-8, newlines as given) atomically.
+
+    Raises:
+        OSError: The folder is missing or not writable, or the disk is full.
+    """
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str, data: bytes) -> None:
+    """Replace ``path``'s contents with ``data`` atomically.
 
     An existing file keeps its permission bits; a new one gets the umask's.
 
@@ -31,8 +40,8 @@ def write_text_atomic(path: str, text: str) -> None:
     )
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with open(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with open(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:

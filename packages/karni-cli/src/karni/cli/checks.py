@@ -33,6 +33,7 @@ __all__ = [
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Callable
 
 CHECKS_GROUP = "karni.checks"
@@ -125,6 +126,23 @@ def _last_line(*texts: str) -> str:
     return "no output"
 
 
+def _run_python(
+    python: str, arguments: list[str], root: str, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """Run the project's interpreter in ``root`` with no input, capturing its output as text."""
+    import subprocess
+
+    return subprocess.run(
+        [python, *arguments],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+    )
+
+
 def django_system_checks(root: str, timeout: float = DJANGO_TIMEOUT) -> CheckResult:
     """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django."""
     import subprocess
@@ -137,28 +155,14 @@ def django_system_checks(root: str, timeout: float = DJANGO_TIMEOUT) -> CheckRes
         return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
     relative = os.path.relpath(python, root).replace(os.sep, "/")
     try:
-        probe = subprocess.run(
-            [python, "-c", "import django"],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=60,
-        )
+        probe = _run_python(python, ["-c", "import django"], root, 60)
     except (OSError, subprocess.TimeoutExpired) as error:
         return CheckResult(name, SKIPPED, f"cannot run {relative}: {error}")
     if probe.returncode != 0:
         return CheckResult(name, SKIPPED, f"Django is not installed for {relative}")
     command = f"{relative} manage.py check"
     try:
-        result = subprocess.run(
-            [python, "manage.py", "check"],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-        )
+        result = _run_python(python, ["manage.py", "check"], root, timeout)
     except subprocess.TimeoutExpired:
         return CheckResult(name, FAILED, f"`{command}` took over {timeout:g} s")
     except OSError as error:

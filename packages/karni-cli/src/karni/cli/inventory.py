@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import _ast
 import os
-import stat
+
+from karni.cli.inventory_cache import path_kind
 
 __all__ = ["MAX_MODELS", "MAX_MODEL_FIELDS", "SETTINGS_FILE", "build", "inventory_lines", "render"]
 
@@ -102,17 +103,8 @@ _facts: list[tuple[str, ...]] | None = None
 """While :func:`inventory_lines` runs: every file-system fact it relied on (for the cache)."""
 
 
-def _kind(path: str) -> str:
-    """``d`` (folder), ``f`` (file), ``o`` (something else) or ``x`` (missing)."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return "x"
-    return "d" if stat.S_ISDIR(mode) else "f" if stat.S_ISREG(mode) else "o"
-
-
 def _note_kind(path: str) -> str:
-    kind = _kind(path)
+    kind = path_kind(path)
     if _facts is not None:
         _facts.append(("k", path, kind))
     return kind
@@ -141,8 +133,8 @@ def _listdir(path: str) -> list[str]:
 
 def _walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
     """``os.walk``, noting each folder it lists (its modification time changes with its entries)."""
-    if _facts is not None and _kind(top) != "d":
-        _facts.append(("k", top, _kind(top)))
+    if _facts is not None and path_kind(top) != "d":
+        _facts.append(("k", top, path_kind(top)))
     for current, dirs, files in os.walk(top):
         if _facts is not None:
             try:
@@ -161,7 +153,7 @@ def _read(path: str) -> str | None:
             return handle.read()
     except OSError:
         if _facts is not None:
-            _facts.append(("k", path, _kind(path)))
+            _facts.append(("k", path, path_kind(path)))
         return None
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["CACHE_FORMAT", "cache_path", "cached"]
+__all__ = ["CACHE_FORMAT", "cache_path", "cached", "path_kind"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +55,8 @@ def cache_path(root: str) -> str | None:
     return os.path.join(folder, f"inventory-{_fnv1a(root)}.txt") if folder else None
 
 
-def _kind(path: str) -> str:
+def path_kind(path: str) -> str:
+    """``d`` (folder), ``f`` (file), ``o`` (something else) or ``x`` (missing)."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -67,7 +68,7 @@ def _holds(fact: list[str]) -> bool:
     """Whether one recorded fact is still true."""
     try:
         if fact[0] == "k":
-            return _kind(fact[1]) == fact[2]
+            return path_kind(fact[1]) == fact[2]
         info = os.stat(fact[1])
         if fact[0] == "c":
             return str(info.st_mtime_ns) == fact[2] and str(info.st_size) == fact[3]

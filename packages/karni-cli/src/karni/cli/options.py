@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from karni.cli.errors import UsageError
 
-__all__ = ["parse"]
+__all__ = ["parse", "parse_flags"]
 
 
 def parse(
@@ -43,3 +43,20 @@ def parse(
         else:
             raise UsageError(f"unknown option `{argument}` for `{command}`; {usage}")
     return given, positionals
+
+
+def parse_flags(
+    argv: list[str], command: str, flags: dict[str, tuple[str, ...]], usage: str
+) -> dict[str, bool]:
+    """Parse a command line of flags only, such as ``karni doctor``'s.
+
+    Returns:
+        ``{name: given}``; with ``help`` given, any positional argument is ignored.
+
+    Raises:
+        UsageError: An unknown option, or a positional argument.
+    """
+    given, positionals = parse(argv, command, flags, usage)
+    if positionals and not given.get("help"):
+        raise UsageError(f"`{command}` takes no arguments, got `{positionals[0]}`; {usage}")
+    return given

@@ -176,14 +176,13 @@ KARNI_RULES: tuple[Rule, ...] = (
         "K005",
         "backend",
         "must",
-        "Viewsets live in apps/<app>/views.py and subclass BaseViewSet.",
-        "Write API endpoints as viewsets in apps/<app>/views.py that subclass BaseViewSet, "
-        "and register them on the router in apps/<app>/urls.py; no function views for API "
-        "endpoints.",
+        "Viewsets live in apps/<app>/viewsets.py and subclass BaseViewSet.",
+        "Write API endpoints as viewsets in apps/<app>/viewsets.py that subclass BaseViewSet, "
+        "and register each on the project's API router; no function views for API endpoints.",
         "BaseViewSet applies the project's authentication, permissions and pagination; an "
         "endpoint written another way silently skips them.",
-        "Turn the view into a BaseViewSet subclass in apps/<app>/views.py and register it "
-        "in apps/<app>/urls.py.",
+        "Turn the view into a BaseViewSet subclass in apps/<app>/viewsets.py and register "
+        "it on the API router.",
     ),
     Rule(
         "K006",

@@ -178,18 +178,17 @@ def resolve(key: str, root: str | None, *, global_only: bool = False) -> tuple[b
         ``default``; path is the file it came from ("" for the default).
 
     Raises:
-        ConfigError: Unknown key, or a file that is consulted is invalid.
+        ConfigError: Unknown key, or an invalid file: both files are read even
+            when the project's decides, so a broken global file never goes unnoticed.
     """
     setting = lookup(key)
+    files = [(GLOBAL, global_config_path())]
     if root is not None and not global_only:
-        path = project_config_path(root)
-        values = read_config(path)
+        files.insert(0, (PROJECT, project_config_path(root)))
+    found = [(source, path, read_config(path)) for source, path in files]
+    for source, path, values in found:
         if key in values:
-            return values[key], PROJECT, path
-    path = global_config_path()
-    values = read_config(path)
-    if key in values:
-        return values[key], GLOBAL, path
+            return values[key], source, path
     return setting.default, DEFAULT, ""
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 
+from karni_historian.errors import IngestError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,17 +28,21 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["BATCH_BYTES", "FileReport", "IngestError", "IngestReport", "default_sources", "ingest"]
+__all__ = [
+    "BATCH_BYTES",
+    "FileReport",
+    "IngestError",
+    "IngestReport",
+    "check_sources",
+    "default_sources",
+    "ingest",
+]
 
 BATCH_BYTES = 32 << 20
 """Bytes of transcript read per transaction."""
 
 _SNIFF_LINES = 50
 _PROGRESS_STEP = 1 << 20
-
-
-class IngestError(Exception):
-    """A ``--from`` path that does not exist or cannot be read."""
 
 
 class FileReport:
@@ -101,13 +107,24 @@ def default_sources(root: str) -> list[tuple[str, str]]:
     return sources
 
 
+def check_sources(sources: Sequence[str]) -> None:
+    """Check that every ``--from`` path exists, before anything is opened or written.
+
+    Raises:
+        IngestError: Naming the first missing path.
+    """
+    for path in sources:
+        if not os.path.isfile(path) and not os.path.isdir(path):
+            raise IngestError(
+                f"no such transcript file or folder: {path}; "
+                "pass an existing file or folder to --from"
+            )
+
+
 def _expand(path: str) -> list[str]:
+    check_sources([path])
     if os.path.isfile(path):
         return [os.path.abspath(path)]
-    if not os.path.isdir(path):
-        raise IngestError(
-            f"no such transcript file or folder: {path}; pass an existing file or folder to --from"
-        )
     found: list[str] = []
     for directory, subdirectories, names in os.walk(path):
         subdirectories[:] = sorted(

@@ -73,6 +73,12 @@ def sniff(record: dict[str, Any]) -> bool:
     return isinstance(record.get("id"), str) and record["id"].startswith("evt_") and "v" in record
 
 
+def _sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def _first(payload: dict[str, Any], *keys: str) -> Any:
     for key in keys:
         value = payload.get(key)
@@ -99,9 +105,12 @@ class ChronicleReader:
                 return None
             try:
                 with open(os.path.join(self.folder, "blobs", f"{name}.md"), "rb") as handle:
-                    value = handle.read(_BLOB_LIMIT).decode("utf-8", "replace")
+                    data = handle.read(_BLOB_LIMIT + 1)
             except OSError:
                 return (f"[missing blob {name}]", True)
+            if len(data) <= _BLOB_LIMIT and _sha256(data) != name.removeprefix("sha256-"):
+                return (f"[blob {name} does not match its hash]", True)
+            value = data[:_BLOB_LIMIT].decode("utf-8", "replace")
         if not isinstance(value, str):
             return None
         return value, value.strip() == _METADATA_ONLY

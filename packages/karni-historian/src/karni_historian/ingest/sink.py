@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "project_relative"]
+__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "project_relative", "project_roots"]
 
 FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
@@ -44,6 +44,13 @@ class _Pending:
         self.message_id = message_id
         self.dirty = True
         self.stored = False
+
+
+def project_roots(root: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The project root as given (absolute) and, when different, with symlinks resolved."""
+    absolute = os.path.abspath(root)
+    resolved = os.path.realpath(root)
+    return (absolute,) if resolved == absolute else (absolute, resolved)
 
 
 def project_relative(roots: tuple[str, ...], path: str, cwd: str | None) -> str | None:
@@ -75,9 +82,7 @@ class Sink:
     def __init__(self, store: Store, root: str) -> None:
         """Create a sink writing to ``store`` for the project at ``root``."""
         self.store = store
-        absolute = os.path.abspath(root)
-        resolved = os.path.realpath(root)
-        self.roots = (absolute,) if resolved == absolute else (absolute, resolved)
+        self.roots = project_roots(root)
         self._writers: dict[str, SessionWriter] = {}
         self.messages_added = 0
         self.sessions_touched: set[str] = set()
@@ -110,7 +115,9 @@ class SessionWriter:
         self.store = sink.store
         self.session_id = session_id
         self.last_ordinal = self.store.message_count(session_id)
-        self._stored = self.last_ordinal  # messages stored before this run
+        # Lookups of ids that are not in memory go to the store once it holds any
+        # message of the session: from before this run, or evicted during it.
+        self._in_store = self.last_ordinal > 0
         self._cache: dict[int, _Pending] = {}
         self._ids: dict[str, int] = {}
         self._calls: dict[str, int] = {}
@@ -140,7 +147,7 @@ class SessionWriter:
     def find(self, message_id: str) -> int | None:
         """The ordinal of the message with this provider id, or None."""
         ordinal = self._ids.get(message_id)
-        if ordinal is None and self._stored:
+        if ordinal is None and self._in_store:
             ordinal = self.store.ordinal_of_message_id(self.session_id, message_id)
             if ordinal is not None:
                 self._ids[message_id] = ordinal
@@ -178,7 +185,7 @@ class SessionWriter:
     def call(self, call_id: str) -> tuple[int, dict[str, Any]] | None:
         """``(ordinal, part)`` of the tool call ``call_id``, or None when unknown."""
         ordinal = self._calls.get(call_id)
-        if ordinal is None and self._stored:
+        if ordinal is None and self._in_store:
             ordinal = self.store.call_ordinal(self.session_id, call_id)
             if ordinal is None:
                 return None
@@ -231,6 +238,16 @@ class SessionWriter:
         store.insert_messages(self.session_id, new)
 
     def _evict(self) -> None:
+        """Write everything, then forget the older half of the messages and their ids.
+
+        The id maps shrink with the cache, so memory stays flat however long
+        the session is; an evicted id is found again in the store.
+        """
         self.flush()
-        for ordinal in sorted(self._cache)[: len(self._cache) // 2]:
+        ordinals = sorted(self._cache)
+        oldest_kept = ordinals[len(ordinals) // 2]
+        for ordinal in ordinals[: len(ordinals) // 2]:
             del self._cache[ordinal]
+        self._ids = {key: o for key, o in self._ids.items() if o >= oldest_kept}
+        self._calls = {key: o for key, o in self._calls.items() if o >= oldest_kept}
+        self._in_store = True

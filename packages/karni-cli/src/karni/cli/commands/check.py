@@ -39,15 +39,12 @@ LABELS = {"ok": "ok", "failed": "FAILED", "skipped": "skipped"}
 
 def run(argv: list[str]) -> int:
     """Run ``karni check``."""
-    from karni.cli.errors import UsageError
-    from karni.cli.options import parse
+    from karni.cli.options import parse_flags
 
-    flags, positionals = parse(argv, "karni check", FLAGS, USAGE)
+    flags = parse_flags(argv, "karni check", FLAGS, USAGE)
     if flags["help"]:
         sys.stdout.write(HELP)
         return 0
-    if positionals:
-        raise UsageError(f"`karni check` takes no arguments, got `{positionals[0]}`; {USAGE}")
     from karni.cli.checks import (
         FAILED,
         builtin_checks,

@@ -80,8 +80,7 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
             path = argument
     if path is not None and not with_history:
         raise UsageError(
-            f"karni context: PATH `{path}` needs --with-history; "
-            f"run `karni context --with-history {path}`"
+            f"PATH `{path}` needs --with-history; run `karni context --with-history {path}`"
         )
     if path == "":
         raise UsageError("PATH is empty; name a file inside the project")

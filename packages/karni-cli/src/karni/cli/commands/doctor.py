@@ -165,16 +165,12 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
 
 def run(argv: list[str]) -> int:
     """Run ``karni doctor``."""
-    from karni.cli.options import parse
+    from karni.cli.options import parse_flags
 
-    flags, positionals = parse(argv, "karni doctor", FLAGS, USAGE)
+    flags = parse_flags(argv, "karni doctor", FLAGS, USAGE)
     if flags["help"]:
         sys.stdout.write(HELP)
         return 0
-    if positionals:
-        from karni.cli.errors import UsageError
-
-        raise UsageError(f"`karni doctor` takes no arguments, got `{positionals[0]}`; {USAGE}")
     from karni.agent.history import discover
     from karni.cli.errors import ProjectNotFoundError
     from karni.cli.project import find_project_root

@@ -43,14 +43,21 @@ def markers_rule_out(provider: Any, project_root: str | os.PathLike[str]) -> boo
         if markers is None:
             return False
         walk_up = getattr(provider, "store_markers_walk_up", False) is True
-        folder = os.path.abspath(os.fspath(project_root))
+        given = os.path.abspath(os.fspath(project_root))
+        # Parents differ when the root is reached through a symlink: a provider
+        # walking up may start from either side, so both chains are looked at.
+        starts = dict.fromkeys((given, os.path.realpath(given)) if walk_up else (given,))
     except Exception:
         return False
+    return not any(_marker_at_or_above(start, markers, walk_up) for start in starts)
+
+
+def _marker_at_or_above(folder: str, markers: tuple[str, ...], walk_up: bool) -> bool:
     while True:
         for marker in markers:
             if os.path.lexists(os.path.join(folder, marker)):
-                return False
+                return True
         parent = os.path.dirname(folder)
         if not walk_up or parent == folder:
-            return True
+            return False
         folder = parent

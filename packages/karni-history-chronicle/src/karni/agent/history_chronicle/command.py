@@ -1,5 +1,10 @@
 """Running ``chronicle`` once: no shell, stdin closed, stderr discarded, a deadline.
 
+"stdin closed" means ``/dev/null``: the child reads end-of-file at once, so it
+can never wait for input or read the user's terminal. A truly closed fd 0
+would be taken by the first file the child opens, which programs (and Node,
+which reopens it) do not expect.
+
 The child gets its own process group so that a run past the deadline is
 killed together with anything it started (Chronicle runs ``git``); nothing is
 left running and no pipe is left open. Heavy modules are imported here, inside

@@ -1,0 +1,91 @@
+"""The errors karni-historian raises, in one small hierarchy.
+
+Every error the package raises on purpose derives from :class:`HistorianError`,
+so a tool built on the historian can catch them all at once, and every message
+is one line that names the thing at fault and says how to fix it. Each class
+is also importable from the module that raises it (for example
+``karni_historian.templates.TemplateError``), which is where its documentation
+points; this module only keeps them together and import-free, so the pure
+modules can share them without importing each other.
+
+::
+
+    HistorianError
+    ├── ConfigurationError          (also a ValueError)
+    │   └── TemplateError           an invalid ``expand_tools`` template
+    ├── HistorianOutputError        (also a ValueError) historian XML that cannot be published
+    ├── ChunkCoverageError          (also a ValueError) a chunk that does not cover its range
+    ├── StoreError                  the store is missing, unreadable or too new
+    └── IngestError                 a ``--from`` path that does not exist or cannot be read
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ChunkCoverageError",
+    "ConfigurationError",
+    "HistorianError",
+    "HistorianOutputError",
+    "IngestError",
+    "StoreError",
+    "TemplateError",
+]
+
+
+class HistorianError(Exception):
+    """Base class of every error karni-historian raises on purpose."""
+
+
+class ConfigurationError(HistorianError, ValueError):
+    """A historian setting is missing, malformed or out of range.
+
+    Raised with a one-line message naming the setting in backticks and saying
+    how to fix it; command-line front ends print it and exit non-zero.
+    """
+
+
+class TemplateError(ConfigurationError):
+    """A tool expansion template does not follow the grammar (reference §4.2).
+
+    Raised by :func:`karni_historian.templates.compile_template` and
+    :func:`karni_historian.templates.expand`. The message is exactly
+    ``Invalid tool expansion template at character N`` (N is 1-based; inside
+    an ``.each("…")`` string it counts from the start of that string). It is a
+    :class:`ConfigurationError` because templates come from configuration;
+    :func:`karni_historian.templates.resolve_templates` re-raises it as a plain
+    :class:`ConfigurationError` that also names the key and the file tier.
+
+    Attributes:
+        position: The 1-based character position of the failure.
+    """
+
+    def __init__(self, position: int) -> None:
+        """Create the error for the 1-based ``position``."""
+        self.position = position
+        super().__init__(f"Invalid tool expansion template at character {position}")
+
+
+class HistorianOutputError(HistorianError, ValueError):
+    """The historian's XML cannot be published.
+
+    Raised by :func:`karni_historian.compartment_xml.validate` with the
+    reference's exact texts (§3.7), for example ``Historian returned no usable
+    compartments.``. A run that meets it records a historian failure and leaves
+    the store as it was.
+    """
+
+
+class ChunkCoverageError(HistorianError, ValueError):
+    """The chunk's lines do not cover its range consecutively (reference §3.3).
+
+    Raised by :func:`karni_historian.chunk.check_coverage`; a historian run that
+    meets it records a failure instead of calling the historian.
+    """
+
+
+class StoreError(HistorianError):
+    """The store cannot be opened or used: missing, unreadable, or from a newer version."""
+
+
+class IngestError(HistorianError):
+    """A ``--from`` path that does not exist or cannot be read."""

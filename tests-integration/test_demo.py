@@ -1,0 +1,87 @@
+"""``scripts/demo``, run in a throwaway clone: it shows the example with and without history.
+
+uv is replaced by a stub on PATH that accepts only ``sync`` (the clone's
+``.venv`` is a link to the workspace's, already synced), so the demo's own
+steps run for real without touching the shared environment.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from karni_it.clones import clone_of, status
+from karni_it.environment import clean_env
+
+COMMAND = re.compile(r"^(eventsite|no-store)\$ (.*)$")
+K008 = "K008 Before editing a file: karni context --with-history FILE."
+
+
+def sections(stdout: str) -> list[tuple[str, str]]:
+    """``("<project>$ <command>", its output)`` for each step the demo shows, in order."""
+    found: list[tuple[str, list[str]]] = []
+    for line in stdout.splitlines():
+        if COMMAND.match(line):
+            found.append((line, []))
+        elif line.startswith("# "):
+            if found and found[-1][1] and found[-1][1][-1] == "":
+                found[-1][1].pop()
+            found.append(("note", []))
+        elif found:
+            found[-1][1].append(line)
+    return [(head, "\n".join(lines)) for head, lines in found if head != "note"]
+
+
+@pytest.fixture(scope="module")
+def demo(template_clone: Path, tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("demo")
+    repo = clone_of(template_clone, folder)
+    stub = folder / "bin"
+    stub.mkdir()
+    (stub / "uv").write_text(
+        '#!/bin/sh\n[ "$1" = sync ] && exit 0\necho "uv stub: only sync" >&2; exit 2\n'
+    )
+    (stub / "uv").chmod(0o755)
+    temp = folder / "tmp"
+    temp.mkdir()
+    result = subprocess.run(
+        ["bash", "scripts/demo"],
+        cwd=repo,
+        env=clean_env(PATH=f"{stub}:/usr/bin:/bin", TMPDIR=str(temp)),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=180,
+    )
+    return repo, temp, result
+
+
+def test_demo_runs_and_leaves_the_repository_clean(demo) -> None:
+    repo, temp, result = demo
+    assert (result.returncode, result.stderr) == (0, "")
+    assert status(repo) == ""
+    assert list(temp.iterdir()) == [], "the demo's temporary folder is removed"
+
+
+def test_demo_shows_the_example_with_and_without_history(demo) -> None:
+    _, _, result = demo
+    steps = sections(result.stdout)
+    assert [head for head, _ in steps] == [
+        "eventsite$ karni context",
+        "eventsite$ karni context --with-history apps/events/models.py",
+        "no-store$ karni context --with-history apps/events/models.py",
+        "eventsite$ karni rules",
+        "eventsite$ karni doctor --quiet",
+        "eventsite$ karni context --with-history apps/events/models.py",
+    ]
+    plain, adr, no_store, rules, doctor, both = (output for _, output in steps)
+    assert plain.startswith("APPS: events(apps/events/)")
+    assert "HISTORY:" not in plain
+    assert no_store == plain, "without a store, --with-history is the plain context"
+    assert adr.startswith(plain + "\nHISTORY: apps/events/models.py (adr)\n")
+    assert K008 in rules.splitlines()
+    assert re.search(r"^  adr +karni-history-adr .* store detected$", doctor, re.MULTILINE)
+    assert both.startswith(adr + "\nHISTORY: apps/events/models.py (gigai-chronicle)\n")
+    assert "Hard delete with ON DELETE CASCADE" in both
