@@ -214,17 +214,17 @@ class Journey:
         self.karni(f"{phase}/new", parent, "new", "demo")
         return parent / "demo"
 
+    def with_history(self, prefix: str, project: Path) -> None:
+        """``karni context --with-history FILE``, then ``--with-history`` alone (the project)."""
+        self.karni(f"{prefix}/context-with-history", project, "context", "--with-history", FILE)
+        self.karni(f"{prefix}/context-with-history-project", project, "context", "--with-history")
+
     def plain_steps(self, phase: str) -> None:
         """What must read the same before any injection and after every uninjection."""
         site = self.fresh_example(EXAMPLE)
         self.karni(f"{phase}/version", site, "--version")
         self.karni(f"{phase}/eventsite/context", site, "context")
-        self.karni(
-            f"{phase}/eventsite/context-with-history", site, "context", "--with-history", FILE
-        )
-        self.karni(
-            f"{phase}/eventsite/context-with-history-project", site, "context", "--with-history"
-        )
+        self.with_history(f"{phase}/eventsite", site)
         self.karni(f"{phase}/eventsite/rules", site, "rules")
         self.karni(f"{phase}/eventsite/doctor", site, "doctor")
         self.karni(f"{phase}/eventsite/doctor-again", site, "doctor")
@@ -235,12 +235,7 @@ class Journey:
         self.karni(f"{phase}/new/rules-sync-check", demo, "rules", "sync", "--check")
         chron = self.fresh_example("eventsite-chronicle")
         chronicle_store(chron, self.chronicle_home)
-        self.karni(
-            f"{phase}/chronicle/context-with-history", chron, "context", "--with-history", FILE
-        )
-        self.karni(
-            f"{phase}/chronicle/context-with-history-project", chron, "context", "--with-history"
-        )
+        self.with_history(f"{phase}/chronicle", chron)
         self.karni(f"{phase}/chronicle/rules", chron, "rules")
         self.karni(f"{phase}/chronicle/doctor", chron, "doctor")
 
@@ -257,8 +252,7 @@ class Journey:
 
         self.pipx("inject", "--skip-maintenance", self.pip_args, "karni-cli", "karni-history-adr")
         site = self.fresh_example(EXAMPLE)
-        self.karni("adr/eventsite/context-with-history", site, "context", "--with-history", FILE)
-        self.karni("adr/eventsite/context-with-history-project", site, "context", "--with-history")
+        self.with_history("adr/eventsite", site)
         self.karni("adr/eventsite/rules", site, "rules")
         self.karni("adr/eventsite/doctor", site, "doctor")
         bare = self.fresh_example("eventsite-no-adr")
@@ -273,12 +267,7 @@ class Journey:
             self.pipx("inject", "--skip-maintenance", self.pip_args, "karni-cli", str(wheel))
         notes_store(site)
         self.karni("third-party/eventsite/context", site, "context")
-        self.karni(
-            "third-party/eventsite/context-with-history", site, "context", "--with-history", FILE
-        )
-        self.karni(
-            "third-party/eventsite/context-with-history-project", site, "context", "--with-history"
-        )
+        self.with_history("third-party/eventsite", site)
         self.karni("third-party/eventsite/rules", site, "rules")
         self.karni("third-party/eventsite/doctor", site, "doctor")
 
