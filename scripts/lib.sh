@@ -7,23 +7,25 @@
 # its own outside the repository (pip's --target, which also works where the
 # system Python is "externally managed", PEP 668), then reused on later runs.
 
-KARNI_UV_REQUIREMENT='uv==0.13.9'  # the uv that wrote uv.lock; bump both together
+KARNI_UV_VERSION=0.13.9  # the uv that wrote uv.lock; bump both together
 
 ensure_uv() {
     if command -v uv >/dev/null 2>&1; then
         UV=(uv)
         return
     fi
-    local python tools
+    local python cache tools
     python=$(command -v python3 || command -v python) || {
         echo "scripts: neither uv nor python3 is on PATH; install Python 3.11 or newer" >&2
         exit 1
     }
-    tools="${KARNI_TOOLS_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/karni-dev/$KARNI_UV_REQUIREMENT}"
+    cache=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}
+    tools=${KARNI_TOOLS_DIR:-$cache/karni-dev/uv-$KARNI_UV_VERSION}
     if [ ! -x "$tools/bin/uv" ]; then
-        echo "scripts: uv not found; installing $KARNI_UV_REQUIREMENT with pip into $tools" >&2
+        echo "scripts: uv not found; installing uv $KARNI_UV_VERSION with pip into $tools" >&2
+        rm -rf "$tools.partial"
         if ! "$python" -m pip install --quiet --disable-pip-version-check --no-input \
-            --target "$tools.partial" "$KARNI_UV_REQUIREMENT"; then
+            --root-user-action=ignore --target "$tools.partial" "uv==$KARNI_UV_VERSION"; then
             rm -rf "$tools.partial"
             echo "scripts: could not install uv with $python -m pip; install uv" \
                 "(https://docs.astral.sh/uv/) and run again" >&2

@@ -34,11 +34,31 @@ from karni_it.environment import offline_prefix
 from karni_it.interpreters import find_interpreters
 from karni_it.workspace import DISTRIBUTIONS, ROOT
 
+BUDGET_SECONDS = 600
+"""The issue's limit for the whole integration run on 2 cores (it is part of ``.ci/run``)."""
+
+_spent = [0.0]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "release_script: tests of scripts/release (left out of the release's own run)"
     )
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.fspath.startswith("tests-integration"):
+        _spent[0] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line with the integration tests' own time against the budget, on every run."""
+    if _spent[0]:
+        verdict = "within" if _spent[0] <= BUDGET_SECONDS else "OVER"
+        terminalreporter.write_line(
+            f"tests-integration: {_spent[0]:.0f} s in tests, {verdict} the "
+            f"{BUDGET_SECONDS} s budget"
+        )
 
 
 def find_uv() -> list[str]:

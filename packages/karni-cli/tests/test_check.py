@@ -26,6 +26,10 @@ CHECKS_MODULE = """
 
     def raising(project_root):
         raise RuntimeError("database unreachable")
+
+
+    def confused(project_root):
+        return True
 """
 
 
@@ -110,6 +114,7 @@ def test_registered_checks_run_in_name_order(
                 "a-failing": "extra_checks:failing",
                 "c-raising": "extra_checks:raising",
                 "d-missing": "extra_checks_missing:nothing",
+                "e-confused": "extra_checks:confused",
             }
         },
         {"extra_checks.py": CHECKS_MODULE},
@@ -117,16 +122,18 @@ def test_registered_checks_run_in_name_order(
     code, out, _ = check(capsys)
     assert code == 1
     lines = out.splitlines()
-    assert lines[3:7] == [
+    assert lines[3:8] == [
         "FAILED   a-failing (karni.checks): migrations missing for apps.events; no README",
         "ok       b-passing (karni.checks)",
         "FAILED   c-raising (karni.checks): raised RuntimeError: database unreachable",
         "FAILED   d-missing (karni.checks): cannot load `extra_checks_missing:nothing`: "
         "ModuleNotFoundError: No module named 'extra_checks_missing'; reinstall it",
+        "FAILED   e-confused (karni.checks): returned bool, not None, a message or a list of "
+        "messages; fix `extra_checks:confused`",
     ]
     assert lines[-1] == (
-        "karni check: 3 failed (a-failing (karni.checks), c-raising (karni.checks), "
-        "d-missing (karni.checks))"
+        "karni check: 4 failed (a-failing (karni.checks), c-raising (karni.checks), "
+        "d-missing (karni.checks), e-confused (karni.checks))"
     )
 
 

@@ -151,7 +151,7 @@ def history_budget_tokens(
             f"{MAX_HISTORY_BUDGET_PERCENTAGE} (got {history_budget_percentage!r}); "
             f"set it in that range or remove it for the default {DEFAULT_HISTORY_BUDGET_PERCENTAGE}"
         )
-    if not _finite_positive(context_limit):
+    if context_limit is None or not _finite_positive(context_limit):
         return DEFAULT_HISTORY_BUDGET_TOKENS
     threshold = min(max(execute_threshold_pct, 0.0), MAX_EXECUTE_THRESHOLD_PCT)
     # Multiply in the reference's order so float rounding matches upstream.
@@ -206,7 +206,7 @@ def historian_chunk_tokens(historian_context: float | None = DEFAULT_HISTORIAN_C
     Returns:
         ``clamp(round(0.25 * context), 8_000, 50_000)``: 32,000 for 128k.
     """
-    if not _finite_positive(historian_context):
+    if historian_context is None or not _finite_positive(historian_context):
         historian_context = DEFAULT_HISTORIAN_CONTEXT
     return min(max(js_round(0.25 * historian_context), 8_000), 50_000)
 
@@ -221,7 +221,7 @@ def trigger_budget(context_limit: float | None, execute_threshold_pct: float) ->
     Returns:
         ``clamp(round(limit * threshold / 100 * 0.05), 5_000, 50_000)``.
     """
-    if not _finite_positive(context_limit):
+    if context_limit is None or not _finite_positive(context_limit):
         return 5_000
     thr = execute_threshold_pct
     if thr != thr:
@@ -257,7 +257,9 @@ def trigger_thresholds(
 
 def _usable(context_limit: float | None, execute_threshold_pct: float) -> tuple[float, int]:
     """The context limit (128k when unknown) and its usable part, ``round(limit * thr / 100)``."""
-    limit = context_limit if _finite_positive(context_limit) else 128_000
+    limit: float = 128_000
+    if context_limit is not None and _finite_positive(context_limit):
+        limit = context_limit
     return limit, js_round(limit * execute_threshold_pct / 100)
 
 

@@ -40,6 +40,7 @@ from karni_historian.model import Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
@@ -81,10 +82,10 @@ _DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
 _KEY_ARGS_CUT = ("filePath", "file_path", "notebook_path", "path", "pattern", "query")
 _KEY_ARGS_WHOLE = ("symbol", "module", "action")
 
-_RE: dict[str, Any] = {}
+_RE: dict[str, re.Pattern[str]] = {}
 
 
-def _regex(name: str) -> Any:
+def _regex(name: str) -> re.Pattern[str]:
     pattern = _RE.get(name)
     if pattern is None:
         import re
@@ -614,17 +615,17 @@ def token_tail_start(
     probe = boundary
     while probe > offset:
         probe -= 1
-        message = by_ordinal.get(probe)
-        if message is None:
+        candidate = by_ordinal.get(probe)
+        if candidate is None:
             continue
         added += sizes[probe]
         if added > allowance:
             break
-        semantic = is_meaningful_user_message(message) or any(
-            isinstance(p, ToolPart) for p in message.parts
+        semantic = is_meaningful_user_message(candidate) or any(
+            isinstance(p, ToolPart) for p in candidate.parts
         )
         if semantic:
-            if not (message.role == "user" and sizes[probe] > huge):
+            if not (candidate.role == "user" and sizes[probe] > huge):
                 boundary = probe
             break
     boundary = fence_boundary(boundary, arcs)

@@ -16,8 +16,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import Any
+    from typing import Any, NoReturn
 
+    from karni_historian.model import Compartment
     from karni_historian.store import Store
 
 __all__ = ["CliError", "main"]
@@ -41,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # type: ignore[override]
+        def error(self, message: str) -> NoReturn:
             raise CliError(f"{message}; run `{self.prog} --help` for usage", 2)
 
     parser = Parser(prog=PROG, description="A local historian for coding-agent transcripts.")
@@ -111,10 +112,11 @@ def find_project_root(start: str | None = None) -> str:
 
 
 def _root(args: argparse.Namespace) -> str:
-    if args.project:
-        if not os.path.isdir(args.project):
-            raise CliError(f"--project {args.project} is not a directory; pass a project folder", 2)
-        return os.path.abspath(args.project)
+    project: str | None = args.project
+    if project:
+        if not os.path.isdir(project):
+            raise CliError(f"--project {project} is not a directory; pass a project folder", 2)
+        return os.path.abspath(project)
     return find_project_root()
 
 
@@ -217,7 +219,7 @@ def _condense(args: argparse.Namespace, root: str) -> int:
     return 1 if failed else 0
 
 
-def _stored_compartments(store: Store, session_id: str) -> list:
+def _stored_compartments(store: Store, session_id: str) -> list[Compartment]:
     return [stored.compartment for stored in store.compartments(session_id)]
 
 

@@ -64,7 +64,8 @@ def half_life(importance: float, pressure: float) -> float:
         ``24 * 2 ** ((importance - 50) / 25) / pressure``.
     """
     imp = min(max(importance, 1), 100)
-    return HALF_LIFE * 2.0 ** ((imp - 50) / IMPORTANCE_DOUBLING) / max(pressure, PRESSURE_FLOOR)
+    doubling: float = 2.0 ** ((imp - 50) / IMPORTANCE_DOUBLING)  # a positive base: never complex
+    return HALF_LIFE * doubling / max(pressure, PRESSURE_FLOOR)
 
 
 def base_tier(index: int, importance: float, pressure: float) -> int:

@@ -283,10 +283,12 @@ class RunOutcome:
         return text
 
 
-def _publish_dates(compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]) -> list:
+def _publish_dates(
+    compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
+) -> list[Compartment]:
     from dataclasses import replace
 
-    dated = []
+    dated: list[Compartment] = []
     for compartment in compartments:
         start = by_ordinal.get(compartment.start)
         end = by_ordinal.get(compartment.end)

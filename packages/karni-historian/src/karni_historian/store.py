@@ -615,11 +615,12 @@ class Store:
 
     def raw_message(self, session_id: str, ordinal: int) -> tuple[str, str, str | None, str] | None:
         """``(role, parts_json, timestamp, message_id)`` of one message, or None."""
-        return self.connection.execute(
+        row: tuple[str, str, str | None, str] | None = self.connection.execute(
             "SELECT role, parts_json, timestamp, message_id FROM raw_messages"
             " WHERE session_id = ? AND ordinal = ?",
             (session_id, ordinal),
         ).fetchone()
+        return row
 
     def ordinal_of_message_id(self, session_id: str, message_id: str) -> int | None:
         """The ordinal of the message with this provider id, or None."""
@@ -922,7 +923,8 @@ class Store:
             " RETURNING id, seen_count",
             (category, content, digest, session_id, now, now),
         )
-        memory_id, seen = cursor.fetchone()
+        row: tuple[int, int] = cursor.fetchone()  # RETURNING always yields the row
+        memory_id, seen = row
         if session_id is not None and span is not None:
             self.connection.execute(
                 "INSERT OR IGNORE INTO memory_sources (memory_id, session_id, start_message,"

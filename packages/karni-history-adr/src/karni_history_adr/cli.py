@@ -15,6 +15,10 @@ from karni_history_adr.discovery import ADR_DIRECTORIES, has_adr_directory
 
 __all__ = ["find_root", "main"]
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
 
 class CommandError(Exception):
     """A problem the user can fix; printed as one line, exit status 1."""
@@ -49,7 +53,7 @@ def _project_path(root: str, path: str) -> str:
     return relative.replace(os.sep, "/")
 
 
-def _parser():  # type: ignore[no-untyped-def]
+def _parser() -> argparse.ArgumentParser:
     import argparse
 
     parser = argparse.ArgumentParser(
@@ -69,7 +73,7 @@ def _parser():  # type: ignore[no-untyped-def]
     return parser
 
 
-def _run(args: object) -> str:
+def _run(args: argparse.Namespace) -> str:
     from karni_history_adr.brief import format_context, format_project, record_line
     from karni_history_adr.matching import records_mentioning
     from karni_history_adr.records import load_records
@@ -86,13 +90,13 @@ def _run(args: object) -> str:
         root = find_root(os.getcwd())
     records = load_records(root)
     if getattr(args, "command", None) == "show":
-        path = _project_path(root, args.path)  # type: ignore[attr-defined]
+        path = _project_path(root, args.path)
         brief = format_context(records_mentioning(records, path), records, with_files=True)
         return brief or f"No decision record mentions {path}, its module or its folder."
     if getattr(args, "accepted", False):
         return format_project(records, with_files=True) or "No accepted decision records."
     ordered = sorted(records, key=lambda record: record.number, reverse=True)
-    lines = []
+    lines: list[str] = []
     for record in ordered:
         lines.append(record_line(record, records))
         lines.append(f"  {record.file}")

@@ -97,7 +97,7 @@ def forbid_processes_and_sockets() -> Iterator[list[str]]:
     ]
     patches += [(os, name, refuse(f"os.{name}")) for name in _PROCESS_FUNCTIONS]
     try:
-        import _posixsubprocess  # type: ignore[import-not-found]
+        import _posixsubprocess
 
         patches.append((_posixsubprocess, "fork_exec", refuse("_posixsubprocess.fork_exec")))
     except ImportError:  # Windows has no _posixsubprocess

@@ -34,7 +34,10 @@ __all__ = [
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
+
+    CheckOutcome = str | Iterable[object] | None
+    """What a registered check returns: nothing, or a message, or a list of messages."""
 
 CHECKS_GROUP = "karni.checks"
 """The entry-point group other packages register checks under."""
@@ -180,7 +183,7 @@ def _registered(point_name: str, value: str, root: str) -> CheckResult:
 
     name = f"{point_name} ({CHECKS_GROUP})"
     try:
-        check: Callable[[Path], object] = load_value(value)
+        check: Callable[[Path], CheckOutcome] = load_value(value)
     except Exception as error:  # importing third-party code can raise anything
         return CheckResult(
             name, FAILED, f"cannot load `{value}`: {type(error).__name__}: {error}; reinstall it"
@@ -191,7 +194,18 @@ def _registered(point_name: str, value: str, root: str) -> CheckResult:
         return CheckResult(name, FAILED, f"raised {type(error).__name__}: {error}")
     if not outcome:
         return CheckResult(name, OK)
-    messages = [outcome] if isinstance(outcome, str) else [str(item) for item in outcome]
+    if isinstance(outcome, str):
+        messages = [outcome]
+    else:
+        try:
+            messages = [str(item) for item in outcome]
+        except TypeError:
+            return CheckResult(
+                name,
+                FAILED,
+                f"returned {type(outcome).__name__}, not None, a message or a list of messages; "
+                f"fix `{value}`",
+            )
     return CheckResult(name, FAILED, "; ".join(messages))
 
 

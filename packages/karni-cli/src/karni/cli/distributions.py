@@ -16,7 +16,7 @@ OWN_PROVIDER_DISTRIBUTIONS = frozenset(
 
 
 def _normalize(name: str) -> str:
-    out = []
+    out: list[str] = []
     for char in name.lower():
         if char in "-_.":
             if not out or out[-1] != "-":

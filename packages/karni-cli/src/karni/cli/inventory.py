@@ -164,20 +164,27 @@ def _parse(path: str, text: str | None = None) -> _ast.Module | None:
         if text is None:
             return None
     try:
-        return compile(text, path, "exec", _ONLY_AST)
+        module = compile(text, path, "exec", _ONLY_AST)
     except (SyntaxError, ValueError):
         return None
+    assert isinstance(module, _ast.Module)  # mode "exec" always compiles to a Module
+    return module
 
 
-def _constant_strings(node: _ast.AST, names: dict[str, _ast.AST], depth: int = 0) -> list:
-    """String literals in a list/tuple expression, following names of other lists once."""
-    found: list[_ast.Constant] = []
+def _constant_strings(
+    node: _ast.AST, names: dict[str, _ast.AST], depth: int = 0
+) -> list[tuple[str, int]]:
+    """String literals (with their line numbers) in a list/tuple expression.
+
+    Names of other lists are followed, a few levels deep.
+    """
+    found: list[tuple[str, int]] = []
     if depth > 3:
         return found
     if isinstance(node, (_ast.List, _ast.Tuple, _ast.Set)):
         for element in node.elts:
             if isinstance(element, _ast.Constant) and isinstance(element.value, str):
-                found.append(element)
+                found.append((element.value, element.lineno))
             elif isinstance(element, _ast.Starred):
                 found += _constant_strings(element.value, names, depth + 1)
     elif isinstance(node, _ast.BinOp):
@@ -223,11 +230,7 @@ def _installed_apps(root: str) -> tuple[list[tuple[str, int]], int | None] | Non
             names[target.id] = value
     if not values:
         return None
-    entries = [
-        (constant.value, constant.lineno)
-        for value in values
-        for constant in _constant_strings(value, names)
-    ]
+    entries = [entry for value in values for entry in _constant_strings(value, names)]
     marker = None
     for number, line in enumerate(text.splitlines(), 1):
         if number >= start and line.strip().startswith(APPS_MARKER):
@@ -615,7 +618,8 @@ def inventory_lines(root: str) -> list[str]:
 def build(root: str) -> tuple[str, list[tuple[str, ...]]]:
     """The rendered inventory and every file-system fact it was derived from."""
     global _facts
-    _facts = facts = []
+    facts: list[tuple[str, ...]] = []
+    _facts = facts
     try:
         lines = inventory_lines(root)
     finally:

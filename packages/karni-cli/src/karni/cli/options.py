@@ -11,9 +11,13 @@ from karni.cli.errors import UsageError
 
 __all__ = ["parse", "parse_flags"]
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 
 def parse(
-    argv: list[str], command: str, flags: dict[str, tuple[str, ...]], usage: str
+    argv: list[str], command: str, flags: Mapping[str, tuple[str, ...]], usage: str
 ) -> tuple[dict[str, bool], list[str]]:
     """Split ``argv`` into the flags that were given and the positional arguments.
 
@@ -46,7 +50,7 @@ def parse(
 
 
 def parse_flags(
-    argv: list[str], command: str, flags: dict[str, tuple[str, ...]], usage: str
+    argv: list[str], command: str, flags: Mapping[str, tuple[str, ...]], usage: str
 ) -> dict[str, bool]:
     """Parse a command line of flags only, such as ``karni doctor``'s.
 

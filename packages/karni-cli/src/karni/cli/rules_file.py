@@ -126,6 +126,7 @@ def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFi
         ) from None
     except ValueError as error:  # e.g. a NUL byte in the source
         raise RulesFileError(1, f"cannot be parsed ({error})", "save it as UTF-8 text") from None
+    assert isinstance(tree, _ast.Module)  # mode "exec" always compiles to a Module
 
     values: dict[str, ast.expr] = {}
     first_line: dict[str, int] = {}
@@ -286,7 +287,7 @@ def _text(value: Any, line: int, what: str, one_line: bool = False) -> str:
 
 
 def _choice(value: Any, line: int, what: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         listed = ", ".join(f'"{choice}"' for choice in choices)
         raise RulesFileError(line, f"{what} is {value!r}", f"use one of {listed}")
     return value

@@ -162,7 +162,8 @@ def read_config(path: str) -> dict[str, bool]:
     if text is None:
         return {}
     data = _parse(path, text)
-    return {key: data[key] for key in SETTINGS if key in data}  # type: ignore[misc]
+    # `_parse` has checked that every setting present is a bool; `isinstance` says so to mypy.
+    return {key: value for key in SETTINGS if isinstance(value := data.get(key), bool)}
 
 
 def resolve(key: str, root: str | None, *, global_only: bool = False) -> tuple[bool, str, str]:

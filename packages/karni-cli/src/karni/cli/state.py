@@ -13,6 +13,7 @@ Only commands that may show a tip (``doctor``, ``check``) touch this folder;
 from __future__ import annotations
 
 import os
+import sys
 
 __all__ = ["LOCAL_DIR", "STATE_FILE", "claim_once", "read_state"]
 
@@ -67,7 +68,7 @@ class _Lock:
     def __enter__(self) -> _Lock:
         self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
-            if os.name == "nt":
+            if sys.platform == "win32":  # mypy narrows on sys.platform, not os.name
                 import msvcrt
 
                 msvcrt.locking(self._fd, msvcrt.LK_LOCK, 1)
@@ -82,7 +83,7 @@ class _Lock:
 
     def __exit__(self, *exc_info: object) -> None:
         try:
-            if os.name == "nt":
+            if sys.platform == "win32":
                 import msvcrt
 
                 os.lseek(self._fd, 0, os.SEEK_SET)

@@ -24,9 +24,9 @@ from karni_historian.errors import IngestError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any, TextIO
+    from typing import Any, TextIO, TypeGuard
 
-    from karni_historian.store import Store
+    from karni_historian.store import CursorState, Store
 
 __all__ = [
     "BATCH_BYTES",
@@ -241,7 +241,7 @@ def ingest(
     return report
 
 
-def _continues(state: Any, stat: os.stat_result) -> bool:
+def _continues(state: CursorState | None, stat: os.stat_result) -> TypeGuard[CursorState]:
     """Whether reading can resume at the cursor (same file, not shrunk)."""
     return state is not None and state.inode == stat.st_ino and stat.st_size >= state.offset
 
@@ -261,7 +261,6 @@ def _ingest_file(
 
     state = store.cursor(path)
     if _continues(state, stat):
-        assert state is not None
         offset, lines, malformed_total = state.offset, state.lines, state.malformed
         kind = kind or state.kind
         if stat.st_size == offset:

@@ -28,6 +28,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from karni_historian.ingest.sink import Sink
@@ -79,7 +80,7 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _first(payload: dict[str, Any], *keys: str) -> Any:
+def _first(payload: Mapping[str, Any], *keys: str) -> Any:
     for key in keys:
         value = payload.get(key)
         if value:
@@ -125,8 +126,10 @@ class ChronicleReader:
         kind = event.get("type")
         if not isinstance(session_id, str) or not isinstance(event_id, str):
             return
-        payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
-        timestamp = event.get("ts") if isinstance(event.get("ts"), str) else None
+        raw_payload = event.get("payload")
+        payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
+        raw_timestamp = event.get("ts")
+        timestamp = raw_timestamp if isinstance(raw_timestamp, str) else None
         if kind not in (
             "PromptSubmitted",
             "PromptEdited",
@@ -183,7 +186,7 @@ class ChronicleReader:
         sha = _first(payload, "sha", "hash", "commit")
         subject = _first(payload, "message", "subject", "title")
         if isinstance(sha, str):
-            text = f"committed {sha[:12]}"
+            line = f"committed {sha[:12]}"
             if isinstance(subject, str):
-                text += f" {subject.splitlines()[0] if subject.strip() else ''}".rstrip()
-            writer.append("assistant", [{"type": "text", "text": text}], timestamp, event_id)
+                line += f" {subject.splitlines()[0] if subject.strip() else ''}".rstrip()
+            writer.append("assistant", [{"type": "text", "text": line}], timestamp, event_id)

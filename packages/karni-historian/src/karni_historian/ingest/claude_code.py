@@ -118,8 +118,9 @@ def _recorded_cwd(path: str) -> str | None:
                     record = json.loads(line.lstrip(b"\x00"))
                 except ValueError:
                     continue
-                if isinstance(record, dict) and isinstance(record.get("cwd"), str):
-                    return record["cwd"]
+                cwd = record.get("cwd") if isinstance(record, dict) else None
+                if isinstance(cwd, str):
+                    return cwd
     except OSError:
         return None
     return None
@@ -213,8 +214,8 @@ class ClaudeCodeReader:
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
-        kind = record.get("type")
-        rank = _TITLE_RANKS.get(kind)  # type: ignore[arg-type]
+        kind = record.get("type", "")
+        rank = _TITLE_RANKS.get(kind)
         if rank is not None:
             title = record.get({4: "customTitle", 3: "aiTitle", 2: "summary"}[rank])
             if isinstance(title, str):
@@ -263,7 +264,9 @@ class ClaudeCodeReader:
         if not parts:
             return
         writer = self.writer(cwd)
-        message_id = message.get("id") if isinstance(message.get("id"), str) else ""
+        message_id = message.get("id")
+        if not isinstance(message_id, str):
+            message_id = ""
         ordinal = writer.find(message_id) if message_id else None
         if ordinal is None:
             ordinal = writer.append("assistant", parts, timestamp, message_id)
@@ -343,7 +346,9 @@ class ClaudeCodeReader:
             part["is_error"] = True
         return part
 
-    def _files(self, name: str, tool_input: Any, result: Any, cwd: str | None) -> list[tuple]:
+    def _files(
+        self, name: str, tool_input: Any, result: Any, cwd: str | None
+    ) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
         relative = self.sink.relative
         if isinstance(tool_input, dict):

@@ -185,7 +185,9 @@ class SessionWriter:
     def call(self, call_id: str) -> tuple[int, dict[str, Any]] | None:
         """``(ordinal, part)`` of the tool call ``call_id``, or None when unknown."""
         ordinal = self._calls.get(call_id)
-        if ordinal is None and self._in_store:
+        if ordinal is None:
+            if not self._in_store:
+                return None
             ordinal = self.store.call_ordinal(self.session_id, call_id)
             if ordinal is None:
                 return None
@@ -198,7 +200,9 @@ class SessionWriter:
                 return ordinal, part
         return None
 
-    def attach(self, call_id: str, output: str | None, is_error: bool) -> tuple[int, dict] | None:
+    def attach(
+        self, call_id: str, output: str | None, is_error: bool
+    ) -> tuple[int, dict[str, Any]] | None:
         """Attach a result to the call ``call_id``; return ``(ordinal, part)`` or None."""
         found = self.call(call_id)
         if found is None:

@@ -55,6 +55,8 @@ class ChronicleCall:
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
 
+    # Equal by value, so unhashable (as a dataclass with eq=True); typeshed types
+    # __hash__ as a method, hence the ignore.
     __hash__ = None  # type: ignore[assignment]
 
 

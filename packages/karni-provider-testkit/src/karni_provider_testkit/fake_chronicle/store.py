@@ -44,7 +44,8 @@ class FakeStore:
         """The fixture as stored (an empty description when there is none yet)."""
         if not self.fixture_path.exists():
             return {"fakeChronicle": 1}
-        return json.loads(self.fixture_path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(self.fixture_path.read_text(encoding="utf-8"))
+        return data
 
     def write(self, data: Mapping[str, Any]) -> None:
         """Replace the fixture with ``data`` (see the module docs for its format)."""

@@ -25,12 +25,13 @@ DEFAULT_LIMIT = 5
 
 
 def _check_timeout(timeout: object) -> float:
-    valid = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-    if not valid or not 0 < float(timeout) < float("inf"):  # type: ignore[arg-type]
-        raise ValueError(
-            f"ChronicleProvider: `timeout` must be a positive number of seconds, got {timeout!r}"
-        )
-    return float(timeout)  # type: ignore[arg-type]
+    if isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        seconds = float(timeout)
+        if 0 < seconds < float("inf"):
+            return seconds
+    raise ValueError(
+        f"ChronicleProvider: `timeout` must be a positive number of seconds, got {timeout!r}"
+    )
 
 
 def _check_limit(limit: object) -> int:
