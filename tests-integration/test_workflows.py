@@ -64,7 +64,8 @@ def matrix_pythons(job: str) -> list[str]:
 def test_ci_lints_tests_and_runs_the_integration_suite_on_311_to_313() -> None:
     ci = jobs("ci.yml")
     assert set(ci) == {"lint", "tests", "integration"}
-    for command in ["ruff check .", "ruff format --check .", "scripts/check-ranges"]:
+    lint = ["ruff check .", "ruff format --check .", "scripts/typecheck", "scripts/check-ranges"]
+    for command in lint:
         assert command in ci["lint"], command
     assert "uv lock --check" in ci["lint"]
     assert "pytest packages" in ci["tests"]
