@@ -118,6 +118,15 @@ def load_rules_file(project_root: Path) -> RulesFile:
 
 def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFile:
     """Parse the text of a ``karni.rules.py``; see :func:`load_rules_file`."""
+    # Python releases disagree on how compile() reports a NUL byte: say it ourselves.
+    if isinstance(source, bytes):
+        before, nul, _ = source.partition(b"\x00")
+        line = before.count(b"\n") + 1
+    else:
+        before_text, nul_text, _ = source.partition("\x00")
+        nul, line = nul_text.encode(), before_text.count("\n") + 1
+    if nul:
+        raise RulesFileError(line, "contains a NUL byte", "save it as UTF-8 text")
     try:
         tree = compile(source, RULES_FILE_NAME, "exec", _ast.PyCF_ONLY_AST)
     except SyntaxError as error:
