@@ -184,3 +184,18 @@ def test_compose_uses_the_providers_own_timeout(kinds, monkeypatch):
     provider.timeout = 0.01  # shorter than the default: the default (10 s) still applies
     block = compose("/project", "a.py", providers=[provider])
     assert block == "HISTORY: a.py (static)\nlate brief"
+
+
+def test_two_abandoned_providers_still_leave_karni_its_output():
+    result = run_python(
+        """
+        providers = [Hanging(3, name="slow-a"), Hanging(3, name="slow-b"), Static(name="z", brief="b")]
+        print(compose("/project", "a.py", providers=providers))
+        print("after both", file=sys.stderr)
+        print("done")
+        """,
+        env={"KARNI_PROVIDER_TIMEOUT": "0.3"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "HISTORY: a.py (z)\nb\ndone\n"
+    assert result.stderr == "after both\n"

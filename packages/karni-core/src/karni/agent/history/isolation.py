@@ -137,11 +137,20 @@ def _redirect_fd(fd: int, null_fd: int) -> int | None:
     return saved
 
 
-def _reopen_text(saved_fd: int, like: Any) -> io.TextIOBase:
-    encoding = getattr(like, "encoding", None) or "utf-8"
-    errors = getattr(like, "errors", None) or "strict"
-    stream = open(saved_fd, "w", encoding=encoding, errors=errors, closefd=True)  # noqa: SIM115
-    return stream
+def _keep_writing_to(saved_fd: int | None, current: Any) -> Any:
+    """Karni's stream after an abandoned call: the real output, filtered by thread.
+
+    After an earlier abandonment ``current`` already writes to the real
+    output, and ``saved_fd`` is only a copy of /dev/null: keep ``current``.
+    """
+    if saved_fd is None:
+        return current
+    if isinstance(current, _ThreadFilter):
+        os.close(saved_fd)
+        return current
+    encoding = getattr(current, "encoding", None) or "utf-8"
+    errors = getattr(current, "errors", None) or "strict"
+    return _ThreadFilter(open(saved_fd, "w", encoding=encoding, errors=errors))
 
 
 def call_isolated(
@@ -192,16 +201,10 @@ def call_isolated(
     finally:
         if abandoned:
             _abandoned_threads.update(worker_ident)
-            sys.stdout = (
-                _ThreadFilter(_reopen_text(saved[1], real_stdout))
-                if saved[1] is not None
-                else real_stdout
-            )
-            sys.stderr = (
-                _ThreadFilter(_reopen_text(saved[2], real_stderr))
-                if saved[2] is not None
-                else real_stderr
-            )
+            # fds 1 and 2 stay on /dev/null for good (the worker may still write
+            # to them); Karni's own streams move to the saved descriptors, once.
+            sys.stdout = _keep_writing_to(saved[1], real_stdout)
+            sys.stderr = _keep_writing_to(saved[2], real_stderr)
         else:
             for fd, saved_fd in saved.items():
                 if saved_fd is not None:
