@@ -189,7 +189,8 @@ def test_compose_uses_the_providers_own_timeout(kinds, monkeypatch):
 def test_two_abandoned_providers_still_leave_karni_its_output():
     result = run_python(
         """
-        providers = [Hanging(3, name="slow-a"), Hanging(3, name="slow-b"), Static(name="z", brief="b")]
+        slow = [Hanging(3, name="slow-a"), Hanging(3, name="slow-b")]
+        providers = [*slow, Static(name="z", brief="b")]
         print(compose("/project", "a.py", providers=providers))
         print("after both", file=sys.stderr)
         print("done")
