@@ -156,3 +156,15 @@ def test_full_command_is_asked_only_when_cutting(kinds):
     provider = kinds.Static(brief="short", command="tool")
     compose(ROOT, "apps/a.py", providers=[provider])
     assert [call[0] for call in provider.calls] == ["detect", "context"]
+
+
+def test_full_command_is_asked_once_even_when_blocks_are_refitted(kinds):
+    providers = [
+        kinds.Static(
+            name=f"p{i:02d}", brief="\n".join("w" * 70 for _ in range(50)), command="c" * 60
+        )
+        for i in range(12)
+    ]
+    compose(ROOT, "apps/a.py", providers=providers)
+    for provider in providers:
+        assert [call[0] for call in provider.calls].count("full_command") <= 1

@@ -122,9 +122,13 @@ def _block(
     if not outcome.ok or not isinstance(outcome.value, str) or not outcome.value.strip():
         return None
 
+    asked: list[str | None] = []  # full_command is a provider call: ask it once at most
+
     def truncation_line(with_command: bool) -> str:
         prefix = f"… truncated at ~{max_tokens} tokens; "
-        command = _full_command(provider, root, path) if with_command else None
+        if with_command and not asked:
+            asked.append(_full_command(provider, root, path))
+        command = asked[0] if with_command else None
         if command:
             return f"{prefix}full brief: {command}"
         return f"{prefix}{name} holds the full brief"
