@@ -159,12 +159,14 @@ def test_full_command_is_asked_only_when_cutting(kinds):
 
 
 def test_full_command_is_asked_once_even_when_blocks_are_refitted(kinds):
+    # So many providers that some cannot fit and are dropped, which refits the rest.
     providers = [
         kinds.Static(
             name=f"p{i:02d}", brief="\n".join("w" * 70 for _ in range(50)), command="c" * 60
         )
-        for i in range(12)
+        for i in range(30)
     ]
-    compose(ROOT, "apps/a.py", providers=providers)
+    block = compose(ROOT, "apps/a.py", providers=providers)
+    assert 0 < block.count("HISTORY:") < len(providers)
     for provider in providers:
         assert [call[0] for call in provider.calls].count("full_command") <= 1
