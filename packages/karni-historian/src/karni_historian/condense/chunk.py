@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from karni_historian.budget import estimate_tokens
+from karni_historian.brief.budget import estimate_tokens
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
 
@@ -326,7 +326,7 @@ def _message_parts(
     ``kind`` is ``text``, ``expanded`` (always shown) or ``summary`` (shown only
     when the message has no text).
     """
-    from karni_historian.templates import expand_tool
+    from karni_historian.condense.templates import expand_tool
 
     user = message.role == "user"
     parts: list[tuple[str, str, str]] = []
@@ -365,14 +365,14 @@ def build_chunk(
         offset: The first ordinal to read, usually the last compartment's end + 1.
         eligible_end: The exclusive end: the protected tail's first ordinal.
         budget_tokens: The chunk token budget (see
-            :func:`karni_historian.budget.historian_chunk_tokens`).
+            :func:`karni_historian.brief.budget.historian_chunk_tokens`).
         expand_tools: The resolved template map; ``None`` for the built-ins.
         estimate: The token estimator.
 
     Returns:
         The chunk. Its ``text`` is empty when nothing in the range is readable.
     """
-    from karni_historian.templates import BUILTIN_TEMPLATES
+    from karni_historian.condense.templates import BUILTIN_TEMPLATES
 
     templates: Mapping[str, Any] = BUILTIN_TEMPLATES if expand_tools is None else expand_tools
     newline_cost = estimate("\n")
@@ -586,7 +586,7 @@ def token_tail_start(
 
     Args:
         messages: The session's messages in ordinal order.
-        tail_tokens: ``N``, from :func:`karni_historian.budget.protected_tail_tokens`.
+        tail_tokens: ``N``, from :func:`karni_historian.brief.budget.protected_tail_tokens`.
         offset: The first ordinal not yet in a compartment.
         force: The force band is active (usage at or above it).
         estimate: The token estimator.

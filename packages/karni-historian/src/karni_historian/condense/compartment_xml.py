@@ -317,10 +317,10 @@ def validate(
 
     Args:
         parsed: The output of :func:`parse`.
-        chunk: The :class:`~karni_historian.chunk.Chunk` the output was made
+        chunk: The :class:`~karni_historian.condense.chunk.Chunk` the output was made
             from (``start``, ``end``, ``lines``, ``tool_only_ranges``).
         arcs: Completed tool arcs as ``(call, result)`` ordinals (see
-            :func:`karni_historian.chunk.completed_arcs`).
+            :func:`karni_historian.condense.chunk.completed_arcs`).
         emergency: The run is an emergency (usage ≥ 95 %): never discard.
         force_keep: A wrapup run: never discard.
 

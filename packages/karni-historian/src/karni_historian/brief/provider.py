@@ -7,8 +7,8 @@ store and the decay maths are imported inside the methods that read them.
 A file brief puts the project-memory facts about the file first (facts
 promoted from the episodes that touched it, or naming it), then the
 compartments whose messages touched the file, oldest first. Their detail
-comes from the decay tiers (:mod:`karni_historian.decay`, with the budget guard
-of :mod:`karni_historian.budget`) computed for the room Karni's cap leaves, so
+comes from the decay tiers (:mod:`karni_historian.brief.decay`, with the budget guard
+of :mod:`karni_historian.brief.budget`) computed for the room Karni's cap leaves, so
 newer and more important episodes keep their paraphrase while older ones
 shrink to an anchor (date, range and title) or drop out, instead of the brief
 being cut off. The project brief is the project memory, then the newest
@@ -127,7 +127,7 @@ def _body(compartment: Compartment, tier: int) -> str:
     """The paraphrase for ``tier`` (reference §1.6), on one line."""
     if not compartment.p1:
         return _one_line(compartment.content) if tier < 4 else ""
-    from karni_historian.render import paraphrase
+    from karni_historian.brief.render import paraphrase
 
     return _one_line(paraphrase(compartment, tier))
 
@@ -250,7 +250,7 @@ def _tiers(
 ) -> dict[int, int]:
     """Decay tiers of the shown episodes, by position, so that their lines fit ``room_chars``.
 
-    The tiers come from the decay curve (:func:`karni_historian.decay.tier`),
+    The tiers come from the decay curve (:func:`karni_historian.brief.decay.tier`),
     the newest touching episode at curve index 1. Its pressure is the smallest
     (from the 0.1 floor up) at which the lines fit, found by bisection: the
     reference's one-pass estimate prices tiers at upstream's average sizes (322
@@ -263,7 +263,7 @@ def _tiers(
     order they archive (by age over the importance-adjusted half-life), and a
     visit stops at the first archived one or when the room is full.
     """
-    from karni_historian.decay import ARCHIVED, PRESSURE_FLOOR, half_life, tier
+    from karni_historian.brief.decay import ARCHIVED, PRESSURE_FLOOR, half_life, tier
 
     count = len(rows)
     items = [(count - i, row[3]) for i, row in enumerate(rows)]

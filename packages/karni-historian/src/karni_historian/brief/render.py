@@ -3,7 +3,7 @@
 This is the XML-like format of the seed's era (reference §1.7.a): one
 ``<compartment>`` element per rendered compartment, oldest first, joined by a
 blank line, archived ones omitted. The tier of each compartment comes from
-:mod:`karni_historian.decay` (one pressure pass over the non-legacy rows), then
+:mod:`karni_historian.brief.decay` (one pressure pass over the non-legacy rows), then
 the budget guard of §1.8 demotes the oldest compartments while the body is over
 budget, and the materializer's tightening loop (§1.4) re-renders with a smaller
 effective budget while the whole block is more than 5 % over. The same inputs
@@ -27,8 +27,8 @@ Choices where the reference leaves room:
 
 from __future__ import annotations
 
-from karni_historian.budget import budget_guard, estimate_tokens
-from karni_historian.decay import ARCHIVED, pressure, tier
+from karni_historian.brief.budget import budget_guard, estimate_tokens
+from karni_historian.brief.decay import ARCHIVED, pressure, tier
 from karni_historian.xml_text import escape_attr, escape_body
 
 TYPE_CHECKING = False

@@ -2,7 +2,7 @@
 
 ``wrapup KEEP`` condenses everything but the newest KEEP raw messages of each
 session (§3.11); ``run`` condenses only settled messages, those before the
-protected tail (§3.2, :func:`karni_historian.chunk.protected_tail_start`).
+protected tail (§3.2, :func:`karni_historian.condense.chunk.protected_tail_start`).
 Both loop the same job until the target is reached: build the chunk after the
 last compartment (§3.3), have the historian write its XML (the built-in
 ``local/extractive``), parse and validate it exactly as a model's output
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from karni_historian.extractive import HISTORIAN_NAME
+from karni_historian.condense.extractive import HISTORIAN_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class Settings:
     @property
     def history_budget(self) -> int:
         """The ``<session-history>`` budget in tokens (§1.4)."""
-        from karni_historian.budget import history_budget_tokens
+        from karni_historian.brief.budget import history_budget_tokens
 
         return history_budget_tokens(
             self.context_limit, self.execute_threshold_percentage, self.history_budget_percentage
@@ -85,7 +85,7 @@ class Settings:
     @property
     def chunk_tokens(self) -> int:
         """The chunk budget of one historian run (§3.3)."""
-        from karni_historian.budget import historian_chunk_tokens
+        from karni_historian.brief.budget import historian_chunk_tokens
 
         return historian_chunk_tokens(self.historian_context)
 
@@ -127,12 +127,12 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     per key: built-ins, then user, then project).
 
     Raises:
-        karni_historian.budget.ConfigurationError: A value is malformed or out
+        karni_historian.brief.budget.ConfigurationError: A value is malformed or out
             of range; the message names the key and the file.
     """
-    from karni_historian.budget import history_budget_tokens
+    from karni_historian.brief.budget import history_budget_tokens
+    from karni_historian.condense.templates import resolve_templates
     from karni_historian.errors import ConfigurationError
-    from karni_historian.templates import resolve_templates
 
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     user_path = os.path.join(xdg, "karni", "config.toml")
@@ -329,7 +329,7 @@ def _fact_spans(
 
 def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
     """The built-in historian: the XML a model would write for the chunk."""
-    from karni_historian.extractive import summarize
+    from karni_historian.condense.extractive import summarize
 
     return summarize(chunk, messages)
 
@@ -358,8 +358,8 @@ def _advance(
     """Run the historian until compartments cover every ordinal before ``target``."""
     name = _historian_name(historian)
     historian = historian or _historian_xml
-    from karni_historian.chunk import build_chunk, check_coverage, completed_arcs
-    from karni_historian.compartment_xml import parse, validate
+    from karni_historian.condense.chunk import build_chunk, check_coverage, completed_arcs
+    from karni_historian.condense.compartment_xml import parse, validate
     from karni_historian.errors import ChunkCoverageError, HistorianOutputError
     from karni_historian.store import RunRecord
 
@@ -448,8 +448,8 @@ def wrapup(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
         ``keep`` messages sit above the last compartment.
     """
-    from karni_historian.budget import trigger_budget
-    from karni_historian.chunk import wrapup_boundary
+    from karni_historian.brief.budget import trigger_budget
+    from karni_historian.condense.chunk import wrapup_boundary
 
     settings = settings or Settings()
     outcome = RunOutcome(session_id, "wrapup")
@@ -485,7 +485,7 @@ def run(
     """Condense a session's settled messages: those before the protected tail (§3.2).
 
     The tail starts at the fifth-from-last meaningful user prompt
-    (:func:`karni_historian.chunk.protected_tail_start`), fenced so that it
+    (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
     never splits a completed tool call and its result.
 
     Args:
@@ -498,7 +498,7 @@ def run(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when no settled
         message lies after the last compartment.
     """
-    from karni_historian.chunk import completed_arcs, fence_boundary, protected_tail_start
+    from karni_historian.condense.chunk import completed_arcs, fence_boundary, protected_tail_start
 
     settings = settings or Settings()
     outcome = RunOutcome(session_id, "run")
