@@ -6,7 +6,7 @@ import itertools
 import random
 
 import pytest
-from karni_historian.brief.decay import base_tier, half_life, pressure, pressure_two_pass, tier
+from karni_historian.brief.decay import base_tier, half_life, pressure, tier
 
 CURVE_CASES = [
     # D1
@@ -155,34 +155,3 @@ def test_pressure_p1_natural_cost_working() -> None:
     # 5·322 + 13·109 + 14·35 + 18·20 = 3877, so budget 3877 gives exactly 1.
     assert 5 * 322 + 13 * 109 + 14 * 35 + 18 * 20 == 3877
     assert pressure(_golden_p1(), 3877) == 1.0
-
-
-@pytest.mark.parametrize(
-    ("items", "budget", "expected"),
-    [
-        (_golden_p1(), 2000, 2.2234595),
-        (_golden_p1(), 500, 10.70052),
-        (_golden_p2(), 8000, 0.5010515625),
-        (_golden_p3(), 500, 16.12086),
-    ],
-)
-def test_pressure_two_pass_golden(
-    items: list[tuple[int, int]], budget: int, expected: float
-) -> None:
-    assert pressure_two_pass(items, budget) == pytest.approx(expected, rel=1e-9)
-
-
-def test_pressure_without_budget_is_one() -> None:
-    assert pressure(_golden_p1(), 0) == 1.0
-    assert pressure(_golden_p1(), -5) == 1.0
-    assert pressure([], 100) == 0.1
-
-
-def test_pressure_ignores_archived_rows() -> None:
-    # Index 64 at importance 50 is archived at pressure 1: it adds nothing.
-    assert pressure([(64, 50)], 322) == 0.1
-    assert pressure([(1, 50), (64, 50)], 322) == 1.0
-
-
-def test_pressure_accepts_a_generator() -> None:
-    assert pressure(((i, 50) for i in range(1, 51)), 2000) == pytest.approx(1.9385)

@@ -67,54 +67,8 @@ def test_dates_can_be_turned_off() -> None:
     assert "start-date" not in render_history([c], LOOSE, dates=False)
 
 
-def test_x4_legacy_rows() -> None:
-    leg_u = Compartment(1, 5, "LegU", content="U: question\n" + "a" * 600, legacy=True)
-    leg_no_u = Compartment(6, 9, "LegNoU", content="flat words only", legacy=True)
-    expected_body = "U: question\n" + "a" * (420 - len("U: question\n")) + "…"
-    assert render_history([leg_u, leg_no_u], LOOSE) == block(
-        f'<compartment start="1" end="5" title="LegU">\n{expected_body}\n</compartment>',
-        '<compartment start="6" end="9" title="LegNoU" />',
-    )
-    assert assign_tiers([leg_u, leg_no_u], LOOSE) == [3, 4]
-
-
-def test_legacy_u_line_must_start_a_line() -> None:
-    inline = Compartment(1, 2, "L", content="said U: no", legacy=True)
-    later = Compartment(3, 4, "L", content="intro\nU: yes", legacy=True)
-    assert assign_tiers([inline, later], LOOSE) == [4, 3]
-
-
-def test_legacy_body_cuts_per_tier() -> None:
-    content = "word " * 400  # 2,000 characters
-    c = Compartment(1, 2, "L", content=content, legacy=True)
-    assert (
-        compartment_element(c, 1)
-        == f'<compartment start="1" end="2" title="L">\n{content}\n</compartment>'
-    )
-    tier2 = content[:1200].rstrip() + "…"
-    assert compartment_element(c, 2).split("\n")[1] == tier2
-    tier3 = content[:420].rstrip() + "…"
-    assert compartment_element(c, 3).split("\n")[1] == tier3
-    assert compartment_element(c, 4) == '<compartment start="1" end="2" title="L" />'
-    assert compartment_element(c, 5) == ""
-    short = Compartment(1, 2, "L", content="short", legacy=True)
-    assert compartment_element(short, 3).split("\n")[1] == "short"
-
-
-def test_legacy_rows_take_no_curve_position_and_add_no_pressure() -> None:
-    # 64 v2 rows at importance 50: the oldest (index 64) is archived at pressure 1.
-    v2 = [Compartment(i, i, f"c{i}", p1="x") for i in range(1, 65)]
-    legacy = Compartment(0, 0, "old", content="U: hi", legacy=True)
-    with_legacy = [legacy, *v2[:32], Compartment(99, 99, "mid", content="c", legacy=True), *v2[32:]]
-    tiers = assign_tiers(with_legacy, 0)
-    assert tiers[0] == 3
-    assert tiers[33] == 4
-    assert [t for i, t in enumerate(tiers) if i not in (0, 33)] == assign_tiers(v2, 0)
-    assert assign_tiers(v2, 0)[0] == 5
-
-
-def test_x5_pseudo_v2_renders_flat_content() -> None:
-    c = Compartment(1, 2, "Pseudo", p1="", content="flat body here", legacy=False)
+def test_a_compartment_without_paraphrases_renders_its_content() -> None:
+    c = Compartment(1, 2, "Pseudo", p1="", content="flat body here")
     assert render_history([c], LOOSE) == block(
         '<compartment start="1" end="2" title="Pseudo">\nflat body here\n</compartment>'
     )
@@ -123,7 +77,7 @@ def test_x5_pseudo_v2_renders_flat_content() -> None:
 def test_pseudo_v2_takes_a_curve_position() -> None:
     pseudo = Compartment(1, 2, "Pseudo", content="flat")
     newer = [Compartment(i, i, f"c{i}", p1="x") for i in range(3, 10)]
-    # 8 curve rows: the pseudo row is index 8 → tier 2 at pressure 1, so cut like legacy tier 2.
+    # 8 curve rows: the pseudo row is index 8 → tier 2 at pressure 1.
     assert assign_tiers([pseudo, *newer], 0)[0] == 2
     assert compartment_element(pseudo, 4) == '<compartment start="1" end="2" title="Pseudo" />'
     assert (

@@ -28,7 +28,6 @@ __all__ = [
     "base_tier",
     "half_life",
     "pressure",
-    "pressure_two_pass",
     "tier",
 ]
 
@@ -140,28 +139,3 @@ def pressure(items: Iterable[tuple[int, float]], budget: float) -> float:
     if budget <= 0:
         return 1.0
     return max(PRESSURE_FLOOR, _natural_cost(items, 1.0) / budget)
-
-
-def pressure_two_pass(items: Iterable[tuple[int, float]], budget: float) -> float:
-    """Return the two-pass pressure variant, kept for reference only.
-
-    The renderer does not use it (§1.3); it is here because upstream's golden
-    file pins its values. After the one-pass pressure, if the cost at that
-    pressure still exceeds the budget by more than 10 %, the pressure is scaled
-    by ``actual / budget``.
-
-    Args:
-        items: ``(index, importance)`` pairs, ``index`` 1 for the newest.
-        budget: The history budget in tokens; ``<= 0`` means no budget.
-
-    Returns:
-        The corrected pressure, at least 0.1 (1.0 when there is no budget).
-    """
-    pairs = list(items)
-    p = pressure(pairs, budget)
-    if budget <= 0:
-        return p
-    actual = _natural_cost(pairs, p)
-    if actual > budget * 1.1:
-        p = p * actual / budget
-    return max(PRESSURE_FLOOR, p)

@@ -61,7 +61,6 @@ __all__ = [
     "protected_tail_start",
     "raw_tokens",
     "role_letter",
-    "token_tail_start",
     "tool_summary",
     "wrapup_boundary",
 ]
@@ -565,80 +564,6 @@ def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_token
             if part.output:
                 total += estimate(part.output)
     return total
-
-
-def token_tail_start(
-    messages: Sequence[Message],
-    tail_tokens: int,
-    *,
-    offset: int = 1,
-    force: bool = False,
-    estimate: Callable[[str], int] = estimate_tokens,
-) -> int:
-    """Return the first ordinal of the token-sized protected tail (newer rule of §3.2).
-
-    Steps: the newest suffix of ``tail_tokens`` true-raw tokens; one message
-    forward when the boundary message alone is huge; fenced around completed
-    tool arcs; snapped back to a meaningful user message or a message with a
-    tool part when that is cheap; fenced again; never past the newest
-    meaningful user message unless ``force``; nothing eligible when fewer than
-    256 tokens would be. The per-run cap is left to the chunk budget.
-
-    Args:
-        messages: The session's messages in ordinal order.
-        tail_tokens: ``N``, from :func:`karni_historian.brief.budget.protected_tail_tokens`.
-        offset: The first ordinal not yet in a compartment.
-        force: The force band is active (usage at or above it).
-        estimate: The token estimator.
-
-    Returns:
-        The exclusive end of the eligible range (``offset`` when nothing is eligible).
-    """
-    if not messages:
-        return offset
-    sizes = {m.ordinal: raw_tokens(m, estimate) for m in messages}
-    by_ordinal = {m.ordinal: m for m in messages}
-    huge = max(2 * tail_tokens, 64_000)
-    boundary = messages[-1].ordinal + 1
-    kept = 0
-    for message in reversed(messages):
-        if kept >= tail_tokens:
-            break
-        kept += sizes[message.ordinal]
-        boundary = message.ordinal
-    if sizes.get(boundary, 0) > huge:
-        boundary += 1
-    arcs = completed_arcs(messages)
-    boundary = fence_boundary(boundary, arcs)
-    allowance = min(1.5 * tail_tokens, 48_000)
-    added = 0
-    probe = boundary
-    while probe > offset:
-        probe -= 1
-        candidate = by_ordinal.get(probe)
-        if candidate is None:
-            continue
-        added += sizes[probe]
-        if added > allowance:
-            break
-        semantic = is_meaningful_user_message(candidate) or any(
-            isinstance(p, ToolPart) for p in candidate.parts
-        )
-        if semantic:
-            if not (candidate.role == "user" and sizes[probe] > huge):
-                boundary = probe
-            break
-    boundary = fence_boundary(boundary, arcs)
-    if not force:
-        newest_user = next(
-            (m.ordinal for m in reversed(messages) if is_meaningful_user_message(m)), None
-        )
-        if newest_user is not None:
-            boundary = min(boundary, newest_user)
-    eligible = sum(size for ordinal, size in sizes.items() if offset <= ordinal < boundary)
-    if eligible < 256:
-        return offset
-    return max(boundary, offset)
 
 
 def completed_arcs(messages: Sequence[Message]) -> list[tuple[int, int]]:
