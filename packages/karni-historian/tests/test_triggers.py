@@ -126,7 +126,7 @@ def test_dry_run_prints_the_decision_and_writes_nothing(root, capsys):
 
 def test_dry_run_without_a_trigger_and_with_force(root, capsys):
     conversation(root, 12)
-    code, out, err = run(capsys, "--dry-run")
+    _code, out, _err = run(capsys, "--dry-run")
     assert out.startswith("session s: would not condense messages 1-14: no trigger fired (")
     _code, out, _err = run(capsys, "--dry-run", "--force")
     assert out == "session s: would condense messages 1-14 with local/extractive (forced)\n"

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["CliError", "main"]
 
 PROG = "karni-historian"
-PROJECT_MARKERS = ("manage.py", "karni.rules.py")
 
 
 class CliError(Exception):
@@ -100,29 +99,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def find_project_root(start: str | None = None) -> str:
-    """The nearest directory at or above ``start`` (the cwd) with a project marker."""
-    current = os.path.abspath(start or os.getcwd())
-    origin = current
-    while True:
-        if any(os.path.isfile(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            raise CliError(
-                f"no Karni project at or above {origin}: looked for manage.py or "
-                f"karni.rules.py; run inside a project or pass --project DIR"
-            )
-        current = parent
-
-
 def _root(args: argparse.Namespace) -> str:
     project: str | None = args.project
     if project:
         if not os.path.isdir(project):
             raise CliError(f"--project {project} is not a directory; pass a project folder", 2)
         return os.path.abspath(project)
-    return find_project_root()
+    from karni.agent.common.root import MARKERS_TEXT, find_project_root
+
+    root = find_project_root()
+    if root is None:
+        raise CliError(
+            f"no Karni project at or above {os.path.abspath(os.getcwd())}: looked for "
+            f"{MARKERS_TEXT}; run inside a project or pass --project DIR"
+        )
+    return root
 
 
 def _open(root: str, *, create: bool = False) -> Store:
@@ -298,7 +289,7 @@ def _sessions(args: argparse.Namespace, root: str) -> int:
 
 
 def _brief(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.brief.provider import file_brief, project_brief
+    from karni_historian.brief.briefs import file_brief, project_brief
 
     with _open(root) as store:
         if args.path is None:
@@ -316,14 +307,12 @@ def _brief(args: argparse.Namespace, root: str) -> int:
 
 
 def _project_path(root: str, path: str) -> str:
-    absolute = os.path.normpath(os.path.join(os.getcwd(), path))
-    for base in (root, os.path.realpath(root)):
-        relative = os.path.relpath(absolute, base)
-        if relative == ".":
-            return "."
-        if not relative.startswith(".."):
-            return relative.replace(os.sep, "/")
-    raise CliError(f"{path} lies outside the project {root}; pass a path inside it", 2)
+    from karni.agent.common.paths import project_relative
+
+    relative = project_relative(root, path)
+    if relative is None:
+        raise CliError(f"{path} lies outside the project {root}; pass a path inside it", 2)
+    return relative
 
 
 def _expand(args: argparse.Namespace, root: str) -> int:
@@ -386,9 +375,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted; the store keeps its state before this run", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        from karni.agent.common.pipes import stop_on_broken_pipe
+
+        return stop_on_broken_pipe()
 
 
 if __name__ == "__main__":

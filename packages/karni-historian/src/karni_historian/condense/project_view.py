@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 __all__ = ["project_view"]
 
 
-def _relative_input(part: ToolPart, roots: tuple[str, ...]) -> dict[str, object]:
+def _relative_input(part: ToolPart, root: str) -> dict[str, object]:
     """The path keys of the part's input that name a file inside the project, made relative."""
-    from karni_historian.ingest.sink import project_relative
+    from karni.agent.common.paths import project_relative
+
     from karni_historian.model import PATH_KEYS
 
     assert isinstance(part.input, dict)
@@ -28,8 +29,8 @@ def _relative_input(part: ToolPart, roots: tuple[str, ...]) -> dict[str, object]
     for key in PATH_KEYS:
         value = part.input.get(key)
         if isinstance(value, str) and os.path.isabs(value):
-            relative = project_relative(roots, value, None)
-            if relative:
+            relative = project_relative(root, value)
+            if relative and relative != ".":
                 updates[key] = relative
     return updates
 
@@ -38,17 +39,15 @@ def project_view(messages: Sequence[Message], root: str) -> list[Message]:
     """The messages with absolute tool paths inside ``root`` shown project-relative."""
     from dataclasses import replace
 
-    from karni_historian.ingest.sink import project_roots
     from karni_historian.model import ToolPart
 
-    roots = project_roots(root)
     viewed: list[Message] = []
     for message in messages:
         parts = list(message.parts)
         changed = False
         for index, part in enumerate(parts):
             if isinstance(part, ToolPart) and isinstance(part.input, dict):
-                updates = _relative_input(part, roots)
+                updates = _relative_input(part, root)
                 if updates:
                     parts[index] = replace(part, input={**part.input, **updates})
                     changed = True

@@ -1,10 +1,10 @@
 """The ``[historian]`` settings of a project, read and checked once.
 
 Settings come from the ``[historian]`` table of ``.karni/config.toml`` (the
-project) over ``$XDG_CONFIG_HOME/karni/config.toml`` (the user); see
-``docs/historian/configuration.md`` for the keys and their ranges. Every bad
-value is a :class:`~karni_historian.errors.ConfigurationError` naming the key
-and the file.
+project) over ``$XDG_CONFIG_HOME/karni/config.toml`` (the user), read through
+karni-core's one configuration reader; see ``docs/historian/configuration.md``
+for the keys and their ranges. Every bad value is a
+:class:`~karni_historian.errors.ConfigurationError` naming the key and the file.
 """
 
 from __future__ import annotations
@@ -72,22 +72,17 @@ class Settings:
         return historian_chunk_tokens(self.historian_context)
 
 
-def _read_table(path: str) -> dict[str, Any]:
-    import tomllib
+def _historian_tables(root: str | os.PathLike[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The ``[historian]`` table of the user and the project file, with each file's path."""
+    from karni.agent.common.config import config_layers, table
+    from karni.agent.common.errors import ConfigFileError
 
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ConfigurationError(
-            f"cannot read {path}: {error}; fix the file or remove its [historian] table"
-        ) from None
-    table = data.get("historian", {})
-    if not isinstance(table, dict):
-        raise ConfigurationError(f"`historian` in {path} must be a table; write [historian]")
-    return table
+        return {
+            layer.scope: (layer.path, table(layer, "historian")) for layer in config_layers(root)
+        }
+    except ConfigFileError as error:
+        raise ConfigurationError(str(error)) from None
 
 
 def _number(value: object, message: str) -> float:
@@ -133,13 +128,13 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         karni_historian.errors.ConfigurationError: A value is malformed or out
             of range; the message names the key and the file.
     """
+    from karni.agent.common.config import PROJECT, USER
+
     from karni_historian.condense.templates import resolve_templates
 
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    user_path = os.path.join(xdg, "karni", "config.toml")
-    project_path = os.path.join(os.fspath(root), ".karni", "config.toml")
-    user = _read_table(user_path)
-    project = _read_table(project_path)
+    tables = _historian_tables(root)
+    user_path, user = tables[USER]
+    project_path, project = tables[PROJECT]
     values: dict[str, Any] = {}
     for path, table in ((user_path, user), (project_path, project)):
         for key, value in table.items():
