@@ -88,10 +88,10 @@ def test_an_out_of_range_share_is_a_configuration_error(root, capsys, value):
 @pytest.mark.parametrize(
     ("limit", "thr", "pct", "expected"),
     [
-        (200_000, 65, 0.15, 19_500),  # B2
+        (200_000, 65, 0.15, 19_500),
         (128_000, 65, 0.15, 12_480),
         (1_000_000, 40, 0.15, 60_000),
-        (1_000_000, 65, 0.15, 97_500),  # the seed's 1M example
+        (1_000_000, 65, 0.15, 97_500),  # a 1M window
         (200_000, 65, 0.05, 6_500),
         (200_000, 65, 0.5, 65_000),
         (200_000, 95, 0.15, 27_000),  # threshold capped at 90

@@ -1,4 +1,4 @@
-"""Rendering the <session-history> block: reference §1.5–§1.8 and the §7 X/R cases."""
+"""Rendering the <session-history> block (docs/historian/blocks.md)."""
 
 from __future__ import annotations
 
@@ -23,14 +23,14 @@ def block(*elements: str) -> str:
     return "<session-history>\n" + "\n\n".join(elements) + "\n</session-history>"
 
 
-def test_x1_single_compartment() -> None:
+def test_single_compartment() -> None:
     c = Compartment(1, 9, "T", p1="VERBOSE", p2="dense")
     assert render_history([c], LOOSE) == block(
         '<compartment start="1" end="9" title="T">\nVERBOSE\n</compartment>'
     )
 
 
-def test_x2_escaping() -> None:
+def test_escaping() -> None:
     c = Compartment(1, 2, 'a "b" & <c>', p1="x < y & z")
     assert render_history([c], LOOSE) == block(
         '<compartment start="1" end="2" title="a &quot;b&quot; &amp; &lt;c&gt;">\n'
@@ -45,7 +45,7 @@ def test_apostrophes_are_not_escaped_and_body_quotes_stay() -> None:
     )
 
 
-def test_x3_dates() -> None:
+def test_dates() -> None:
     c = Compartment(1, 2, "Dated", p1="dated body", start_date="2026-01-02", end_date="2026-01-03")
     assert render_history([c], LOOSE) == block(
         '<compartment start="1" end="2" start-date="2026-01-02" end-date="2026-01-03" '
@@ -54,7 +54,7 @@ def test_x3_dates() -> None:
 
 
 @pytest.mark.parametrize(("start_date", "end_date"), [("2026-01-02", None), (None, "x"), ("", "y")])
-def test_x3_one_date_gives_no_date_attributes(start_date: str | None, end_date: str | None) -> None:
+def test_one_date_gives_no_date_attributes(start_date: str | None, end_date: str | None) -> None:
     c = Compartment(1, 2, "Dated", p1="b", start_date=start_date, end_date=end_date)
     assert (
         compartment_element(c, 1)
@@ -86,7 +86,7 @@ def test_pseudo_v2_takes_a_curve_position() -> None:
     )
 
 
-def test_x6_empty_p4_self_closes_and_tier5_leaves_no_residue() -> None:
+def test_empty_p4_self_closes_and_tier5_leaves_no_residue() -> None:
     c = Compartment(3, 4, "Anchor", p1="one", p2="two", p3="three", p4="")
     assert compartment_element(c, 4) == '<compartment start="3" end="4" title="Anchor" />'
     assert (
@@ -100,7 +100,7 @@ def test_x6_empty_p4_self_closes_and_tier5_leaves_no_residue() -> None:
     assert render_body([c, c], [5, 5]) == ""
 
 
-def test_x7_empty_list() -> None:
+def test_empty_list() -> None:
     assert render_history([], LOOSE) == EMPTY_HISTORY == "<session-history></session-history>"
     assert render_history([], 0) == EMPTY_HISTORY
 
@@ -139,7 +139,7 @@ def test_title_control_characters_collapse() -> None:
     assert 'title="line one two three"' in compartment_element(c, 1)
 
 
-def test_r1_tier_assignment() -> None:
+def test_tier_assignment() -> None:
     cs = [Compartment(i, i, f"c{i}", p1="a", p2="b", p3="c", p4="d") for i in range(1, 41)]
     tiers = assign_tiers(cs, 5000)
     newest_first = tiers[::-1]
@@ -165,7 +165,7 @@ def r2_compartments() -> list[Compartment]:
     ]
 
 
-def test_r2_tier_assignment_and_render(snapshot_text) -> None:
+def test_tier_assignment_and_render(snapshot_text) -> None:
     from karni_historian.brief.decay import pressure, tier
 
     cs = r2_compartments()

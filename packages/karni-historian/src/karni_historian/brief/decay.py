@@ -1,10 +1,10 @@
-"""Deterministic decay: which tier each compartment renders at (reference §1.2–§1.3).
+"""Deterministic decay: which tier each compartment renders at (``docs/historian/decay.md``).
 
 A compartment's detail shrinks with its age, measured in compartments from the
 newest one, against a half-life of 24 compartments at importance 50. Every 25
 importance points double or halve that half-life, and budget pressure scales it
-down when the history budget is tight. The tier boundaries are upstream's
-empirical constants, reproduced exactly. Pressure is computed once per render
+down when the history budget is tight. The tier boundaries are fixed
+empirical constants. Pressure is computed once per render
 pass from the natural (pressure 1) tiers, so the whole choice is linear in the
 number of compartments and needs no model call.
 
@@ -94,8 +94,7 @@ def base_tier(index: int, importance: float, pressure: float) -> int:
 def tier(index: int, importance: float, pressure: float) -> int:
     """Return the rendered tier of a compartment: 1–4, or 5 when archived.
 
-    The anchor-overlap protection of upstream is unused (overlap is always 0),
-    so a compartment is archived exactly when ``z >= 2.587``.
+    A compartment is archived exactly when ``z >= 2.587``.
 
     Args:
         index: The curve position, 1 for the newest compartment.
@@ -122,7 +121,7 @@ def _natural_cost(items: Iterable[tuple[int, float]], pressure: float) -> int:
 
 
 def pressure(items: Iterable[tuple[int, float]], budget: float) -> float:
-    """Return the budget pressure for one render pass (one-pass formula, §1.3).
+    """Return the budget pressure for one render pass (``docs/historian/decay.md``).
 
     The natural cost is the sum of the tier costs at pressure 1; archived
     compartments cost nothing. Because the half-life scales as ``1 / p``, the

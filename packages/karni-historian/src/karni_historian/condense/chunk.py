@@ -5,29 +5,11 @@ messages after the last compartment, condensed to one line per block of
 same-role messages (``[12-15] A: I will inspect / TC: read(src/lib.rs)``), with
 commit hashes pulled to the front, noise folded into the next block, and tool
 calls summarised or expanded through ``expand_tools`` templates. This module
-builds that text exactly as reference §3.3 describes, checks its coverage, and
-finds where the protected tail starts (§3.2), so the store knows which
-messages are settled.
+builds that text, checks its coverage, and finds where the protected tail and
+the ``wrapup`` boundary start, so a run knows which messages are settled. The
+format and every rule are in ``docs/historian/chunk.md``.
 
-Choices where the reference leaves room (documented here, see the report):
-
-- ``expand_tools=None`` means the built-in templates; pass ``{}`` for none.
-  A map value ``False`` (or an invalid template) means the compact summary.
-- Commit hashes are recorded only when the text also has a commit verb
-  (``committed``, ``merged``, ``cherry-picked``, ``rebased``…); a bare hex word
-  is not a commit. Extraction runs per text part of an assistant message.
-- Transcripts that carry a tool call on the assistant message *and* its result
-  on the next user message (Claude Code) would show each call twice. A
-  tool-result part whose non-empty ``call_id`` was already summarised in the
-  current block is skipped.
-- Claude Code's ``file_path`` and ``notebook_path`` inputs count as the
-  ``filePath`` key argument of a tool summary.
-- The OMO internal-initiator marker removed from user text is
-  ``<!-- OMO_INTERNAL_INITIATOR -->`` (the reference does not spell it).
-- ``has_more`` is also true whenever the budget stopped reading.
-- Same-role messages merge only when their ordinals are consecutive (noise
-  between them included), so a missing raw message shows up in the coverage
-  check instead of hiding inside a merged block.
+``expand_tools=None`` means the built-in templates; pass ``{}`` for none.
 """
 
 from __future__ import annotations
@@ -45,8 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "INTERNAL_INITIATOR_MARKER",
     "MAX_COMMITS_PER_BLOCK",
-    "OMO_MARKER",
     "PROTECTED_TAIL_USER_TURNS",
     "TRUNCATION_MARKER",
     "Chunk",
@@ -69,15 +51,15 @@ MAX_COMMITS_PER_BLOCK = 5
 """Most commit hashes shown on one block line."""
 
 PROTECTED_TAIL_USER_TURNS = 5
-"""Meaningful user turns kept raw at the end of a session (v0.21 rule)."""
+"""Meaningful user turns kept raw at the end of a session."""
 
-OMO_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
-"""An agent-framework marker that is not user text (removed from user messages)."""
+INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
+"""A marker some harnesses add to prompts they send themselves; not user text."""
 
-TRUNCATION_MARKER = "\n[… tokens truncated by Magic Context to fit the historian window …]"
+TRUNCATION_MARKER = "\n[… tokens truncated to fit the historian window …]"
 """Appended when the first block alone is larger than the chunk budget."""
 
-_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
+_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"  # a harness directive, not a prompt
 _KEY_ARGS_CUT = ("filePath", "file_path", "notebook_path", "path", "pattern", "query")
 _KEY_ARGS_WHOLE = ("symbol", "module", "action")
 
@@ -194,8 +176,8 @@ def _collapse(text: str) -> str:
 def _clean_user_text(text: str) -> str:
     if "<system-reminder>" in text:
         text = _regex("reminder").sub("", text)
-    if OMO_MARKER in text:
-        text = text.replace(OMO_MARKER, "")
+    if INTERNAL_INITIATOR_MARKER in text:
+        text = text.replace(INTERNAL_INITIATOR_MARKER, "")
     text = _collapse(text)
     if text.startswith(_DIRECTIVE_PREFIX):
         return ""
@@ -205,8 +187,8 @@ def _clean_user_text(text: str) -> str:
 def meaningful_user_text(message: Message) -> str:
     """Return the meaningful text of a user message, parts joined by `` / ``.
 
-    Ignored parts, ``<system-reminder>`` blocks, the OMO marker and
-    ``[SYSTEM DIRECTIVE: MAGIC-CONTEXT…`` directives are not meaningful.
+    Ignored parts, ``<system-reminder>`` blocks, the internal-initiator marker
+    and harness directives are not meaningful (``docs/historian/chunk.md``).
 
     Args:
         message: Any message.
@@ -227,7 +209,7 @@ def meaningful_user_text(message: Message) -> str:
 
 
 def is_meaningful_user_message(message: Message) -> bool:
-    """Tell whether ``message`` is a user turn with meaningful text (§3.2).
+    """Tell whether ``message`` is a user turn with meaningful text (``docs/historian/chunk.md``).
 
     Args:
         message: Any message.
@@ -356,7 +338,7 @@ def build_chunk(
     expand_tools: Mapping[str, str | bool] | None = None,
     estimate: Callable[[str], int] = estimate_tokens,
 ) -> Chunk:
-    """Build the historian chunk for ``offset <= ordinal < eligible_end`` (§3.3).
+    """Build the chunk for ``offset <= ordinal < eligible_end`` (``docs/historian/chunk.md``).
 
     Args:
         messages: The session's messages in ordinal order (a superset of the
@@ -516,7 +498,7 @@ def check_coverage(chunk: Chunk) -> None:
 def protected_tail_start(
     messages: Sequence[Message], turns: int = PROTECTED_TAIL_USER_TURNS
 ) -> int:
-    """Return the first ordinal of the protected tail (v0.21 rule of §3.2).
+    """Return the first ordinal of the protected tail (``docs/historian/chunk.md``).
 
     The tail starts at the ``turns``-th meaningful user message from the end;
     messages before it are settled. With fewer such messages nothing is
@@ -623,7 +605,7 @@ def wrapup_boundary(
     snap_tokens: int = 2000,
     estimate: Callable[[str], int] = estimate_tokens,
 ) -> int:
-    """Return the first ordinal ``wrapup KEEP`` leaves raw (§3.11).
+    """Return the first ordinal ``wrapup KEEP`` leaves raw (``docs/historian/chunk.md``).
 
     The newest ``keep`` messages of any role stay raw; the boundary is fenced
     around tool arcs, snapped back to a meaningful user message when that adds
@@ -632,7 +614,8 @@ def wrapup_boundary(
     Args:
         messages: The session's messages in ordinal order.
         keep: Raw messages to keep (positive).
-        snap_tokens: ``min(max(trigger_budget, 2000), 48000)`` in the reference.
+        snap_tokens: The allowance of the snap; ``wrapup`` passes
+            ``min(max(trigger budget, 2000), 48000)``.
         estimate: The token estimator for the snap allowance.
 
     Returns:

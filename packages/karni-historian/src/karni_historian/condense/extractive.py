@@ -1,7 +1,7 @@
 """``local/extractive``: the built-in historian that needs no model.
 
 It reads a chunk (see :mod:`karni_historian.condense.chunk`) and the raw messages behind
-it, and writes the same XML a model-backed historian would (reference §3.5),
+it, and writes the same XML a model-backed historian would (``docs/historian/validation.md``),
 so the output goes through the same parser and validator
 (:mod:`karni_historian.condense.compartment_xml`). Everything is extracted, nothing is
 invented, and the same input always gives the same bytes.
@@ -584,7 +584,7 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
         messages: The raw messages behind the chunk (any superset of its range).
 
     Returns:
-        The ``<output>`` document of reference §3.5, with one compartment per
+        The ``<output>`` document (``docs/historian/validation.md``), one compartment per
         episode, tiling ``chunk.start``–``chunk.end``, and the promoted facts.
         An empty chunk gives an output with no compartments.
     """
