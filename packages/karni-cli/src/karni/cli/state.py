@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["LOCAL_DIR", "STATE_FILE", "claim_once", "read_state"]
+__all__ = ["LOCAL_DIR", "STATE_FILE", "ExclusiveLock", "claim_once", "read_state"]
 
 LOCAL_DIR = ".karni/local"
 """Machine-local files, relative to the project root."""
@@ -58,15 +58,16 @@ def read_state(root: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-class _Lock:
-    """An exclusive advisory lock on a file, held for a ``with`` block."""
+class ExclusiveLock:
+    """An exclusive advisory lock on a file, held for a ``with`` block (never via a link)."""
 
     def __init__(self, path: str) -> None:
         self._path = path
         self._fd = -1
 
-    def __enter__(self) -> _Lock:
-        self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o666)
+    def __enter__(self) -> ExclusiveLock:
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        self._fd = os.open(self._path, flags, 0o666)
         try:
             if sys.platform == "win32":  # mypy narrows on sys.platform, not os.name
                 import msvcrt
@@ -108,7 +109,7 @@ def claim_once(root: str, key: str) -> bool:
 
     try:
         folder = _ensure_local_dir(root)
-        with _Lock(os.path.join(folder, _LOCK_FILE)):
+        with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
             state = read_state(root)
             if state.get(key):
                 return False

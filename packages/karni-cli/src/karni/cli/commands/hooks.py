@@ -1,0 +1,133 @@
+"""``karni hooks install|uninstall|status``: switch the harness hooks on and off.
+
+A thin command: it parses the options and calls :mod:`karni.cli.hooks.install`,
+which knows where each harness keeps its hooks. See ``docs/hooks.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from karni.cli.errors import UsageError
+
+__all__ = ["SUMMARY", "USAGE", "parse_args", "render_status", "run"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SUMMARY = "install, remove or show the hooks that brief agents before every edit"
+
+USAGE = (
+    "usage: karni hooks install|uninstall --agent claude-code|opencode|pi "
+    "[--scope local|project|user] [--before-edit context|block-first]\n"
+    "       karni hooks status [--json]"
+)
+
+HELP = f"""{USAGE}
+
+Hooks make a coding agent's harness run Karni by itself: before the first edit
+of a file in a session the agent gets the file's history brief; at session
+start, the project-level brief; after a session, karni-historian (when
+installed) ingests the transcript in the background.
+
+commands:
+  install    merge Karni's hooks into the harness's settings (idempotent)
+  uninstall  remove exactly what install added
+  status     where the hooks of every harness are installed
+
+options:
+  --agent AGENT        claude-code, opencode or pi
+  --scope SCOPE        local (Claude Code's .claude/settings.local.json, its default),
+                       project (.claude/settings.json, .opencode/plugins/,
+                       .pi/extensions/: the default for OpenCode and Pi) or user
+  --before-edit MODE   context: add the brief to what the model reads (default);
+                       block-first: deny the first edit of a file with history,
+                       the brief as the reason, so the agent reconsiders with it
+  --json               status as JSON
+  -h, --help           show this help and exit
+"""
+
+_VALUES = {"--agent": "agent", "--scope": "scope", "--before-edit": "before_edit"}
+
+
+def parse_args(argv: list[str]) -> dict[str, Any]:
+    """The command and its options.
+
+    Raises:
+        UsageError: A missing or unknown command, option or value.
+    """
+    from karni.cli.hooks.events import AGENTS
+    from karni.cli.hooks.install import SCOPES
+    from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
+
+    options: dict[str, Any] = {"agent": None, "scope": None, "before_edit": CONTEXT}
+    options.update(json=False, help=False, command=None)
+    arguments = iter(argv)
+    for argument in arguments:
+        name, equals, value = argument.partition("=")
+        if name in _VALUES:
+            options[_VALUES[name]] = value if equals else next(arguments, None)
+        elif argument == "--json":
+            options["json"] = True
+        elif argument in ("-h", "--help"):
+            options["help"] = True
+        elif argument.startswith("-") or options["command"] is not None:
+            raise UsageError(f"unexpected `{argument}` for `karni hooks`; {USAGE}")
+        else:
+            options["command"] = argument
+    if options["help"]:
+        return options
+    choices = {"agent": AGENTS, "scope": SCOPES, "before_edit": BEFORE_EDIT_MODES}
+    for key, allowed in choices.items():
+        if options[key] is not None and options[key] not in allowed:
+            flag = "--" + key.replace("_", "-")
+            raise UsageError(f"{flag} takes {', '.join(allowed)}, not `{options[key]}`")
+    if options["command"] not in ("install", "uninstall", "status"):
+        raise UsageError(f"`karni hooks` needs install, uninstall or status; {USAGE}")
+    if options["command"] != "status" and options["agent"] is None:
+        raise UsageError(f"`karni hooks {options['command']}` needs --agent; {USAGE}")
+    return options
+
+
+def render_status(rows: list[dict[str, Any]]) -> str:
+    """The status table for humans: one line per agent and scope."""
+    lines = []
+    for row in rows:
+        state = row["state"]
+        if state in ("installed", "partial"):
+            state = f"{state} (before an edit: {row['before_edit']})"
+        elif state == "error":
+            state = f"error: {row['error']}"
+        else:
+            state = "not installed"
+        lines.append(f"  {row['agent']:<11} {row['scope']:<7} {row['path']}: {state}")
+    return "\n".join(lines) + "\n"
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni hooks``."""
+    options = parse_args(argv)
+    if options["help"]:
+        sys.stdout.write(HELP)
+        return 0
+    from karni.cli.hooks import install
+    from karni.cli.project import find_project_root
+
+    root = find_project_root()
+    if options["command"] == "status":
+        rows = install.status(root)
+        if options["json"]:
+            import json
+
+            sys.stdout.write(json.dumps({"project": root, "hooks": rows}, indent=2) + "\n")
+        else:
+            sys.stdout.write(f"hooks of {root}:\n" + render_status(rows))
+        return 0
+    agent = options["agent"]
+    scope = options["scope"] or install.DEFAULT_SCOPES[agent]
+    if options["command"] == "install":
+        print(install.install(root, agent, scope, options["before_edit"]))
+    else:
+        print(install.uninstall(root, agent, scope))
+    return 0

@@ -1,0 +1,70 @@
+"""Feeding the historian after a session, without making the agent wait.
+
+When ``karni-historian`` is installed (next to the running interpreter, or
+on PATH), the hook starts :mod:`karni.cli.hooks.background` as a detached
+process (a new session, stdin from ``/dev/null``, stdout and stderr appended
+to ``.karni/local/hooks.log``) and returns at once. That process runs
+``karni-historian ingest`` of the session's transcript, then ``run``, under
+a lock. The historian is only ever started as a program, never imported.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["HISTORIAN", "find_historian", "start"]
+
+HISTORIAN = "karni-historian"
+"""The historian's command."""
+
+
+def find_historian() -> str | None:
+    """The ``karni-historian`` program: beside this interpreter first, then on PATH."""
+    name = HISTORIAN + (".exe" if os.name == "nt" else "")
+    beside = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
+    import shutil
+
+    return shutil.which(HISTORIAN)
+
+
+def start(root: str, transcript: str | None) -> str:
+    """Start the background historian run for ``transcript`` (None: its own sources).
+
+    Returns:
+        What happened, for the log.
+
+    Raises:
+        OSError: The process or the log could not be started.
+    """
+    historian = find_historian()
+    if historian is None:
+        return f"{HISTORIAN} is not installed; nothing to ingest"
+    if transcript is not None and not os.path.isfile(transcript):
+        return f"transcript {transcript} does not exist; nothing to ingest"
+    import subprocess
+    import time
+
+    from karni.cli.hooks.local import LOG_FILE, local_dir, open_no_follow
+
+    log_path = os.path.join(local_dir(root), LOG_FILE)
+    command = [sys.executable, "-m", "karni.cli.hooks.background", root, historian]
+    command += [repr(time.time()), transcript or ""]
+    detach: dict[str, object] = (
+        {"creationflags": subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP}
+        if sys.platform == "win32"
+        else {"start_new_session": True}
+    )
+    with open_no_follow(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "ab") as log:
+        subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            cwd=root,
+            close_fds=True,
+            **detach,  # type: ignore[arg-type]
+        )
+    return f"started {HISTORIAN} ingest {transcript or '(its own sources)'} and run"
