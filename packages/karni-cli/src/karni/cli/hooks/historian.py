@@ -1,7 +1,7 @@
 """Feeding the historian after a session, without making the agent wait.
 
-When ``karni-historian`` is installed (next to the running interpreter, or
-on PATH), the hook starts :mod:`karni.cli.hooks.background` as a detached
+When ``karni-historian`` is installed (the program ``$KARNI_HISTORIAN``
+names, else the one next to the running interpreter, else on PATH), the hook starts :mod:`karni.cli.hooks.background` as a detached
 process (a new session, stdin from ``/dev/null``, stdout and stderr appended
 to ``.karni/local/hooks.log``) and returns at once. That process runs
 ``karni-historian ingest`` of the session's transcript, then ``run``, under
@@ -13,14 +13,20 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["HISTORIAN", "find_historian", "start"]
+__all__ = ["HISTORIAN", "HISTORIAN_VARIABLE", "find_historian", "start"]
 
 HISTORIAN = "karni-historian"
 """The historian's command."""
 
+HISTORIAN_VARIABLE = "KARNI_HISTORIAN"
+"""Names the historian program to run instead of the one found."""
+
 
 def find_historian() -> str | None:
-    """The ``karni-historian`` program: beside this interpreter first, then on PATH."""
+    """The historian program: ``$KARNI_HISTORIAN``, beside this interpreter, then on PATH."""
+    chosen = os.environ.get(HISTORIAN_VARIABLE)
+    if chosen:
+        return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
     name = HISTORIAN + (".exe" if os.name == "nt" else "")
     beside = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.isfile(beside) and os.access(beside, os.X_OK):
