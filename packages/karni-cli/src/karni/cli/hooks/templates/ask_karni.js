@@ -9,29 +9,37 @@ const TIMEOUT_MS = 30000;
 function askKarni(agent, event, payload) {
   return new Promise((resolve) => {
     let child;
+    let timer;
+    const finish = (answer) => {
+      clearTimeout(timer);
+      resolve(answer);
+    };
     try {
       child = spawn(KARNI, ["hook", agent, event, "--before-edit", BEFORE_EDIT], {
         cwd: payload.cwd || undefined,
         stdio: ["pipe", "pipe", "ignore"],
-        timeout: TIMEOUT_MS,
         windowsHide: true,
       });
     } catch (error) {
-      resolve(null);
+      finish(null);
       return;
     }
+    timer = setTimeout(() => {
+      child.kill();
+      finish(null);
+    }, TIMEOUT_MS);
     let answer = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk) => {
       answer += chunk;
     });
-    child.on("error", () => resolve(null));
+    child.on("error", () => finish(null));
     child.on("close", () => {
       try {
         const parsed = answer.trim() ? JSON.parse(answer) : null;
-        resolve(parsed && typeof parsed.brief === "string" ? parsed : null);
+        finish(parsed && typeof parsed.brief === "string" ? parsed : null);
       } catch (error) {
-        resolve(null);
+        finish(null);
       }
     });
     child.stdin.on("error", () => {});
