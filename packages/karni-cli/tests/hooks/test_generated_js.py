@@ -37,7 +37,9 @@ def host(node: str, agent: str, generated: Path, tmp_path: Path, scenario: dict)
     shutil.copyfile(generated, module)
     result = subprocess.run(
         [node, str(HOSTS / f"{agent}_host.mjs"), str(module), json.dumps(scenario)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
@@ -51,12 +53,17 @@ def test_the_generated_modules_are_plain_javascript(node, project, monkeypatch):
 
 
 def opencode_edit(project: Path, path: str, call: str) -> dict:
-    return {"tool": "edit", "sessionID": "ses_1", "callID": call,
-            "args": {"filePath": str(project / path), "oldString": "a", "newString": "b"}}
+    return {
+        "tool": "edit",
+        "sessionID": "ses_1",
+        "callID": call,
+        "args": {"filePath": str(project / path), "oldString": "a", "newString": "b"},
+    }
 
 
-def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian,
-                          waiter):
+def test_opencode_journey(
+    node, project, monkeypatch, tmp_path, record_brief, fake_historian, waiter
+):
     generated = install(project, monkeypatch, "opencode")
     record_brief(project, None, "- Decision: money is stored in cents\n")
     steps = [
@@ -64,12 +71,18 @@ def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fa
         opencode_edit(project, "apps/models.py", "call_1"),
         opencode_edit(project, "apps/models.py", "call_2"),
         opencode_edit(project, "apps/views.py", "call_3"),
-        {"tool": "read", "sessionID": "ses_1", "callID": "call_4",
-         "args": {"filePath": str(project / "apps/models.py")}},
+        {
+            "tool": "read",
+            "sessionID": "ses_1",
+            "callID": "call_4",
+            "args": {"filePath": str(project / "apps/models.py")},
+        },
         {"system": True, "sessionID": "ses_1"},
         {"event": "session.idle", "properties": {"sessionID": "ses_1"}},
     ]
-    results = host(node, "opencode", generated, tmp_path, {"directory": str(project), "steps": steps})
+    results = host(
+        node, "opencode", generated, tmp_path, {"directory": str(project), "steps": steps}
+    )
     assert results == [
         {"system": ["base prompt", PROJECT_BRIEF]},
         {"output": "tool output\n\n" + BRIEF_BLOCK},
@@ -92,15 +105,22 @@ def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fa
 
 def test_opencode_block_first(node, project, monkeypatch, tmp_path):
     generated = install(project, monkeypatch, "opencode", "--before-edit", "block-first")
-    steps = [opencode_edit(project, "apps/models.py", "c1"),
-             opencode_edit(project, "apps/models.py", "c2")]
-    results = host(node, "opencode", generated, tmp_path, {"directory": str(project), "steps": steps})
+    steps = [
+        opencode_edit(project, "apps/models.py", "c1"),
+        opencode_edit(project, "apps/models.py", "c2"),
+    ]
+    results = host(
+        node, "opencode", generated, tmp_path, {"directory": str(project), "steps": steps}
+    )
     assert results == [{"blocked": BRIEF_BLOCK}, {"output": "tool output"}]
 
 
 def pi_edit(project: Path, path: str, call: str, tool: str = "edit") -> dict:
-    return {"tool": tool, "toolCallId": call,
-            "input": {"path": str(project / path), "edits": [{"oldText": "a", "newText": "b"}]}}
+    return {
+        "tool": tool,
+        "toolCallId": call,
+        "input": {"path": str(project / path), "edits": [{"oldText": "a", "newText": "b"}]},
+    }
 
 
 def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian, waiter):
@@ -117,8 +137,12 @@ def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_his
         {"prompt": "and the admin"},
         {"event": "agent_end"},
     ]
-    scenario = {"cwd": str(project), "sessionId": "0199", "sessionFile": str(session_file),
-                "steps": steps}
+    scenario = {
+        "cwd": str(project),
+        "sessionId": "0199",
+        "sessionFile": str(session_file),
+        "steps": steps,
+    }
     results = host(node, "pi", generated, tmp_path, scenario)
     text = [{"type": "text", "text": "tool output"}]
     assert results == [
@@ -139,12 +163,14 @@ def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_his
     ]
 
 
-def test_pi_block_first_and_shutdown(node, project, monkeypatch, tmp_path, fake_historian,
-                                     waiter):
+def test_pi_block_first_and_shutdown(node, project, monkeypatch, tmp_path, fake_historian, waiter):
     generated = install(project, monkeypatch, "pi", "--before-edit", "block-first")
     fake_historian.release.touch()
-    steps = [pi_edit(project, "apps/models.py", "t1"), pi_edit(project, "apps/models.py", "t2"),
-             {"event": "session_shutdown"}]
+    steps = [
+        pi_edit(project, "apps/models.py", "t1"),
+        pi_edit(project, "apps/models.py", "t2"),
+        {"event": "session_shutdown"},
+    ]
     scenario = {"cwd": str(project), "sessionId": "0199", "steps": steps}
     results = host(node, "pi", generated, tmp_path, scenario)
     assert results == [
@@ -161,7 +187,10 @@ def test_without_karni_on_path_the_host_carries_on(node, project, monkeypatch, t
     generated = install(project, monkeypatch, agent)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     if agent == "opencode":
-        scenario = {"directory": str(project), "steps": [opencode_edit(project, "apps/models.py", "c")]}
+        scenario = {
+            "directory": str(project),
+            "steps": [opencode_edit(project, "apps/models.py", "c")],
+        }
         expected = [{"output": "tool output"}]
     else:
         scenario = {"cwd": str(project), "steps": [pi_edit(project, "apps/models.py", "t")]}

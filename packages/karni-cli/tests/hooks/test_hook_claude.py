@@ -8,7 +8,10 @@ from pathlib import Path
 
 from karni.cli.hooks.local import LOG_FILE
 
-BRIEF_BLOCK = "HISTORY: apps/models.py (my-history)\n- Hard delete was reverted: it destroyed payment history\n"
+BRIEF_BLOCK = (
+    "HISTORY: apps/models.py (my-history)\n"
+    "- Hard delete was reverted: it destroyed payment history\n"
+)
 
 
 def edit_event(project: Path, path: str, session: str = "s-1", tool: str = "Edit") -> dict:
@@ -33,8 +36,9 @@ def context_of(result) -> str:
 
 
 def test_the_brief_is_exactly_what_context_with_history_appends(project, run_hook, run_cli):
-    result = run_hook(project, edit_event(project, str(project / "apps/models.py")),
-                      "claude-code", "PreToolUse")
+    result = run_hook(
+        project, edit_event(project, str(project / "apps/models.py")), "claude-code", "PreToolUse"
+    )
     assert context_of(result) == BRIEF_BLOCK
     plain = run_cli("context", cwd=project).stdout
     with_history = run_cli("context", "--with-history", "apps/models.py", cwd=project).stdout
@@ -89,8 +93,12 @@ def test_block_first_denies_the_first_edit_with_the_brief(project, run_hook):
 
 
 def test_session_start_gives_the_project_brief(project, run_hook, record_brief):
-    event = {"session_id": "s-1", "cwd": str(project), "hook_event_name": "SessionStart",
-             "source": "startup"}
+    event = {
+        "session_id": "s-1",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
     assert run_hook(project, event, "claude-code", "SessionStart").stdout == ""
     record_brief(project, None, "- Decision: money is stored in cents\n")
     output = json.loads(run_hook(project, event, "claude-code", "SessionStart").stdout)
@@ -124,8 +132,9 @@ def test_a_broken_provider_never_reaches_the_agent(project, run_hook, monkeypatc
     broken = project / ".my-history" / "apps__models.py"
     broken.unlink()
     broken.mkdir()  # reading the brief now raises inside the provider
-    result = run_hook(project, edit_event(project, str(project / "apps/models.py")),
-                      "claude-code", "PreToolUse")
+    result = run_hook(
+        project, edit_event(project, str(project / "apps/models.py")), "claude-code", "PreToolUse"
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
@@ -143,8 +152,9 @@ def test_a_linked_local_folder_is_never_written_through(project, run_hook, tmp_p
     elsewhere.mkdir()
     (project / ".karni").mkdir()
     (project / ".karni" / "local").symlink_to(elsewhere)
-    result = run_hook(project, edit_event(project, str(project / "apps/models.py")),
-                      "claude-code", "PreToolUse")
+    result = run_hook(
+        project, edit_event(project, str(project / "apps/models.py")), "claude-code", "PreToolUse"
+    )
     assert (result.returncode, result.stdout) == (0, "")  # no record can be kept: no brief
     assert list(elsewhere.iterdir()) == []
 
@@ -153,15 +163,24 @@ def test_the_hook_imports_no_more_than_context_with_history(project, tmp_path):
     import subprocess
     import sys
 
-    heavy = ("argparse", "subprocess", "dataclasses", "typing", "karni.cli.hooks.install",
-             "karni.cli.hooks.historian", "karni.cli.inventory")
+    heavy = (
+        "argparse",
+        "subprocess",
+        "dataclasses",
+        "typing",
+        "karni.cli.hooks.install",
+        "karni.cli.hooks.historian",
+        "karni.cli.inventory",
+    )
+    event = json.dumps(edit_event(project, "apps/views.py")).encode()
     script = (
         "import io, sys\n"
         "from karni.cli.main import main\n"
-        f"sys.stdin = io.TextIOWrapper(io.BytesIO({json.dumps(edit_event(project, 'apps/views.py')).encode()!r}))\n"
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({event!r}))\n"
         "main(['hook', 'claude-code', 'PreToolUse'])\n"
         f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=60
+    )
     assert result.stderr.strip() == "[]", result.stderr

@@ -22,8 +22,7 @@ def log_lines(project: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def test_the_hook_returns_while_the_historian_still_runs(project, run_hook, fake_historian,
-                                                          waiter):
+def test_the_hook_returns_while_the_historian_still_runs(project, run_hook, fake_historian, waiter):
     transcript = project / "session.jsonl"
     transcript.write_text("{}\n")
     result = run_hook(project, stop_event(project, transcript), "claude-code", "Stop")

@@ -88,15 +88,26 @@ def test_claude_code_default_scope_is_the_personal_local_file(project, monkeypat
 def test_user_scope_and_block_first(project, monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(project)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
-    karni(capsys, "hooks", "install", "--agent", "claude-code", "--scope", "user",
-          "--before-edit", "block-first")
+    karni(
+        capsys,
+        "hooks",
+        "install",
+        "--agent",
+        "claude-code",
+        "--scope",
+        "user",
+        "--before-edit",
+        "block-first",
+    )
     settings = json.loads((tmp_path / "claude-home" / "settings.json").read_text())
     commands = [g["hooks"][0]["command"] for g in settings["hooks"]["PreToolUse"]]
     assert commands == ["karni hook claude-code PreToolUse --before-edit block-first"]
     status = json.loads(karni(capsys, "hooks", "status", "--json"))
-    user = [row for row in status["hooks"] if row["scope"] == "user"][0]
+    user = next(row for row in status["hooks"] if row["scope"] == "user")
     assert (user["agent"], user["state"], user["before_edit"]) == (
-        "claude-code", "installed", "block-first"
+        "claude-code",
+        "installed",
+        "block-first",
     )
     # Reinstalling in the other mode replaces Karni's entry, nothing is added twice.
     karni(capsys, "hooks", "install", "--agent", "claude-code", "--scope", "user")
@@ -108,8 +119,11 @@ def test_user_scope_and_block_first(project, monkeypatch, capsys, tmp_path):
 
 @pytest.mark.parametrize(
     ("text", "why"),
-    [("{\"hooks\": [", "not valid JSON"), ("[]", "not a JSON object"),
-     ('{"hooks": {"Stop": {}}}', '"hooks" is not an object of event lists')],
+    [
+        ('{"hooks": [', "not valid JSON"),
+        ("[]", "not a JSON object"),
+        ('{"hooks": {"Stop": {}}}', '"hooks" is not an object of event lists'),
+    ],
 )
 def test_an_unparsable_settings_file_is_refused_in_one_line(settings_file, capsys, text, why):
     settings_file.write_text(text)
@@ -199,16 +213,20 @@ def test_status_text_and_doctor(project, monkeypatch, capsys):
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.local.json").write_text("{oops")
     status = karni(capsys, "hooks", "status")
-    assert "  pi          project .pi/extensions/karni-history.js: installed (before an edit: context)\n" in status
+    assert (
+        "  pi          project .pi/extensions/karni-history.js: "
+        "installed (before an edit: context)\n" in status
+    )
     assert "  claude-code local   .claude/settings.local.json: error: cannot parse" in status
     assert "  opencode    project .opencode/plugins/karni-history.js: not installed\n" in status
     doctor = karni(capsys, "doctor", "-q")
-    hooks_line = [line for line in doctor.splitlines() if line.startswith("hooks:")][0]
+    hooks_line = next(line for line in doctor.splitlines() if line.startswith("hooks:"))
     assert hooks_line.startswith("hooks:       claude-code local (cannot parse")
     assert hooks_line.endswith(", pi project (installed)")
     facts = json.loads(karni(capsys, "doctor", "--json"))
     assert [(row["agent"], row["state"]) for row in facts["hooks"]] == [
-        ("claude-code", "error"), ("pi", "installed")
+        ("claude-code", "error"),
+        ("pi", "installed"),
     ]
 
 

@@ -146,7 +146,7 @@ def run(argv: list[str]) -> int:
         if root is None:
             return 0  # not a Karni project: nothing to say, nowhere to log
         output = _answer(root, event, mode)
-    except Exception as error:  # noqa: BLE001 - a hook never fails the agent
+    except Exception as error:  # a hook never fails the agent
         root = root or _root(None)
         if root is not None:
             from karni.cli.hooks.local import append_log

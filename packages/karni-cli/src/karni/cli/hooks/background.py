@@ -42,7 +42,7 @@ def _historian(root: str, historian: str, *arguments: str) -> int:
 
     command = [historian, "--project", root, *arguments]
     try:
-        status = subprocess.run(  # noqa: S603 - the installed historian
+        status = subprocess.run(
             command, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT, check=False
         ).returncode
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
     transcript = rest[0] if rest and rest[0] else None
     try:
         run(root, historian, float(requested), transcript)
-    except Exception as error:  # noqa: BLE001 - the log is the only place left to tell
+    except Exception as error:  # the log is the only place left to tell
         from karni.cli.hooks.local import append_log
 
         append_log(root, f"historian: background run failed: {type(error).__name__}: {error}")

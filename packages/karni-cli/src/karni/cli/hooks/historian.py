@@ -1,9 +1,10 @@
 """Feeding the historian after a session, without making the agent wait.
 
 When ``karni-historian`` is installed (the program ``$KARNI_HISTORIAN``
-names, else the one next to the running interpreter, else on PATH), the hook starts :mod:`karni.cli.hooks.background` as a detached
-process (a new session, stdin from ``/dev/null``, stdout and stderr appended
-to ``.karni/local/hooks.log``) and returns at once. That process runs
+names, else the one next to the running interpreter, else on PATH), the
+hook starts :mod:`karni.cli.hooks.background` as a detached process (a
+new session, stdin from ``/dev/null``, stdout and stderr appended to
+``.karni/local/hooks.log``) and returns at once. That process runs
 ``karni-historian ingest`` of the session's transcript, then ``run``, under
 a lock. The historian is only ever started as a program, never imported.
 """
@@ -58,19 +59,22 @@ def start(root: str, transcript: str | None) -> str:
     log_path = os.path.join(local_dir(root), LOG_FILE)
     command = [sys.executable, "-m", "karni.cli.hooks.background", root, historian]
     command += [repr(time.time()), transcript or ""]
-    detach: dict[str, object] = (
-        {"creationflags": subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP}
-        if sys.platform == "win32"
-        else {"start_new_session": True}
-    )
+    if sys.platform == "win32":
+        flags, new_session = (
+            subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP,
+            False,
+        )
+    else:
+        flags, new_session = 0, True
     with open_no_follow(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "ab") as log:
-        subprocess.Popen(  # noqa: S603 - our own interpreter and module
+        subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
             cwd=root,
             close_fds=True,
-            **detach,  # type: ignore[arg-type]
+            creationflags=flags,
+            start_new_session=new_session,
         )
     return f"started {HISTORIAN} ingest {transcript or '(its own sources)'} and run"

@@ -44,7 +44,11 @@ _USER_FOLDERS = {
     "opencode": ("XDG_CONFIG_HOME", ".config", "opencode/plugins"),
     "pi": ("PI_CODING_AGENT_DIR", ".pi/agent", "extensions"),
 }
-_PROJECT_FOLDERS = {"claude-code": ".claude", "opencode": ".opencode/plugins", "pi": ".pi/extensions"}
+_PROJECT_FOLDERS = {
+    "claude-code": ".claude",
+    "opencode": ".opencode/plugins",
+    "pi": ".pi/extensions",
+}
 
 
 class HooksError(KarniError):
@@ -96,7 +100,7 @@ def _refuse_links(root: str, path: str) -> None:
                 f"replace it with a real {'folder' if current != path else 'file'}"
             )
         parent = os.path.dirname(current)
-        if not inside or parent == root or parent == current:
+        if not inside or parent in (root, current):
             return
         current = parent
 
@@ -168,8 +172,7 @@ def _script(root: str, path: str) -> str | None:
     text = _read(path)
     if text is not None and not is_generated(text):
         raise HooksError(
-            f"{_shown(root, path)} exists and was not written by Karni; "
-            f"move it away and run again"
+            f"{_shown(root, path)} exists and was not written by Karni; move it away and run again"
         )
     return text
 

@@ -13,9 +13,16 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO
+    from typing import IO
 
-__all__ = ["LOG_FILE", "LinkRefusedError", "append_log", "local_dir", "open_no_follow", "refuse_link"]
+__all__ = [
+    "LOG_FILE",
+    "LinkRefusedError",
+    "append_log",
+    "local_dir",
+    "open_no_follow",
+    "refuse_link",
+]
 
 LOG_FILE = "hooks.log"
 """The hooks' log, in ``.karni/local/``."""
@@ -57,7 +64,7 @@ def local_dir(root: str) -> str:
     return folder
 
 
-def open_no_follow(path: str, flags: int, mode: str) -> BinaryIO:
+def open_no_follow(path: str, flags: int, mode: str) -> IO[bytes]:
     """Open ``path`` (``os.open`` ``flags``, then file ``mode`` such as ``"ab"``) never via a link.
 
     Raises:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["BLOCK_FIRST", "BEFORE_EDIT_MODES", "CONTEXT", "before_edit", "session_start"]
+__all__ = ["BEFORE_EDIT_MODES", "BLOCK_FIRST", "CONTEXT", "before_edit", "session_start"]
 
 CONTEXT = "context"
 """Before an edit, add the brief to what the model reads; the edit goes ahead."""
