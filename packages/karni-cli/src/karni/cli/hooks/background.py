@@ -25,9 +25,10 @@ _RUNS_FILE = "hooks-historian.json"
 def _read_runs(path: str) -> dict[str, float]:
     import json
 
+    from karni.agent.common.files import read_regular_file
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(read_regular_file(path, 1 << 20))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -57,11 +58,11 @@ def run(root: str, historian: str, requested: float, transcript: str | None) -> 
     import json
     import time
 
-    from karni.cli.atomic import write_text_atomic
-    from karni.cli.hooks.local import append_log, local_dir, refuse_link
-    from karni.cli.state import ExclusiveLock
+    from karni.agent.common.files import write_atomic
+    from karni.cli.hooks.local import append_log
+    from karni.cli.state import ExclusiveLock, ensure_local_dir
 
-    folder = local_dir(root)
+    folder = ensure_local_dir(root)
     key = transcript or ""
     with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
         runs_path = os.path.join(folder, _RUNS_FILE)
@@ -70,8 +71,7 @@ def run(root: str, historian: str, requested: float, transcript: str | None) -> 
             append_log(root, f"historian: {key or 'its sources'} already ingested by a later run")
             return
         runs[key] = time.time()
-        refuse_link(runs_path)
-        write_text_atomic(runs_path, json.dumps(runs, indent=1, sort_keys=True) + "\n")
+        write_atomic(runs_path, json.dumps(runs, indent=1, sort_keys=True) + "\n", within=root)
         ingest = ["ingest", "--from", transcript] if transcript else ["ingest"]
         if _historian(root, historian, *ingest) == 0:
             _historian(root, historian, "run")

@@ -54,9 +54,8 @@ def start(root: str, transcript: str | None) -> str:
     import subprocess
     import time
 
-    from karni.cli.hooks.local import LOG_FILE, local_dir, open_no_follow
+    from karni.cli.hooks.local import open_log
 
-    log_path = os.path.join(local_dir(root), LOG_FILE)
     command = [sys.executable, "-m", "karni.cli.hooks.background", root, historian]
     command += [repr(time.time()), transcript or ""]
     if sys.platform == "win32":
@@ -66,7 +65,7 @@ def start(root: str, transcript: str | None) -> str:
         )
     else:
         flags, new_session = 0, True
-    with open_no_follow(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "ab") as log:
+    with open_log(root) as log:
         subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

@@ -44,6 +44,7 @@ _USER_FOLDERS = {
     "opencode": ("XDG_CONFIG_HOME", ".config", "opencode/plugins"),
     "pi": ("PI_CODING_AGENT_DIR", ".pi/agent", "extensions"),
 }
+_MAX_BYTES = 4 << 20
 _PROJECT_FOLDERS = {
     "claude-code": ".claude",
     "opencode": ".opencode/plugins",
@@ -106,9 +107,10 @@ def _refuse_links(root: str, path: str) -> None:
 
 
 def _read(path: str) -> str | None:
+    from karni.agent.common.files import read_regular_file
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        return read_regular_file(path, _MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:
@@ -116,13 +118,14 @@ def _read(path: str) -> str | None:
 
 
 def _write(root: str, path: str, text: str) -> None:
-    from karni.cli.atomic import write_text_atomic
+    from karni.agent.common.files import write_atomic
 
     _refuse_links(root, path)
+    inside = os.path.commonpath([root, path]) == root
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        _refuse_links(root, path)
-        write_text_atomic(path, text)
+        if not inside:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_atomic(path, text, within=root if inside else None)
     except OSError as error:
         raise HooksError(f"cannot write {_shown(root, path)}: {error}") from None
 

@@ -17,6 +17,7 @@ BRIEFED_FILE = "hooks-briefed.json"
 KEEP_SESSIONS = 100
 
 _LOCK_FILE = "hooks-briefed.lock"
+_MAX_BYTES = 4 << 20
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,9 +31,10 @@ def _key(agent: str, session: str) -> str:
 def _read(folder: str) -> dict[str, Any]:
     import json
 
+    from karni.agent.common.files import read_regular_file
+
     try:
-        with open(os.path.join(folder, BRIEFED_FILE), "rb") as handle:
-            data = json.loads(handle.read().decode("utf-8"))
+        data = json.loads(read_regular_file(os.path.join(folder, BRIEFED_FILE), _MAX_BYTES))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -63,11 +65,10 @@ def claim(root: str, agent: str, session: str | None, path: str) -> bool:
     import json
     import time
 
-    from karni.cli.atomic import write_text_atomic
-    from karni.cli.hooks.local import local_dir, refuse_link
-    from karni.cli.state import ExclusiveLock
+    from karni.agent.common.files import write_atomic
+    from karni.cli.state import ExclusiveLock, ensure_local_dir
 
-    folder = local_dir(root)
+    folder = ensure_local_dir(root)
     with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
         records = _read(folder)
         key = _key(agent, session)
@@ -77,9 +78,8 @@ def claim(root: str, agent: str, session: str | None, path: str) -> bool:
             return False
         records[key] = [time.time(), [*paths, path]]
         newest = sorted(records.items(), key=lambda item: _stamp(item[1]))[-KEEP_SESSIONS:]
-        target = os.path.join(folder, BRIEFED_FILE)
-        refuse_link(target)
-        write_text_atomic(target, json.dumps(dict(newest), separators=(",", ":")) + "\n")
+        text = json.dumps(dict(newest), separators=(",", ":")) + "\n"
+        write_atomic(os.path.join(folder, BRIEFED_FILE), text, within=root)
     return True
 
 
