@@ -60,7 +60,7 @@ def run(root: str, historian: str, requested: float, transcript: str | None) -> 
 
     from karni.agent.common.files import write_atomic
     from karni.cli.hooks.local import append_log
-    from karni.cli.state import ExclusiveLock, ensure_local_dir
+    from karni.cli.config.state import ExclusiveLock, ensure_local_dir
 
     folder = ensure_local_dir(root)
     key = transcript or ""

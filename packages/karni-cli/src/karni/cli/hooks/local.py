@@ -33,7 +33,7 @@ def open_log(root: str) -> IO[bytes]:
         OSError: The log cannot be opened.
     """
     from karni.agent.common.errors import UnsafePathError
-    from karni.cli.state import ensure_local_dir
+    from karni.cli.config.state import ensure_local_dir
 
     path = os.path.join(ensure_local_dir(root), LOG_FILE)
     try:

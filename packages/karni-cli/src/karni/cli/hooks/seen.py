@@ -66,7 +66,7 @@ def claim(root: str, agent: str, session: str | None, path: str) -> bool:
     import time
 
     from karni.agent.common.files import write_atomic
-    from karni.cli.state import ExclusiveLock, ensure_local_dir
+    from karni.cli.config.state import ExclusiveLock, ensure_local_dir
 
     folder = ensure_local_dir(root)
     with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
