@@ -59,8 +59,8 @@ def run(root: str, historian: str, requested: float, transcript: str | None) -> 
     import time
 
     from karni.agent.common.files import write_atomic
-    from karni.cli.hooks.local import append_log
     from karni.cli.config.state import ExclusiveLock, ensure_local_dir
+    from karni.cli.hooks.local import append_log
 
     folder = ensure_local_dir(root)
     key = transcript or ""
