@@ -110,6 +110,21 @@ class FakeHistorian:
         """The argument lists of the calls that finished, in order."""
         return [arguments for what, _, arguments in self.records() if what == "end"]
 
+    def release_after_start(self, calls: int = 2) -> list[list[str]]:
+        """Check the historian started and is still held, release it, and wait for ``calls``.
+
+        Called once the hook (or the host) has returned: a held historian that
+        has started shows that the hook did not wait for it.
+
+        Returns:
+            The argument lists of the finished calls.
+        """
+        wait_for(lambda: self.records(), "the historian to start")
+        assert self.ended() == []
+        self.release.touch()
+        wait_for(lambda: len(self.ended()) >= calls, f"{calls} historian calls")
+        return self.ended()
+
 
 @pytest.fixture
 def fake_historian(tmp_path: Path, monkeypatch) -> FakeHistorian:

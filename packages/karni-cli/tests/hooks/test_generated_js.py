@@ -61,9 +61,7 @@ def opencode_edit(project: Path, path: str, call: str) -> dict:
     }
 
 
-def test_opencode_journey(
-    node, project, monkeypatch, tmp_path, record_brief, fake_historian, waiter
-):
+def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian):
     generated = install(project, monkeypatch, "opencode")
     record_brief(project, None, "- Decision: money is stored in cents\n")
     steps = [
@@ -92,12 +90,7 @@ def test_opencode_journey(
         {"system": ["base prompt", PROJECT_BRIEF]},
         {"event": "session.idle"},
     ]
-    # The host is done while the historian it started still runs.
-    waiter(lambda: fake_historian.records(), "the historian")
-    assert fake_historian.ended() == []
-    fake_historian.release.touch()
-    waiter(lambda: len(fake_historian.ended()) == 2, "ingest and run")
-    assert fake_historian.ended() == [
+    assert fake_historian.release_after_start() == [
         ["--project", str(project), "ingest"],
         ["--project", str(project), "run"],
     ]
@@ -123,7 +116,7 @@ def pi_edit(project: Path, path: str, call: str, tool: str = "edit") -> dict:
     }
 
 
-def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian, waiter):
+def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian):
     generated = install(project, monkeypatch, "pi")
     record_brief(project, None, "- Decision: money is stored in cents\n")
     session_file = tmp_path / "pi-sessions" / "2026-12-01T10-00-00_0199.jsonl"
@@ -153,11 +146,7 @@ def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_his
         {"systemPrompt": "base prompt\n\n" + PROJECT_BRIEF},
         {"event": "agent_end"},
     ]
-    waiter(lambda: fake_historian.records(), "the historian")
-    assert fake_historian.ended() == []
-    fake_historian.release.touch()
-    waiter(lambda: len(fake_historian.ended()) == 2, "ingest and run")
-    assert fake_historian.ended() == [
+    assert fake_historian.release_after_start() == [
         ["--project", str(project), "ingest", "--from", str(session_file)],
         ["--project", str(project), "run"],
     ]

@@ -27,12 +27,7 @@ def test_the_hook_returns_while_the_historian_still_runs(project, run_hook, fake
     transcript.write_text("{}\n")
     result = run_hook(project, stop_event(project, transcript), "claude-code", "Stop")
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    waiter(lambda: fake_historian.records(), "the historian to start")
-    # The hook has exited; the historian it started is still waiting to be released.
-    assert fake_historian.ended() == []
-    fake_historian.release.touch()
-    waiter(lambda: len(fake_historian.ended()) == 2, "ingest and run")
-    assert fake_historian.ended() == [
+    assert fake_historian.release_after_start() == [
         ["--project", str(project), "ingest", "--from", str(transcript)],
         ["--project", str(project), "run"],
     ]
