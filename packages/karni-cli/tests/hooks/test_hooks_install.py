@@ -235,12 +235,17 @@ def test_status_text_and_doctor(project, monkeypatch, capsys):
     [
         (["hooks"], "needs install, uninstall or status"),
         (["hooks", "install"], "needs --agent"),
-        (["hooks", "install", "--agent", "vim"], "--agent takes claude-code, opencode, pi"),
-        (["hooks", "install", "--agent", "pi", "--scope", "team"], "--scope takes local"),
-        (["hooks", "status", "--frob"], "unexpected `--frob`"),
+        (["hooks", "install", "--agent", "vim"], "--agent: invalid choice: 'vim'"),
+        (
+            ["hooks", "install", "--agent", "pi", "--scope", "team"],
+            "--scope: invalid choice: 'team'",
+        ),
+        (["hooks", "status", "--frob"], "unrecognized arguments: --frob"),
     ],
 )
 def test_usage_errors(project, monkeypatch, capsys, arguments, message):
     monkeypatch.chdir(project)
     assert main(arguments) == 2
-    assert message in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert message in error
+    assert error.count("\n") == 1

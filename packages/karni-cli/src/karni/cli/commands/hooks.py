@@ -19,9 +19,8 @@ if TYPE_CHECKING:
 SUMMARY = "install, remove or show the hooks that brief agents before every edit"
 
 USAGE = (
-    "usage: karni hooks install|uninstall --agent claude-code|opencode|pi "
-    "[--scope local|project|user] [--before-edit context|block-first]\n"
-    "       karni hooks status [--json]"
+    "usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi] "
+    "[--scope local|project|user] [--before-edit context|block-first] [--json]"
 )
 
 HELP = f"""{USAGE}
@@ -48,8 +47,6 @@ options:
   -h, --help           show this help and exit
 """
 
-_VALUES = {"--agent": "agent", "--scope": "scope", "--before-edit": "before_edit"}
-
 
 def parse_args(argv: list[str]) -> dict[str, Any]:
     """The command and its options.
@@ -57,33 +54,28 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
     Raises:
         UsageError: A missing or unknown command, option or value.
     """
+    import argparse
+
     from karni.cli.hooks.events import AGENTS
     from karni.cli.hooks.install import SCOPES
     from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
+    from karni.cli.options import parser
 
-    options: dict[str, Any] = {"agent": None, "scope": None, "before_edit": CONTEXT}
-    options.update(json=False, help=False, command=None)
-    arguments = iter(argv)
-    for argument in arguments:
-        name, equals, value = argument.partition("=")
-        if name in _VALUES:
-            options[_VALUES[name]] = value if equals else next(arguments, None)
-        elif argument == "--json":
-            options["json"] = True
-        elif argument in ("-h", "--help"):
-            options["help"] = True
-        elif argument.startswith("-") or options["command"] is not None:
-            raise UsageError(f"unexpected `{argument}` for `karni hooks`; {USAGE}")
-        else:
-            options["command"] = argument
+    hooks = parser("karni hooks", USAGE)
+    hooks.add_argument("command", nargs="?", choices=("install", "uninstall", "status"))
+    hooks.add_argument("--agent", choices=AGENTS)
+    hooks.add_argument("--scope", choices=SCOPES)
+    hooks.add_argument("--before-edit", dest="before_edit", choices=BEFORE_EDIT_MODES)
+    hooks.add_argument("--json", action="store_true")
+    hooks.add_argument("-h", "--help", action="store_true")
+    try:
+        options = vars(hooks.parse_args(argv))
+    except argparse.ArgumentError as error:
+        hooks.error(str(error))
+    options["before_edit"] = options["before_edit"] or CONTEXT
     if options["help"]:
         return options
-    choices = {"agent": AGENTS, "scope": SCOPES, "before_edit": BEFORE_EDIT_MODES}
-    for key, allowed in choices.items():
-        if options[key] is not None and options[key] not in allowed:
-            flag = "--" + key.replace("_", "-")
-            raise UsageError(f"{flag} takes {', '.join(allowed)}, not `{options[key]}`")
-    if options["command"] not in ("install", "uninstall", "status"):
+    if options["command"] is None:
         raise UsageError(f"`karni hooks` needs install, uninstall or status; {USAGE}")
     if options["command"] != "status" and options["agent"] is None:
         raise UsageError(f"`karni hooks {options['command']}` needs --agent; {USAGE}")
