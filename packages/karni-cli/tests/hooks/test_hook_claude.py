@@ -184,3 +184,36 @@ def test_the_hook_imports_no_more_than_context_with_history(project, tmp_path):
         [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=60
     )
     assert result.stderr.strip() == "[]", result.stderr
+
+
+def test_hooks_running_at_once_brief_a_file_once(project):
+    import subprocess
+    import sys
+
+    event = json.dumps(edit_event(project, str(project / "apps/models.py")))
+    command = [sys.executable, "-m", "karni.cli", "hook", "claude-code", "PreToolUse"]
+    processes = [
+        subprocess.Popen(
+            command,
+            cwd=project,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    outputs = [process.communicate(event, timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0] * 8
+    assert sorted(bool(out) for out, _ in outputs) == [False] * 7 + [True]
+    assert all(err == "" for _, err in outputs)
+
+
+def test_a_corrupt_record_counts_as_nothing_briefed(project, run_hook):
+    local = project / ".karni" / "local"
+    local.mkdir(parents=True)
+    (local / "hooks-briefed.json").write_text("{ not json")
+    event = edit_event(project, str(project / "apps/models.py"))
+    assert context_of(run_hook(project, event, "claude-code", "PreToolUse")) == BRIEF_BLOCK
+    record = json.loads((local / "hooks-briefed.json").read_text())
+    assert record["claude-code s-1"][1] == ["apps/models.py"]
