@@ -249,3 +249,17 @@ def test_usage_errors(project, monkeypatch, capsys, arguments, message):
     error = capsys.readouterr().err
     assert message in error
     assert error.count("\n") == 1
+
+
+def test_a_karni_missing_from_path_is_pointed_out(project, monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert main(["hooks", "install", "--agent", "pi"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("pi hooks installed")
+    assert captured.err == (
+        "karni: warning: `karni` is not on PATH, so the harness cannot run the hooks; "
+        "put it there\n"
+    )
+    assert main(["hooks", "status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["karni_on_path"] is False

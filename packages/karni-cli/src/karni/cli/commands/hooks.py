@@ -97,6 +97,15 @@ def render_status(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _path_warning() -> str | None:
+    """A warning when the harnesses cannot start ``karni`` by name, else None."""
+    import shutil
+
+    if shutil.which("karni") is not None:
+        return None
+    return "warning: `karni` is not on PATH, so the harness cannot run the hooks; put it there"
+
+
 def run(argv: list[str]) -> int:
     """Run ``karni hooks``."""
     options = parse_args(argv)
@@ -107,19 +116,22 @@ def run(argv: list[str]) -> int:
     from karni.cli.project import find_project_root
 
     root = find_project_root()
+    agent: str = options["agent"] or ""
+    scope: str = options["scope"] or install.DEFAULT_SCOPES.get(agent, "")
+    warning = _path_warning()
     if options["command"] == "status":
         rows = install.status(root)
         if options["json"]:
             import json
 
-            sys.stdout.write(json.dumps({"project": root, "hooks": rows}, indent=2) + "\n")
-        else:
-            sys.stdout.write(f"hooks of {root}:\n" + render_status(rows))
-        return 0
-    agent = options["agent"]
-    scope = options["scope"] or install.DEFAULT_SCOPES[agent]
-    if options["command"] == "install":
+            facts = {"project": root, "karni_on_path": warning is None, "hooks": rows}
+            sys.stdout.write(json.dumps(facts, indent=2) + "\n")
+            return 0
+        sys.stdout.write(f"hooks of {root}:\n" + render_status(rows))
+    elif options["command"] == "install":
         print(install.install(root, agent, scope, options["before_edit"]))
     else:
         print(install.uninstall(root, agent, scope))
+    if warning is not None:
+        print(f"karni: {warning}", file=sys.stderr)
     return 0
