@@ -81,18 +81,25 @@ def target(root: str, agent: str, scope: str) -> str:
     return os.path.join(folder, name)
 
 
+def _within(folder: str, path: str) -> bool:
+    try:
+        return os.path.commonpath([folder, path]) == folder
+    except ValueError:  # different drives on Windows
+        return False
+
+
 def _shown(root: str, path: str) -> str:
-    if os.path.commonpath([root, path]) == root:
+    if _within(root, path):
         return os.path.relpath(path, root).replace(os.sep, "/")
     home = os.path.expanduser("~")
-    if os.path.commonpath([home, path]) == home:
+    if _within(home, path):
         return "~/" + os.path.relpath(path, home).replace(os.sep, "/")
     return path
 
 
 def _refuse_links(root: str, path: str) -> None:
     """Refuse ``path`` if it, or (inside the project) a folder on the way to it, is a link."""
-    inside = os.path.commonpath([root, path]) == root
+    inside = _within(root, path)
     current = path
     while True:
         if os.path.islink(current):
@@ -121,7 +128,7 @@ def _write(root: str, path: str, text: str) -> None:
     from karni.agent.common.files import write_atomic
 
     _refuse_links(root, path)
-    inside = os.path.commonpath([root, path]) == root
+    inside = _within(root, path)
     try:
         if not inside:
             os.makedirs(os.path.dirname(path), exist_ok=True)
