@@ -105,6 +105,19 @@ def _is_karni(hook: object) -> bool:
     )
 
 
+def _without_karni(groups: list[Any]) -> list[Any]:
+    """``groups`` without Karni's hooks, and without the groups that held only those."""
+    kept = []
+    for group in groups:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(inner, list) and any(_is_karni(hook) for hook in inner):
+            group["hooks"] = [hook for hook in inner if not _is_karni(hook)]
+            if not group["hooks"]:
+                continue
+        kept.append(group)
+    return kept
+
+
 def remove_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``settings`` without Karni's hooks (and the containers they leave empty)."""
     import copy
@@ -114,14 +127,7 @@ def remove_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(hooks, dict):
         return result
     for event in list(hooks):
-        groups = []
-        for group in hooks[event]:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(inner, list) and any(_is_karni(hook) for hook in inner):
-                group["hooks"] = [hook for hook in inner if not _is_karni(hook)]
-                if not group["hooks"]:
-                    continue
-            groups.append(group)
+        groups = _without_karni(hooks[event])
         if groups or not hooks[event]:
             hooks[event] = groups
         else:
