@@ -41,3 +41,24 @@ ensure_uv() {
 # Trust the machine's certificate store (a company proxy's CA lives there), as
 # pip does, rather than only the certificates bundled in uv.
 export UV_SYSTEM_CERTS="${UV_SYSTEM_CERTS:-1}"
+
+# Node.js loads the generated OpenCode plugin and Pi extension in the hook
+# tests. A fresh Debian or Ubuntu machine (CI) gets Debian's nodejs when the
+# script runs as root; elsewhere, without node, those tests are skipped, except
+# in CI, where a missing node is an error.
+ensure_node() {
+    if command -v node >/dev/null 2>&1; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "scripts: node not found; installing Debian's nodejs with apt-get" >&2
+        if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs >/dev/null; then
+            return
+        fi
+    fi
+    if [ -n "${CI:-}" ]; then
+        echo "scripts: node (Node.js) is not installed and could not be; install it and run again" >&2
+        exit 1
+    fi
+    echo "scripts: node (Node.js) is not installed: the tests of the generated hook modules are skipped" >&2
+}

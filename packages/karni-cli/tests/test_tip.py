@@ -313,6 +313,8 @@ TIP_FREE_RUNS = {
     "rules": [["rules"], ["rules", "--json"], ["rules", "--explain", "K001"]],
     "config": [["config", "list"], ["config", "get", "suggest_tools"]],
     "new": [["new", "{tmp}/fresh"]],
+    "hooks": [["hooks", "status"], ["hooks", "status", "--json"]],
+    "hook": [["hook", "--help"]],  # its runs write .karni/local/ by design (tests: test_hook.py)
 }
 """Every command except doctor and check, as run in the test below (a new command must be
 added here or to TIP_COMMANDS)."""

@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "check": "karni.cli.commands.check",
     "config": "karni.cli.commands.config",
     "new": "karni.cli.commands.new",
+    "hooks": "karni.cli.commands.hooks",
+    "hook": "karni.cli.commands.hook",
 }
 """Command name → module. The order is the order ``karni --help`` lists them in."""
 

@@ -1,4 +1,4 @@
-"""Parsing the command lines of ``doctor``, ``check``, ``config`` and ``new`` with ``argparse``.
+"""Parsing the command lines of ``doctor``, ``check``, ``config``, ``new``, ``hooks`` with argparse.
 
 Karni reports every mistake the same way, one ``karni: ...`` line and exit
 status 2, through :class:`~karni.cli.errors.UsageError`, and prints its own
@@ -14,7 +14,7 @@ import argparse
 
 from karni.cli.errors import UsageError
 
-__all__ = ["parse", "parse_flags"]
+__all__ = ["parse", "parse_flags", "parser"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,6 +32,11 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} for `{self.command}`; {self.usage_line}")
+
+
+def parser(command: str, usage: str) -> argparse.ArgumentParser:
+    """An ``ArgumentParser`` for ``command`` that raises :class:`UsageError` on a mistake."""
+    return _Parser(command, usage)
 
 
 def parse(

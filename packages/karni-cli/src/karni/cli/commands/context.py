@@ -12,7 +12,7 @@ import sys
 
 from karni.cli.errors import KarniError, UsageError
 
-__all__ = ["SUMMARY", "parse_args", "resolve_path", "run"]
+__all__ = ["SUMMARY", "history_text", "parse_args", "resolve_path", "run"]
 
 SUMMARY = "print the project inventory; --with-history adds history briefs"
 
@@ -114,6 +114,17 @@ def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:
     return build(root)
 
 
+def history_text(root: str, relative: str | None) -> str:
+    """What ``--with-history`` appends for ``relative`` (None: the project), or "".
+
+    The one composition both ``karni context`` and the harness hooks use.
+    """
+    from karni.agent.history import compose
+
+    block = compose(root, relative)
+    return block + "\n" if block else ""
+
+
 def run(argv: list[str]) -> int:
     """Run ``karni context``."""
     with_history, path, show_help = parse_args(argv)
@@ -129,11 +140,7 @@ def run(argv: list[str]) -> int:
 
     output = cached(root, _build_inventory)
     if with_history:
-        from karni.agent.history import compose
-
-        block = compose(root, relative)
-        if block:
-            output += block + "\n"
+        output += history_text(root, relative)
     sys.stdout.write(output)
     sys.stdout.flush()
     return 0

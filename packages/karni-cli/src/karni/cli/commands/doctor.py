@@ -107,8 +107,28 @@ def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
         },
         "karni_cli_version": _cli_version(),
         "adapters": _adapters(root),
+        "hooks": _hooks(root),
         "history": {"providers": providers, "failures": failures},
     }
+
+
+def _hooks(root: str | None) -> list[dict[str, Any]]:
+    """Where the harness hooks are installed (see ``karni hooks status``)."""
+    if root is None:
+        return []
+    from karni.cli.hooks.install import status
+
+    return [row for row in status(root) if row["state"] != "absent"]
+
+
+def _hooks_line(hooks: list[dict[str, Any]]) -> str:
+    if not hooks:
+        return "none installed (`karni hooks install --agent AGENT` switches them on)"
+    parts = []
+    for row in hooks:
+        detail = row["error"] if row["state"] == "error" else row["state"]
+        parts.append(f"{row['agent']} {row['scope']} ({detail})")
+    return ", ".join(parts)
 
 
 def _adapters_line(adapters: dict[str, Any]) -> str:
@@ -131,6 +151,8 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
         f"karni-cli:   {facts['karni_cli_version'] or 'unknown (no package metadata)'}",
         f"adapters:    {_adapters_line(facts['adapters'])}",
     ]
+    if facts["project"]:
+        lines.append(f"hooks:       {_hooks_line(facts['hooks'])}")
     providers = facts["history"]["providers"]
     failures = facts["history"]["failures"]
     if not providers:

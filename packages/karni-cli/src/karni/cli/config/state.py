@@ -17,7 +17,14 @@ import sys
 
 from karni.agent.common.root import LOCAL_DIR, local_dir
 
-__all__ = ["LOCAL_DIR", "STATE_FILE", "claim_once", "read_state"]
+__all__ = [
+    "LOCAL_DIR",
+    "STATE_FILE",
+    "ExclusiveLock",
+    "claim_once",
+    "ensure_local_dir",
+    "read_state",
+]
 
 STATE_FILE = ".karni/local/state.json"
 """The state file, relative to the project root."""
@@ -32,7 +39,8 @@ def _state_path(root: str) -> str:
     return os.path.join(root, *STATE_FILE.split("/"))
 
 
-def _ensure_local_dir(root: str) -> str:
+def ensure_local_dir(root: str) -> str:
+    """``ROOT/.karni/local``, created with its ``.gitignore`` (never through a symlink)."""
     from karni.agent.common.files import make_folders, write_atomic
 
     folder = local_dir(root)
@@ -56,14 +64,14 @@ def read_state(root: str) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-class _Lock:
-    """An exclusive advisory lock on a file, held for a ``with`` block."""
+class ExclusiveLock:
+    """An exclusive advisory lock on a file, held for a ``with`` block (never via a link)."""
 
     def __init__(self, path: str) -> None:
         self._path = path
         self._fd = -1
 
-    def __enter__(self) -> _Lock:
+    def __enter__(self) -> ExclusiveLock:
         self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o666)
         try:
             if sys.platform == "win32":  # mypy narrows on sys.platform, not os.name
@@ -105,8 +113,8 @@ def claim_once(root: str, key: str) -> bool:
     import json
 
     try:
-        folder = _ensure_local_dir(root)
-        with _Lock(os.path.join(folder, _LOCK_FILE)):
+        folder = ensure_local_dir(root)
+        with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
             state = read_state(root)
             if state.get(key):
                 return False

@@ -1,0 +1,162 @@
+"""``karni hook AGENT EVENT``: what a harness runs at its hook points, event JSON on stdin.
+
+This runs before every edit an agent makes, so it stays on the hot path of
+``karni context --with-history`` (hand-parsed options, lazy imports) and it
+never fails the agent: any error exits 0 with nothing printed and appends one
+line to ``.karni/local/hooks.log``. Before an edit it prints the file's brief
+(once per file per session); at session start the project-level brief; after
+a session it starts the historian in the background. See ``docs/hooks.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["SUMMARY", "USAGE", "run"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni.cli.hooks.events import HookEvent
+
+SUMMARY = "run a harness hook (AGENT EVENT, the event as JSON on stdin); see `karni hooks`"
+
+USAGE = "usage: karni hook AGENT EVENT [--before-edit context|block-first]"
+
+HELP = f"""{USAGE}
+
+Run by a coding agent's harness at one of its hook points, with the event as
+JSON on stdin; `karni hooks install` sets this up. Never fails the agent: any
+error exits 0, prints nothing, and appends a line to .karni/local/hooks.log.
+
+agents and events:
+  claude-code  PreToolUse, SessionStart, Stop, SessionEnd
+  opencode     tool.execute.before, experimental.chat.system.transform, session.idle
+  pi           tool_call, before_agent_start, agent_end, session_shutdown
+
+options:
+  --before-edit context      before the first edit of a file with history, add
+                             its brief to what the model reads (the default)
+  --before-edit block-first  deny that first edit instead, the brief as the reason
+  -h, --help                 show this help and exit
+"""
+
+
+def _parse(argv: list[str]) -> tuple[str, str, str]:
+    from karni.cli.hooks.events import EVENTS
+    from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
+
+    mode = CONTEXT
+    positionals: list[str] = []
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument == "--before-edit":
+            mode = next(arguments, "")
+        elif argument.startswith("--before-edit="):
+            mode = argument.partition("=")[2]
+        elif argument.startswith("-"):
+            raise ValueError(f"unknown option `{argument}`; {USAGE}")
+        else:
+            positionals.append(argument)
+    if mode not in BEFORE_EDIT_MODES:
+        raise ValueError(f"--before-edit takes context or block-first, not `{mode}`")
+    if len(positionals) != 2:
+        raise ValueError(f"expected AGENT EVENT, got {' '.join(positionals) or 'nothing'}")
+    agent, event = positionals
+    if event not in EVENTS.get(agent, {}):
+        raise ValueError(f"unknown agent or event `{agent} {event}`; run `karni hook --help`")
+    return agent, event, mode
+
+
+def _project_path(root: str, event: HookEvent) -> str | None:
+    """The edited file as a project-relative path, or None when it lies outside."""
+    from karni.cli.commands.context import resolve_path
+    from karni.cli.errors import KarniError
+
+    assert event.path is not None
+    path = event.path
+    if not os.path.isabs(path) and event.cwd:
+        path = os.path.join(event.cwd, path)
+    try:
+        return resolve_path(root, path)
+    except KarniError:
+        return None
+
+
+def _before_edit(root: str, event: HookEvent, mode: str) -> str:
+    from karni.cli.hooks import seen
+
+    if event.path is None:
+        return ""
+    relative = _project_path(root, event)
+    if relative is None or seen.already_briefed(root, event.agent, event.session, relative):
+        return ""
+    from karni.cli.commands.context import history_text
+
+    brief = history_text(root, relative)
+    if not brief or not seen.claim(root, event.agent, event.session, relative):
+        return ""
+    from karni.cli.hooks.respond import before_edit
+
+    return before_edit(event.agent, brief, mode)
+
+
+def _answer(root: str, event: HookEvent, mode: str) -> str:
+    from karni.cli.hooks.events import EDIT, SESSION_START
+
+    if event.kind == EDIT:
+        return _before_edit(root, event, mode)
+    if event.kind == SESSION_START:
+        from karni.cli.commands.context import history_text
+        from karni.cli.hooks.respond import session_start
+
+        brief = history_text(root, None)
+        return session_start(event.agent, brief) if brief else ""
+    from karni.cli.hooks.historian import start
+    from karni.cli.hooks.local import append_log
+
+    append_log(root, f"{event.agent} {event.name}: {start(root, event.transcript)}")
+    return ""
+
+
+def _root(start: str | None) -> str | None:
+    from karni.cli.errors import ProjectNotFoundError
+    from karni.cli.project import find_project_root
+
+    try:
+        return find_project_root(start)
+    except ProjectNotFoundError:
+        return None
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni hook``: always exit 0; errors go to the project's hook log."""
+    if any(argument in ("-h", "--help") for argument in argv):
+        sys.stdout.write(HELP)
+        return 0
+    root: str | None = None
+    where = " ".join(argv[:2])
+    try:
+        data = sys.stdin.buffer.read()
+        agent, name, mode = _parse(argv)
+        from karni.cli.hooks.events import read_event
+
+        event = read_event(agent, name, data)
+        root = _root(event.cwd)
+        if root is None:
+            return 0  # not a Karni project: nothing to say, nowhere to log
+        output = _answer(root, event, mode)
+    except Exception as error:  # a hook never fails the agent
+        root = root or _root(None)
+        if root is not None:
+            from karni.cli.hooks.local import append_log
+
+            append_log(root, f"{where}: {type(error).__name__}: {error}")
+        return 0
+    if output:
+        try:
+            sys.stdout.write(output)
+            sys.stdout.flush()
+        except OSError:
+            pass  # the harness stopped listening: nothing left to tell it
+    return 0

@@ -1,0 +1,137 @@
+"""``karni hooks install|uninstall|status``: switch the harness hooks on and off.
+
+A thin command: it parses the options and calls :mod:`karni.cli.hooks.install`,
+which knows where each harness keeps its hooks. See ``docs/hooks.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from karni.cli.errors import UsageError
+
+__all__ = ["SUMMARY", "USAGE", "parse_args", "render_status", "run"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SUMMARY = "install, remove or show the hooks that brief agents before every edit"
+
+USAGE = (
+    "usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi] "
+    "[--scope local|project|user] [--before-edit context|block-first] [--json]"
+)
+
+HELP = f"""{USAGE}
+
+Hooks make a coding agent's harness run Karni by itself: before the first edit
+of a file in a session the agent gets the file's history brief; at session
+start, the project-level brief; after a session, karni-historian (when
+installed) ingests the transcript in the background.
+
+commands:
+  install    merge Karni's hooks into the harness's settings (idempotent)
+  uninstall  remove exactly what install added
+  status     where the hooks of every harness are installed
+
+options:
+  --agent AGENT        claude-code, opencode or pi
+  --scope SCOPE        local (Claude Code's .claude/settings.local.json, its default),
+                       project (.claude/settings.json, .opencode/plugins/,
+                       .pi/extensions/: the default for OpenCode and Pi) or user
+  --before-edit MODE   context: add the brief to what the model reads (default);
+                       block-first: deny the first edit of a file with history,
+                       the brief as the reason, so the agent reconsiders with it
+  --json               status as JSON
+  -h, --help           show this help and exit
+"""
+
+
+def parse_args(argv: list[str]) -> dict[str, Any]:
+    """The command and its options.
+
+    Raises:
+        UsageError: A missing or unknown command, option or value.
+    """
+    import argparse
+
+    from karni.cli.hooks.events import AGENTS
+    from karni.cli.hooks.install import SCOPES
+    from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
+    from karni.cli.options import parser
+
+    hooks = parser("karni hooks", USAGE)
+    hooks.add_argument("command", nargs="?", choices=("install", "uninstall", "status"))
+    hooks.add_argument("--agent", choices=AGENTS)
+    hooks.add_argument("--scope", choices=SCOPES)
+    hooks.add_argument("--before-edit", dest="before_edit", choices=BEFORE_EDIT_MODES)
+    hooks.add_argument("--json", action="store_true")
+    hooks.add_argument("-h", "--help", action="store_true")
+    try:
+        options = vars(hooks.parse_args(argv))
+    except argparse.ArgumentError as error:
+        hooks.error(str(error))
+    options["before_edit"] = options["before_edit"] or CONTEXT
+    if options["help"]:
+        return options
+    if options["command"] is None:
+        raise UsageError(f"`karni hooks` needs install, uninstall or status; {USAGE}")
+    if options["command"] != "status" and options["agent"] is None:
+        raise UsageError(f"`karni hooks {options['command']}` needs --agent; {USAGE}")
+    return options
+
+
+def render_status(rows: list[dict[str, Any]]) -> str:
+    """The status table for humans: one line per agent and scope."""
+    lines = []
+    for row in rows:
+        state = row["state"]
+        if state in ("installed", "partial"):
+            state = f"{state} (before an edit: {row['before_edit']})"
+        elif state == "error":
+            state = f"error: {row['error']}"
+        else:
+            state = "not installed"
+        lines.append(f"  {row['agent']:<11} {row['scope']:<7} {row['path']}: {state}")
+    return "\n".join(lines) + "\n"
+
+
+def _path_warning() -> str | None:
+    """A warning when the harnesses cannot start ``karni`` by name, else None."""
+    import shutil
+
+    if shutil.which("karni") is not None:
+        return None
+    return "warning: `karni` is not on PATH, so the harness cannot run the hooks; put it there"
+
+
+def run(argv: list[str]) -> int:
+    """Run ``karni hooks``."""
+    options = parse_args(argv)
+    if options["help"]:
+        sys.stdout.write(HELP)
+        return 0
+    from karni.cli.hooks import install
+    from karni.cli.project import find_project_root
+
+    root = find_project_root()
+    agent: str = options["agent"] or ""
+    scope: str = options["scope"] or install.DEFAULT_SCOPES.get(agent, "")
+    warning = _path_warning()
+    if options["command"] == "status":
+        rows = install.status(root)
+        if options["json"]:
+            import json
+
+            facts = {"project": root, "karni_on_path": warning is None, "hooks": rows}
+            sys.stdout.write(json.dumps(facts, indent=2) + "\n")
+            return 0
+        sys.stdout.write(f"hooks of {root}:\n" + render_status(rows))
+    elif options["command"] == "install":
+        print(install.install(root, agent, scope, options["before_edit"]))
+    else:
+        print(install.uninstall(root, agent, scope))
+    if warning is not None:
+        print(f"karni: {warning}", file=sys.stderr)
+    return 0

@@ -1,0 +1,130 @@
+"""Reading a harness's hook event: what happened, to which file, in which session.
+
+Each harness names things its own way (Claude Code's ``tool_input.file_path``,
+OpenCode's ``args.filePath``, Pi's ``input.path``); :func:`read_event` turns
+the JSON on stdin into one :class:`HookEvent`. The generated OpenCode plugin
+and Pi extension send the host's own event objects plus ``cwd`` and the
+session (see ``docs/hooks.md``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AGENTS",
+    "EDIT",
+    "EVENTS",
+    "SESSION_END",
+    "SESSION_START",
+    "EventError",
+    "HookEvent",
+    "edit_tools",
+    "read_event",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EDIT = "edit"
+"""The agent is about to change a file."""
+SESSION_START = "session-start"
+"""A session starts (or its context was reset): time for the project-level brief."""
+SESSION_END = "session-end"
+"""The agent finished (a turn or the whole session): time to feed the historian."""
+
+EVENTS: dict[str, dict[str, str]] = {
+    "claude-code": {
+        "PreToolUse": EDIT,
+        "SessionStart": SESSION_START,
+        "Stop": SESSION_END,
+        "SessionEnd": SESSION_END,
+    },
+    "opencode": {
+        "tool.execute.before": EDIT,
+        "experimental.chat.system.transform": SESSION_START,
+        "session.idle": SESSION_END,
+    },
+    "pi": {
+        "tool_call": EDIT,
+        "before_agent_start": SESSION_START,
+        "agent_end": SESSION_END,
+        "session_shutdown": SESSION_END,
+    },
+}
+"""Agent → the event names ``karni hook`` accepts → what Karni does for each."""
+
+AGENTS = tuple(EVENTS)
+
+_EDIT_TOOLS: dict[str, tuple[str, frozenset[str], tuple[str, ...]]] = {
+    # agent: (tool-name field, edit tools, where the file is: input field, then path keys)
+    "claude-code": (
+        "tool_name",
+        frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"}),
+        ("tool_input", "file_path", "notebook_path"),
+    ),
+    "opencode": ("tool", frozenset({"edit", "write", "multiedit"}), ("args", "filePath")),
+    "pi": ("toolName", frozenset({"edit", "write"}), ("input", "path")),
+}
+
+_SESSION_FIELDS = {"claude-code": "session_id", "opencode": "sessionID", "pi": "sessionId"}
+_TRANSCRIPT_FIELDS = {"claude-code": "transcript_path", "pi": "sessionFile"}
+
+
+def edit_tools(agent: str) -> list[str]:
+    """The names of ``agent``'s tools that change a file, sorted."""
+    return sorted(_EDIT_TOOLS[agent][1])
+
+
+class EventError(ValueError):
+    """The event on stdin is not what the harness documents (not JSON, not an object)."""
+
+
+class HookEvent:
+    """One harness event, as Karni needs it."""
+
+    __slots__ = ("agent", "cwd", "kind", "name", "path", "session", "transcript")
+
+    def __init__(self, agent: str, name: str, payload: dict[str, Any]) -> None:
+        """Read ``payload`` (the event object) of ``agent``'s event ``name``."""
+        self.agent = agent
+        self.name = name
+        self.kind = EVENTS[agent][name]
+        self.cwd = _text(payload.get("cwd")) or _text(payload.get("directory"))
+        self.session = _text(payload.get(_SESSION_FIELDS[agent]))
+        self.transcript = _text(payload.get(_TRANSCRIPT_FIELDS.get(agent, "")))
+        self.path = _edited_file(agent, payload) if self.kind == EDIT else None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value and "\0" not in value else None
+
+
+def _edited_file(agent: str, payload: dict[str, Any]) -> str | None:
+    tool_field, tools, (input_field, *keys) = _EDIT_TOOLS[agent]
+    if payload.get(tool_field) not in tools:
+        return None
+    arguments = payload.get(input_field)
+    if not isinstance(arguments, dict):
+        return None
+    for key in keys:
+        path = _text(arguments.get(key))
+        if path is not None:
+            return path
+    return None
+
+
+def read_event(agent: str, name: str, data: bytes) -> HookEvent:
+    """The event ``name`` of ``agent`` from the JSON bytes ``data``.
+
+    Raises:
+        EventError: ``data`` is not a JSON object.
+    """
+    import json
+
+    try:
+        payload = json.loads(data.decode("utf-8")) if data.strip() else {}
+    except (UnicodeDecodeError, ValueError) as error:
+        raise EventError(f"the event on stdin is not JSON ({error})") from None
+    if not isinstance(payload, dict):
+        raise EventError(f"the event on stdin is a JSON {type(payload).__name__}, not an object")
+    return HookEvent(agent, name, payload)

@@ -1,0 +1,79 @@
+"""Feeding the historian after a session, without making the agent wait.
+
+When ``karni-historian`` is installed (the program ``$KARNI_HISTORIAN``
+names, else the one next to the running interpreter, else on PATH), the
+hook starts :mod:`karni.cli.hooks.background` as a detached process (a
+new session, stdin from ``/dev/null``, stdout and stderr appended to
+``.karni/local/hooks.log``) and returns at once. That process runs
+``karni-historian ingest`` of the session's transcript, then ``run``, under
+a lock. The historian is only ever started as a program, never imported.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["HISTORIAN", "HISTORIAN_VARIABLE", "find_historian", "start"]
+
+HISTORIAN = "karni-historian"
+"""The historian's command."""
+
+HISTORIAN_VARIABLE = "KARNI_HISTORIAN"
+"""Names the historian program to run instead of the one found."""
+
+
+def find_historian() -> str | None:
+    """The historian program: ``$KARNI_HISTORIAN``, beside this interpreter, then on PATH."""
+    chosen = os.environ.get(HISTORIAN_VARIABLE)
+    if chosen:
+        return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
+    name = HISTORIAN + (".exe" if os.name == "nt" else "")
+    beside = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
+    import shutil
+
+    return shutil.which(HISTORIAN)
+
+
+def start(root: str, transcript: str | None) -> str:
+    """Start the background historian run for ``transcript`` (None: its own sources).
+
+    Returns:
+        What happened, for the log.
+
+    Raises:
+        OSError: The process or the log could not be started.
+    """
+    historian = find_historian()
+    if historian is None:
+        return f"{HISTORIAN} is not installed; nothing to ingest"
+    if transcript is not None and not os.path.isfile(transcript):
+        return f"transcript {transcript} does not exist; nothing to ingest"
+    import subprocess
+    import time
+
+    from karni.cli.hooks.local import open_log
+
+    command = [sys.executable, "-m", "karni.cli.hooks.background", root, historian]
+    command += [repr(time.time()), transcript or ""]
+    if sys.platform == "win32":
+        flags, new_session = (
+            subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP,
+            False,
+        )
+    else:
+        flags, new_session = 0, True
+    with open_log(root) as log:
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            cwd=root,
+            close_fds=True,
+            creationflags=flags,
+            start_new_session=new_session,
+        )
+    return f"started {HISTORIAN} ingest {transcript or '(its own sources)'} and run"
