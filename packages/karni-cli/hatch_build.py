@@ -48,7 +48,7 @@ def encoded(relative: str) -> str:
     return "/".join(parts) + ".tmpl"
 
 
-class ExampleHook(BuildHookInterface):  # type: ignore[type-arg]
+class ExampleHook(BuildHookInterface):
     """Adds the example project to the sdist and the wheel."""
 
     PLUGIN_NAME = "custom"
