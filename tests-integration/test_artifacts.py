@@ -287,3 +287,33 @@ def test_metadata_names_documentation_source_changelog_and_issues(artifact: Arti
     assert urls["Source"] == f"{REPOSITORY_URL}/tree/main/{package}"
     assert urls["Changelog"] == f"{REPOSITORY_URL}/blob/main/{package}/CHANGELOG.md"
     assert urls["Issues"] == f"{REPOSITORY_URL}/issues"
+
+
+def test_the_cli_wheel_carries_the_example_project_byte_for_byte(
+    artifacts: dict[str, Artifact],
+) -> None:
+    """``karni new NAME --example`` copies what the wheel carries: examples/eventsite itself."""
+    if _released_mode():
+        pytest.skip("KARNI_IT_DIST given: a released wheel carries the example of its tag")
+    wheel = artifacts["karni-cli"]
+    folder = "karni/cli/templates/example/"
+    carried = {}
+    for name in wheel.wheel_names:
+        if name.startswith(folder) and not name.endswith("/"):
+            assert name.endswith(".tmpl"), name
+            parts = name[len(folder) : -len(".tmpl")].split("/")
+            decoded = "/".join("." + p[4:] if p.startswith("dot-") else p for p in parts)
+            carried[decoded] = wheel.wheel_bytes(name)
+    example = ROOT / "examples" / "eventsite"
+    tracked = {
+        path.relative_to(example).as_posix(): path.read_bytes()
+        for path in example.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and ".karni" not in path.parts
+    }
+    assert carried == tracked
+    in_sdist = {
+        name.removeprefix("examples/eventsite/"): data
+        for name, data in wheel.sdist_files.items()
+        if name.startswith("examples/eventsite/")
+    }
+    assert in_sdist == tracked
