@@ -115,14 +115,13 @@ def _umask() -> int:
 
 
 def _build(staging: str, name: str, example: bool) -> list[str]:
-    from karni.cli.adapters import sync
-    from karni.cli.atomic import write_text_atomic
+    from karni.agent.common.files import write_atomic
+    from karni.cli.rules.adapters import sync
 
     written = []
     for relative, text in example_files() if example else project_files(name):
         full = os.path.join(staging, *relative.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        write_text_atomic(full, text)
+        write_atomic(full, text, within=staging)
         if relative in _EXECUTABLE:
             os.chmod(full, 0o755 & ~_umask())
         written.append(relative)

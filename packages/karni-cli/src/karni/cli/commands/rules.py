@@ -17,8 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from karni.cli.rules_file import RulesFile
-    from karni.cli.rules_registry import Rule
+    from karni.cli.rules.model import Rule, RulesFile
 
 SUMMARY = "print the project's rules (--explain CODE, --json); `sync` the agent adapters"
 
@@ -41,6 +40,11 @@ CONVENTIONS.md) as ADAPTERS in karni.rules.py asks:
   --force         replace hand-written files, saving them under .karni/backup/
 """
 
+_SYMLINKED = (
+    "reached through a symlink, which Karni never writes through; "
+    "replace the link with a real file or folder"
+)
+
 _STALE = {
     "missing": "missing",
     "outdated": "out of date",
@@ -49,6 +53,7 @@ _STALE = {
         "`karni rules sync --force` saves it under .karni/backup/ and replaces it"
     ),
     "not-a-file": "not a file; remove it so the adapter can be written",
+    "symlinked": _SYMLINKED,
     "unwanted": "generated for an adapter that is switched off or moved; sync removes it",
 }
 
@@ -83,10 +88,10 @@ def run(argv: list[str]) -> int:
 
     from pathlib import Path
 
-    from karni.agent.history import active_conditions
     from karni.cli.project import find_project_root
-    from karni.cli.rules_file import load_rules_file
-    from karni.cli.rules_registry import effective_rules, format_listing
+    from karni.cli.rules.conditions import active_conditions
+    from karni.cli.rules.file import load_rules_file
+    from karni.cli.rules.registry import effective_rules, format_listing
 
     root = Path(find_project_root())
     rules_file = load_rules_file(root)
@@ -103,7 +108,7 @@ def run(argv: list[str]) -> int:
 def _explain(
     code: str, rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile
 ) -> int:
-    from karni.cli.rules_registry import format_explanation, inactive_reason
+    from karni.cli.rules.registry import format_explanation, inactive_reason
 
     wanted = code.strip().upper()
     for rule in rules:
@@ -116,7 +121,7 @@ def _explain(
 def _json(rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile) -> int:
     import json
 
-    from karni.cli.rules_registry import KARNI_RULES
+    from karni.cli.rules.registry import KARNI_RULES
 
     active = {rule.code: rule for rule in rules}
     override = rules_file.override
@@ -168,7 +173,7 @@ def _sync(argv: list[str]) -> int:
 
 
 def _check(root: Path) -> int:
-    from karni.cli.adapters import adapter_states
+    from karni.cli.rules.adapters import adapter_states
 
     stale = [state for state in adapter_states(root) if state.state != "fresh"]
     for state in stale:
@@ -182,7 +187,7 @@ def _check(root: Path) -> int:
 
 
 def _write(root: Path, force: bool) -> int:
-    from karni.cli.adapters import sync
+    from karni.cli.rules.adapters import sync
 
     report = sync(root, force=force)
     backups = dict(report.backed_up)
@@ -202,6 +207,8 @@ def _write(root: Path, force: bool) -> int:
                 f"karni.rules.py, then run `karni rules sync --force` (it saves the file "
                 f"under .karni/backup/ first)"
             )
+        elif state.state == "symlinked":
+            message = f"{state.path} is {_SYMLINKED}, left alone"
         else:
             message = (
                 f"{state.path} is not a file, left alone; remove it and run `karni rules sync`"
