@@ -49,6 +49,8 @@ class Shell:
     def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         if argv[0] == "pipx":
             subcommand, *rest = argv[1:]
+            if subcommand not in ("install", "inject"):  # nothing to download
+                return self.journey.pipx(subcommand, *rest, check=False)
             chosen = ["--python", str(self.python)] if subcommand == "install" else []
             offline = ["--skip-maintenance", *chosen, self.journey.pip_args]
             return self.journey.pipx(subcommand, *offline, *rest, check=False)
@@ -201,3 +203,21 @@ def test_include_apps_is_refused_for_a_provider_without_commands(
     assert "No apps associated with package" in refused.stdout + refused.stderr
     accepted = shell.run(["pipx", "inject", "karni-cli", wheel], shell.journey.work)
     assert accepted.returncode == 0, accepted.stderr
+
+
+def test_an_earlier_inject_without_apps_needs_force(shell: Shell) -> None:
+    """The docs' advice for users who followed the old install: repeat it with ``--force``."""
+    home = shell.journey.work
+
+    def exposed() -> bool:
+        return (shell.journey.bin / "karni-historian").exists()
+
+    shell.replay([["pipx", "uninject", "karni-cli", "karni-historian"]], home)
+    shell.replay([["pipx", "inject", "karni-cli", "karni-historian"]], home)
+    assert not exposed()
+    shell.replay([["pipx", "inject", "--include-apps", "karni-cli", "karni-historian"]], home)
+    assert not exposed(), "pipx now exposes the app without --force: simplify the docs"
+    shell.replay(
+        [["pipx", "inject", "--include-apps", "--force", "karni-cli", "karni-historian"]], home
+    )
+    assert exposed()
