@@ -26,24 +26,20 @@ options:
   -h, --help  show this help
 """
 
+FLAGS = {"help": ("-h", "--help"), "example": ("--example",)}
+
 EXAMPLE_FILE = "apps/events/models.py"
 """The example's file with the richest history: what ``next:`` suggests asking about."""
 
 
 def run(argv: list[str]) -> int:
     """Run ``karni new`` with the arguments after ``new``; return the exit status."""
-    positional: list[str] = []
-    example = False
-    for arg in argv:
-        if arg in ("-h", "--help"):
-            print(USAGE, end="")
-            return 0
-        if arg == "--example":
-            example = True
-            continue
-        if arg.startswith("-"):
-            raise UsageError(f"unknown option `{arg}` for `karni new`; run `karni new --help`")
-        positional.append(arg)
+    from karni.cli.options import parse
+
+    flags, positional = parse(argv, "karni new", FLAGS, "run `karni new --help`")
+    if flags["help"]:
+        print(USAGE, end="")
+        return 0
     if len(positional) != 1:
         raise UsageError("`karni new` takes one folder name, e.g. `karni new my-shop`")
 
@@ -52,11 +48,11 @@ def run(argv: list[str]) -> int:
 
     from karni.cli.scaffold import create_project
 
-    path, files = create_project(positional[0], example=example)
+    path, files = create_project(positional[0], example=flags["example"])
     relative = os.path.relpath(path)
     shown = path if relative.startswith("..") else relative
     print(f"created {shown}/ ({len(files)} files)")
-    then = f"karni context --with-history {EXAMPLE_FILE}" if example else "karni context"
+    then = f"karni context --with-history {EXAMPLE_FILE}" if flags["example"] else "karni context"
     if shown == ".":
         print(f"next: {then} && karni rules")
     else:

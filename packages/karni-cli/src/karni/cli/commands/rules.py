@@ -1,8 +1,9 @@
 """``karni rules``: the project's rules for an agent, and ``karni rules sync`` for the adapters.
 
 This runs before almost every task an agent starts, so arguments are parsed
-by hand and anything not needed for the plain listing (``json``, the adapter
-code) is imported only when asked for.
+by hand (importing ``argparse`` would cost more than the listing itself) and
+anything not needed for the plain listing (``json``, the adapter code) is
+imported only when asked for.
 """
 
 from __future__ import annotations
