@@ -54,13 +54,15 @@ def site_copy(tmp_path: Path) -> Path:
         target.mkdir(parents=True)
         for name in INCLUDED.values():
             shutil.copy2(folder / name, target / name)
+    shutil.copy2(ROOT / "scripts" / "docs_links.py", copy / "scripts" / "docs_links.py")
+    shutil.copy2(ROOT / "scripts" / "bench", copy / "scripts" / "bench")
     (copy / ".venv").symlink_to(ROOT / ".venv")
     return copy
 
 
-def build(copy: Path) -> subprocess.CompletedProcess[str]:
+def build(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(copy / "scripts" / "docs")],
+        [str(copy / "scripts" / "docs"), *args],
         env=clean_env(),
         capture_output=True,
         text=True,
@@ -98,3 +100,28 @@ def test_a_broken_site_fails_the_build(tmp_path: Path, breakage) -> None:
     result = build(copy)
     assert result.returncode != 0
     assert expected in result.stderr
+
+
+def test_links_written_for_github_work_on_the_site(tmp_path: Path) -> None:
+    """A README's link into docs/, a page's link to a README or a script, code left alone."""
+    copy = site_copy(tmp_path)
+    readme = copy / "packages" / "karni-core" / "README.md"
+    readme.write_text(
+        readme.read_text(encoding="utf-8")
+        + "\nSee [performance](../../docs/performance.md#measuring) and `[x](../y.md)`.\n",
+        encoding="utf-8",
+    )
+    with (copy / "docs" / "performance.md").open("a", encoding="utf-8") as page:
+        page.write(
+            "\nRead [the core](../packages/karni-core/README.md) and [bench](../scripts/bench).\n"
+        )
+    result = build(copy, "build", str(tmp_path / "site"))
+    assert result.returncode == 0, result.stderr
+    reference = (tmp_path / "site/reference/karni-core/index.html").read_text(encoding="utf-8")
+    assert 'href="../../performance/#measuring"' in reference
+    assert "<code>[x](../y.md)</code>" in reference
+    performance = (tmp_path / "site/performance/index.html").read_text(encoding="utf-8")
+    assert 'href="../reference/karni-core/"' in performance
+    assert (
+        'href="https://github.com/karni-dev/karni-history/blob/main/scripts/bench"' in performance
+    )
