@@ -30,9 +30,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from karni_it.artifacts import Artifact, find_artifacts
 from karni_it.clones import working_tree_template
-from karni_it.environment import offline_prefix
+from karni_it.environment import clean_env, offline_prefix
 from karni_it.interpreters import find_interpreters
+from karni_it.pipx_scenario import BROKEN_PROVIDER, NOTES_PROVIDER, third_party_project
 from karni_it.workspace import DISTRIBUTIONS, ROOT
+
+MINIMUM_PIPX = (1, 15, 1)
+"""The first pipx whose ``--skip-maintenance`` works offline (gotcha G3)."""
 
 BUDGET_SECONDS = 600
 """The issue's limit for the whole integration run on 2 cores (it is part of ``.ci/run``)."""
@@ -104,6 +108,58 @@ def dist_dir(tmp_path_factory: pytest.TempPathFactory, uv: list[str]) -> Path:
 def artifacts(dist_dir: Path) -> dict[str, Artifact]:
     """Distribution name → its built wheel and sdist."""
     return find_artifacts(dist_dir, list(DISTRIBUTIONS))
+
+
+@pytest.fixture(scope="session")
+def pipx_command() -> list[str]:
+    """pipx from the workspace's dev group: the interpreter running this suite has it.
+
+    Never a pipx found on PATH, whose version nobody chose. Missing or too old
+    is a failure, not a skip: ``scripts/test`` installs the dev group.
+    """
+    command = [sys.executable, "-m", "pipx"]
+    probe = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
+    version = probe.stdout.strip()
+    if probe.returncode != 0:
+        pytest.fail(
+            f"pipx is not installed for {sys.executable}; run `uv sync --all-packages` "
+            f"(pipx is in the dev group), or scripts/test, which does"
+        )
+    parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+    if parts < MINIMUM_PIPX:
+        # Before 1.15.1 --skip-maintenance is a no-op, so an offline pip-backend
+        # install fails, and relative find-links break (gotcha G3).
+        pytest.fail(f"pipx {version} is older than 1.15.1; run `uv sync --all-packages`")
+    return command
+
+
+@pytest.fixture(scope="session")
+def third_party_wheels(
+    tmp_path_factory: pytest.TempPathFactory, uv: list[str], offline: list[str]
+) -> dict[str, Path]:
+    """Wheels of a working and a broken third-party provider, built like any author would.
+
+    Neither has a console script (``pipx inject --include-apps`` refuses them).
+    """
+    root = tmp_path_factory.mktemp("third-party")
+    out = root / "dist"
+    wheels = {}
+    for name, entry, source in [
+        ("acme-history-notes", "notes", NOTES_PROVIDER),
+        ("acme-history-broken", "broken", BROKEN_PROVIDER),
+    ]:
+        project = third_party_project(root / name, name, entry, source)
+        result = subprocess.run(
+            [*offline, *uv, "build", "--wheel", "--offline", "-q", "-o", str(out), str(project)],
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        (wheel,) = out.glob(f"{name.replace('-', '_')}-*.whl")
+        wheels[name] = wheel
+    return wheels
 
 
 @pytest.fixture(scope="session")

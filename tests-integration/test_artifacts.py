@@ -254,3 +254,66 @@ def test_metadata_version_matches_the_uploader() -> None:
     match = re.search(r"pypa/gh-action-pypi-publish@v(\d+)\.(\d+)\.(\d+)", workflow)
     assert match, "release.yml must pin pypa/gh-action-pypi-publish to a vX.Y.Z tag"
     assert tuple(map(int, match.groups())) >= (1, 14, 2)
+
+
+REPOSITORY_URL = "https://github.com/karni-dev/karni-history"
+
+
+def _site_url() -> str:
+    """``site_url`` of mkdocs.yml (read by hand: the file holds MkDocs-only YAML tags)."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    (url,) = re.findall(r"^site_url: (\S+)$", text, re.MULTILINE)
+    return url
+
+
+def _project_urls(artifact: Artifact) -> dict[str, str]:
+    urls = {}
+    for line in artifact.metadata.get_all("Project-URL") or []:
+        label, _, url = line.partition(", ")
+        urls[label] = url
+    return urls
+
+
+def test_metadata_names_documentation_source_changelog_and_issues(artifact: Artifact) -> None:
+    """PyPI's sidebar: each URL leads to this package's page, source and changelog."""
+    urls = _project_urls(artifact)
+    site = _site_url()
+    assert set(urls) >= {"Homepage", "Documentation", "Source", "Changelog", "Issues"}, urls
+    assert urls["Homepage"] == site
+    page = urls["Documentation"].removeprefix(site)
+    assert page != urls["Documentation"], f"{artifact.name}: Documentation is not on {site}"
+    assert (ROOT / "docs" / f"{page.rstrip('/')}.md").is_file(), f"no docs page for {page}"
+    package = DISTRIBUTIONS[artifact.name].relative_to(ROOT).as_posix()
+    assert urls["Source"] == f"{REPOSITORY_URL}/tree/main/{package}"
+    assert urls["Changelog"] == f"{REPOSITORY_URL}/blob/main/{package}/CHANGELOG.md"
+    assert urls["Issues"] == f"{REPOSITORY_URL}/issues"
+
+
+def test_the_cli_wheel_carries_the_example_project_byte_for_byte(
+    artifacts: dict[str, Artifact],
+) -> None:
+    """``karni new NAME --example`` copies what the wheel carries: examples/eventsite itself."""
+    if _released_mode():
+        pytest.skip("KARNI_IT_DIST given: a released wheel carries the example of its tag")
+    wheel = artifacts["karni-cli"]
+    folder = "karni/cli/templates/example/"
+    carried = {}
+    for name in wheel.wheel_names:
+        if name.startswith(folder) and not name.endswith("/"):
+            assert name.endswith(".tmpl"), name
+            parts = name[len(folder) : -len(".tmpl")].split("/")
+            decoded = "/".join("." + p[4:] if p.startswith("dot-") else p for p in parts)
+            carried[decoded] = wheel.wheel_bytes(name)
+    example = ROOT / "examples" / "eventsite"
+    tracked = {
+        path.relative_to(example).as_posix(): path.read_bytes()
+        for path in example.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and ".karni" not in path.parts
+    }
+    assert carried == tracked
+    in_sdist = {
+        name.removeprefix("examples/eventsite/"): data
+        for name, data in wheel.sdist_files.items()
+        if name.startswith("examples/eventsite/")
+    }
+    assert in_sdist == tracked

@@ -16,15 +16,11 @@ from pathlib import Path
 
 import pytest
 from karni_it.artifacts import Artifact
-from karni_it.environment import clean_env
 from karni_it.interpreters import PRIMARY_VERSION, PYTHON_VERSIONS, python_for
 from karni_it.pipx_scenario import (
-    BROKEN_PROVIDER,
-    NOTES_PROVIDER,
     Journey,
     Scenario,
     normalize,
-    third_party_project,
 )
 from karni_it.workspace import EXAMPLES_DIR, ROOT
 
@@ -62,36 +58,12 @@ INJECTED_STEPS = [
     "third-party/eventsite/doctor",
 ]
 STEPS = [f"before/{s}" for s in PLAIN_STEPS] + INJECTED_STEPS
-MINIMUM_PIPX = (1, 15, 1)
 OTHER_VERSIONS = [v for v in PYTHON_VERSIONS if v != PRIMARY_VERSION]
 
 
 def step_id(step: str) -> str:
     """Snapshot file names cannot hold ``/``."""
     return step.replace("/", ".")
-
-
-@pytest.fixture(scope="session")
-def pipx_command() -> list[str]:
-    """pipx from the workspace's dev group: the interpreter running this suite has it.
-
-    Never a pipx found on PATH, whose version nobody chose. Missing or too old
-    is a failure, not a skip: ``scripts/test`` installs the dev group.
-    """
-    command = [sys.executable, "-m", "pipx"]
-    probe = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
-    version = probe.stdout.strip()
-    if probe.returncode != 0:
-        pytest.fail(
-            f"pipx is not installed for {sys.executable}; run `uv sync --all-packages` "
-            f"(pipx is in the dev group), or scripts/test, which does"
-        )
-    parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
-    if parts < MINIMUM_PIPX:
-        # Before 1.15.1 --skip-maintenance is a no-op, so an offline pip-backend
-        # install fails, and relative find-links break (gotcha G3).
-        pytest.fail(f"pipx {version} is older than 1.15.1; run `uv sync --all-packages`")
-    return command
 
 
 def test_pipx_is_the_dev_groups_and_new_enough(pipx_command: list[str]) -> None:
@@ -107,32 +79,6 @@ def test_pipx_is_the_dev_groups_and_new_enough(pipx_command: list[str]) -> None:
     assert not pipx.specifier.contains("1.15.0"), "the dev group must require pipx >= 1.15.1"
     assert pipx.specifier.contains(version("pipx"))
     assert pipx_command == [sys.executable, "-m", "pipx"]
-
-
-@pytest.fixture(scope="session")
-def third_party_wheels(
-    tmp_path_factory: pytest.TempPathFactory, uv: list[str], offline: list[str]
-) -> dict[str, Path]:
-    """Wheels of a working and a broken third-party provider, built like any author would."""
-    root = tmp_path_factory.mktemp("third-party")
-    out = root / "dist"
-    wheels = {}
-    for name, entry, source in [
-        ("acme-history-notes", "notes", NOTES_PROVIDER),
-        ("acme-history-broken", "broken", BROKEN_PROVIDER),
-    ]:
-        project = third_party_project(root / name, name, entry, source)
-        result = subprocess.run(
-            [*offline, *uv, "build", "--wheel", "--offline", "-q", "-o", str(out), str(project)],
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-        (wheel,) = out.glob(f"{name.replace('-', '_')}-*.whl")
-        wheels[name] = wheel
-    return wheels
 
 
 @pytest.fixture(scope="session")

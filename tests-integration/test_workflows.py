@@ -65,6 +65,7 @@ def test_ci_lints_tests_and_runs_the_integration_suite_on_311_to_313() -> None:
     ci = jobs("ci.yml")
     assert set(ci) == {"lint", "tests", "integration"}
     lint = ["ruff check .", "ruff format --check .", "scripts/typecheck", "scripts/check-ranges"]
+    lint.append("scripts/docs")
     for command in lint:
         assert command in ci["lint"], command
     assert "uv lock --check" in ci["lint"]
@@ -130,3 +131,18 @@ def test_a_tag_that_does_not_match_the_tree_stops_the_release(tmp_path: Path) ->
     code, outputs, log = split_tag("karni-nope-v0.1.0", tmp_path)
     assert (code, outputs) == (1, {})
     assert "::error::tag karni-nope-v0.1.0 names no package" in log
+
+
+def test_docs_publishes_the_strict_build_and_only_deploy_may_write_pages() -> None:
+    assert "branches: [main]" in header("docs.yml")
+    assert "permissions:\n  contents: read" in header("docs.yml")
+    docs = jobs("docs.yml")
+    assert set(docs) == {"build", "deploy"}
+    assert "uv sync --all-packages --locked" in docs["build"]
+    assert re.search(r"^\s*- run: scripts/docs build ", docs["build"], re.MULTILINE)
+    assert "actions/upload-pages-artifact@" in docs["build"]
+    assert "needs: [build]" in docs["deploy"]
+    assert "actions/checkout" not in docs["deploy"], "deploy publishes the built artifact"
+    for name, job in docs.items():
+        may_write = "id-token: write" in job and "pages: write" in job
+        assert may_write == (name == "deploy"), name

@@ -172,13 +172,14 @@ class Journey:
         )
         self.scenario = Scenario(work=work)
 
-    def pipx(self, *args: str) -> None:
+    def pipx(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         command = [*self.offline, *self.pipx_command, *args]
         result = subprocess.run(
             command, env=self.pipx_env, capture_output=True, text=True, check=False, timeout=300
         )
-        if result.returncode != 0:
+        if check and result.returncode != 0:
             raise AssertionError(f"`pipx {' '.join(args)}` failed:\n{result.stderr}")
+        return result
 
     def karni(self, step: str, cwd: Path, *args: str) -> tuple[int, str, str]:
         result = subprocess.run(

@@ -184,3 +184,68 @@ def test_a_failure_midway_leaves_nothing(tmp_path: Path, capsys, monkeypatch) ->
 def test_help(capsys) -> None:
     code, out, _ = karni(capsys, "new", "--help")
     assert code == 0 and out.startswith("usage: karni new NAME")
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and ".karni" not in path.parts
+    }
+
+
+def test_example_is_the_bundled_example_project(tmp_path: Path, capsys, monkeypatch) -> None:
+    from .conftest import EXAMPLE
+
+    code, out, err = karni(capsys, "new", "site", "--example")
+    assert (code, err) == (0, "")
+    expected = files_of(EXAMPLE)
+    assert out == (
+        f"created site/ ({len(expected)} files)\n"
+        "next: cd site && karni context --with-history apps/events/models.py && karni rules\n"
+    )
+    root = tmp_path / "site"
+    assert files_of(root) == expected
+    assert os.access(root / "manage.py", os.X_OK)
+    monkeypatch.chdir(root)
+    assert karni(capsys, "rules", "sync", "--check") == (0, "adapters are up to date\n", "")
+    code, out, _ = karni(capsys, "context")
+    assert code == 0 and "MODELS: Venue(name,address,capacity) Event(" in out
+
+
+def test_example_with_the_adr_provider_shows_a_brief(tmp_path: Path, run_cli) -> None:
+    made = run_cli("new", "--example", "site", cwd=tmp_path)
+    assert (made.returncode, made.stderr) == (0, "")
+    done = run_cli(
+        "context",
+        "--with-history",
+        "apps/events/models.py",
+        cwd=tmp_path / "site",
+        env={"KARNI_HISTORY_PROVIDERS": "adr"},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "HISTORY: apps/events/models.py (adr)\n" in done.stdout
+    assert "- ADR 2: Hard-delete events with ON DELETE CASCADE (superseded by ADR 4" in done.stdout
+
+
+def test_example_refuses_a_non_empty_folder(tmp_path: Path, capsys) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "notes.txt").write_text("mine\n")
+    code, out, err = karni(capsys, "new", "site", "--example")
+    assert (code, out) == (1, "")
+    assert err.startswith("karni: site is not empty; ")
+    assert tree(tmp_path / "site") == ["notes.txt"]
+
+
+def test_a_missing_example_is_a_clear_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    from karni.cli import scaffold
+
+    monkeypatch.setattr(scaffold, "EXAMPLE_DIR", str(tmp_path / "gone"))
+    monkeypatch.setattr(scaffold, "_CHECKOUT_EXAMPLE", str(tmp_path / "gone"))
+    code, out, err = karni(capsys, "new", "site", "--example")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"karni: this karni-cli has no example project ({tmp_path / 'gone'} is missing); "
+        "reinstall it, e.g. `pipx reinstall karni-cli`\n"
+    )
+    assert entries(tmp_path) == []

@@ -1,5 +1,10 @@
 """Creating a new Karni project from the templates in ``karni/cli/templates/project/``.
 
+``karni new NAME --example`` creates the bundled example project instead,
+from ``karni/cli/templates/example/``: the repository's ``examples/eventsite``,
+which the wheel's build hook (``packages/karni-cli/hatch_build.py``) encodes
+the same way; in a source checkout that folder is read as it is.
+
 The project is built whole in a hidden staging folder next to (or inside) the
 target and moved into place at the end, so a failure leaves nothing behind.
 Template files end in ``.tmpl``; a path part ``dot-x`` becomes ``.x``, and
@@ -14,10 +19,25 @@ import os
 
 from karni.cli.errors import KarniError
 
-__all__ = ["TEMPLATE_DIR", "create_project", "project_files", "valid_name"]
+__all__ = [
+    "EXAMPLE_DIR",
+    "TEMPLATE_DIR",
+    "create_project",
+    "example_files",
+    "project_files",
+    "valid_name",
+]
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(__file__), "templates", "project")
 """The project template, shipped inside the package."""
+
+EXAMPLE_DIR = os.path.join(os.path.dirname(__file__), "templates", "example")
+"""The example project, shipped inside the wheel (not present in a source checkout)."""
+
+_CHECKOUT_EXAMPLE = os.path.join(
+    os.path.dirname(__file__), *[os.pardir] * 5, "examples", "eventsite"
+)
+"""``examples/eventsite`` of the repository, seen from ``packages/karni-cli/src/karni/cli``."""
 
 _EXECUTABLE = {"manage.py"}
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
@@ -30,20 +50,61 @@ def valid_name(name: str) -> bool:
 
 def project_files(name: str) -> list[tuple[str, str]]:
     """The template's files for project ``name``: (project-relative POSIX path, text), sorted."""
+    return [(path, text.replace("{{name}}", name)) for path, text in _template_files(TEMPLATE_DIR)]
+
+
+def example_files() -> list[tuple[str, str]]:
+    """The example project's files: (project-relative POSIX path, text), sorted.
+
+    Raises:
+        KarniError: This installation carries no example (a broken install).
+    """
+    if os.path.isdir(EXAMPLE_DIR):
+        return _template_files(EXAMPLE_DIR)
+    if os.path.isfile(os.path.join(_CHECKOUT_EXAMPLE, "manage.py")):
+        return _plain_files(os.path.normpath(_CHECKOUT_EXAMPLE))
+    raise KarniError(
+        f"this karni-cli has no example project ({EXAMPLE_DIR} is missing); "
+        f"reinstall it, e.g. `pipx reinstall karni-cli`"
+    )
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def _plain_files(root: str) -> list[tuple[str, str]]:
+    """Every file under ``root`` as it is, without caches and Karni's local state."""
     files = []
-    for folder, subfolders, filenames in os.walk(TEMPLATE_DIR):
+    local_state = os.path.join(root, ".karni", "local")
+    for folder, subfolders, filenames in os.walk(root):
+        subfolders[:] = [
+            name
+            for name in subfolders
+            if name != "__pycache__" and os.path.join(folder, name) != local_state
+        ]
+        for filename in filenames:
+            source = os.path.join(folder, filename)
+            relative = os.path.relpath(source, root).replace(os.sep, "/")
+            files.append((relative, _read(source)))
+    return sorted(files)
+
+
+def _template_files(template: str) -> list[tuple[str, str]]:
+    """A template folder's files, decoded (``.tmpl`` dropped, ``dot-x`` → ``.x``), sorted."""
+    files = []
+    for folder, subfolders, filenames in os.walk(template):
         subfolders.sort()
         for filename in sorted(filenames):
             if not filename.endswith(".tmpl"):
                 continue
             source = os.path.join(folder, filename)
-            relative = os.path.relpath(source, TEMPLATE_DIR).replace(os.sep, "/")[: -len(".tmpl")]
+            relative = os.path.relpath(source, template).replace(os.sep, "/")[: -len(".tmpl")]
             parts = [
                 "." + part[4:] if part.startswith("dot-") else part for part in relative.split("/")
             ]
-            with open(source, encoding="utf-8", newline="") as handle:
-                text = handle.read()
-            files.append(("/".join(parts), text.replace("{{name}}", name)))
+            files.append(("/".join(parts), _read(source)))
     return sorted(files)
 
 
@@ -53,12 +114,12 @@ def _umask() -> int:
     return mask
 
 
-def _build(staging: str, name: str) -> list[str]:
+def _build(staging: str, name: str, example: bool) -> list[str]:
     from karni.agent.common.files import write_atomic
     from karni.cli.rules.adapters import sync
 
     written = []
-    for relative, text in project_files(name):
+    for relative, text in example_files() if example else project_files(name):
         full = os.path.join(staging, *relative.split("/"))
         write_atomic(full, text, within=staging)
         if relative in _EXECUTABLE:
@@ -73,8 +134,10 @@ def _build(staging: str, name: str) -> list[str]:
     return sorted(written)
 
 
-def create_project(target: str) -> tuple[str, list[str]]:
+def create_project(target: str, *, example: bool = False) -> tuple[str, list[str]]:
     """Create a Karni project in the folder ``target`` (new, or existing and empty).
+
+    With ``example``, the project is a copy of the bundled example project.
 
     Returns:
         The project's absolute path and its files (project-relative POSIX paths).
@@ -93,7 +156,7 @@ def create_project(target: str) -> tuple[str, list[str]]:
     )
     moved: list[str] = []
     try:
-        files = _build(staging, name)
+        files = _build(staging, name, example)
         _move_into_place(staging, path, existing, moved)
     except BaseException as error:
         _undo(staging, path, moved)

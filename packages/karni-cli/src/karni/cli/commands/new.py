@@ -13,17 +13,23 @@ __all__ = ["SUMMARY", "run"]
 SUMMARY = "create a Karni project in a new folder"
 
 USAGE = """\
-usage: karni new NAME
+usage: karni new NAME [--example]
 
 Create a Karni project (Django + React) in the folder NAME, which must be new
 or empty: manage.py, config/, apps/, frontend/src/pages/, karni.rules.py,
 .karni/config.toml, README.md, .gitignore and the agent adapters.
 
 options:
+  --example   create the bundled example project instead: an event site with
+              models, viewsets, pages and Architecture Decision Records in
+              doc/adr/, to try `karni context --with-history` on
   -h, --help  show this help
 """
 
-FLAGS = {"help": ("-h", "--help")}
+FLAGS = {"help": ("-h", "--help"), "example": ("--example",)}
+
+EXAMPLE_FILE = "apps/events/models.py"
+"""The example's file with the richest history: what ``next:`` suggests asking about."""
 
 
 def run(argv: list[str]) -> int:
@@ -42,12 +48,13 @@ def run(argv: list[str]) -> int:
 
     from karni.cli.scaffold import create_project
 
-    path, files = create_project(positional[0])
+    path, files = create_project(positional[0], example=flags["example"])
     relative = os.path.relpath(path)
     shown = path if relative.startswith("..") else relative
     print(f"created {shown}/ ({len(files)} files)")
+    then = f"karni context --with-history {EXAMPLE_FILE}" if flags["example"] else "karni context"
     if shown == ".":
-        print("next: karni context && karni rules")
+        print(f"next: {then} && karni rules")
     else:
-        print(f"next: cd {shlex.quote(shown)} && karni context && karni rules")
+        print(f"next: cd {shlex.quote(shown)} && {then} && karni rules")
     return 0
