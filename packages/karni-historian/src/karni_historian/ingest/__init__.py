@@ -227,15 +227,17 @@ def ingest(
     progress = progress_for(total, progress_stream) if progress_stream is not None else None
     report = IngestReport()
     sink = Sink(store, root)
+    reported: set[str] = set()  # a subagent file read with its session is not listed again
     try:
         for key, kind, stat in work:
             if kind in STORE_KINDS:
                 file_report: FileReport | None = _ingest_store(sink, key, kind)
             else:
                 file_report = _ingest_file(store, sink, key, kind, stat, progress)
-            if file_report is not None:
+            if file_report is not None and file_report.path not in reported:
                 report.files.append(file_report)
             report.files.extend(sink.side_reports)
+            reported.update(file.path for file in sink.side_reports)
             sink.side_reports.clear()
     finally:
         if progress is not None:
