@@ -43,6 +43,7 @@ __all__ = ["ClaudeCodeAgentReader", "ClaudeCodeReader"]
 
 KIND = "claude-code"
 _TITLE_FIELDS = {"custom-title": ("customTitle", 4), "ai-title": ("aiTitle", 3)}
+_SUMMARY_LIMIT = 256
 _READ_TOOLS = frozenset({"Read"})
 _EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "NotebookEdit", "Write"})
 
@@ -93,6 +94,7 @@ class ClaudeCodeReader:
         self._writer: SessionWriter | None = None
         self._sidechains = SidechainOwners()
         self._linked: list[tuple[str, str]] = []
+        self._summaries: dict[str, str] = {}
 
     def writer(self, cwd: str | None = None) -> SessionWriter:
         """The session's writer, created on first use."""
@@ -120,6 +122,9 @@ class ClaudeCodeReader:
             raise ValueError("a user or assistant record without a message object")
         agent = self.agent_of(record)
         uuid = record.get("uuid")
+        if uuid in self._summaries and agent is None:
+            self.writer(_string(record, "cwd"))
+            self.sink.store.set_title(self.session_id, self._summaries.pop(uuid), 2)
         if isinstance(uuid, str) and uuid and not self.sink.store.first_sighting(f"cc:{uuid}"):
             return
         if agent is not None and agent.ignored:
@@ -138,9 +143,16 @@ class ClaudeCodeReader:
     def _title(self, record: dict[str, Any], kind: str) -> None:
         field, rank = _TITLE_FIELDS.get(kind, ("summary", 2))
         title = record.get(field)
-        if isinstance(title, str):
-            self.writer()
-            self.sink.store.set_title(self.session_id, title, rank)
+        if not isinstance(title, str):
+            return
+        if kind == "summary":
+            # A summary names the session its leaf record is in, often another one.
+            leaf = record.get("leafUuid")
+            if isinstance(leaf, str) and len(self._summaries) < _SUMMARY_LIMIT:
+                self._summaries[leaf] = title
+            return
+        self.writer()
+        self.sink.store.set_title(self.session_id, title, rank)
 
     def _queued_prompt(self, record: dict[str, Any]) -> None:
         """A prompt typed while the agent was busy, recorded as an attachment."""
