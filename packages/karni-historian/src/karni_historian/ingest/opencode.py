@@ -77,11 +77,10 @@ def find_sources(extra: str | None = None) -> list[str]:
     return databases + folders
 
 
-def _inside(directory: str | None, roots: tuple[str, ...]) -> bool:
-    if not directory:
-        return False
-    directory = os.path.normpath(directory)
-    return any(directory == r or directory.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+def _in_project(root: str, directory: str | None) -> bool:
+    from karni.agent.common.paths import project_relative
+
+    return bool(directory) and project_relative(root, directory or "") is not None
 
 
 def ingest_source(sink: Sink, path: str, report: FileReport) -> None:
@@ -110,7 +109,7 @@ def ingest_source(sink: Sink, path: str, report: FileReport) -> None:
             if session.parent in known:
                 children.setdefault(session.parent or "", []).append(session.id)
         for session in sessions:
-            if session.parent not in known and _inside(session.directory, sink.roots):
+            if session.parent not in known and _in_project(sink.root, session.directory):
                 _import_session(sink, store, path, session, children, report)
     finally:
         store.close()

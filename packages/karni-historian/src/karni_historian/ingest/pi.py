@@ -132,11 +132,10 @@ def sniff(record: dict[str, Any]) -> bool:
     )
 
 
-def _inside(cwd: Any, roots: set[str]) -> bool:
-    if not isinstance(cwd, str) or not cwd:
-        return False
-    cwd = os.path.normpath(cwd)
-    return any(cwd == root or cwd.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+def _in_project(root: str, cwd: Any) -> bool:
+    from karni.agent.common.paths import project_relative
+
+    return isinstance(cwd, str) and bool(cwd) and project_relative(root, cwd) is not None
 
 
 def _jsonl_files(folder: str, depth: int) -> list[str]:
@@ -169,7 +168,7 @@ def find_files(root: str) -> list[str]:
     found: list[str] = []
     for path in candidates:
         header = read_header(path)
-        if header is not None and _inside(header.get("cwd"), roots) and path not in found:
+        if header is not None and _in_project(root, header.get("cwd")) and path not in found:
             found.append(path)
     return sorted(found)
 
