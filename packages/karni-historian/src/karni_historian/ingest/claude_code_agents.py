@@ -93,14 +93,9 @@ def agent_files(session_path: str, session_id: str) -> list[str]:
 
 def meta_call_id(agent_path: str) -> str | None:
     """The ``toolUseId`` in the subagent's ``.meta.json``, when there is one."""
-    import json
+    from karni_historian.ingest.reader import read_json_object
 
-    meta = agent_path[: -len(".jsonl")] + ".meta.json"
-    try:
-        with open(meta, "rb") as handle:
-            data = json.loads(handle.read(_META_LIMIT))
-    except (OSError, ValueError):
-        return None
+    data = read_json_object(agent_path[: -len(".jsonl")] + ".meta.json", _META_LIMIT)
     call_id = data.get("toolUseId") if isinstance(data, dict) else None
     return call_id if isinstance(call_id, str) and call_id else None
 

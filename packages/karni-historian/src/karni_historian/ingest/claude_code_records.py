@@ -32,6 +32,7 @@ from karni_historian.ingest.claude_code_agents import (
     starts_warmup,
 )
 from karni_historian.ingest.claude_code_prompts import classify
+from karni_historian.ingest.sink import call_part
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -209,13 +210,7 @@ class ClaudeCodeReader:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 parts.append({"type": "text", "text": block["text"]})
             elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-                part: dict[str, Any] = {
-                    "type": "tool",
-                    "name": block["name"],
-                    "input": block.get("input"),
-                }
-                if isinstance(block.get("id"), str):
-                    part["call_id"] = block["id"]
+                part = call_part(block["name"], block.get("input"), block.get("id"))
                 if agent is not None:
                     part["metadata"] = {"subagent": agent.owner}
                 parts.append(part)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from karni_historian.ingest.sink import call_part
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -73,12 +75,10 @@ def _compact(value: Any) -> str:
 def _tool_part(data: dict[str, Any], owner: str | None) -> dict[str, Any]:
     state = _object(data.get("state"))
     status = state.get("status")
-    part: dict[str, Any] = {"type": "tool", "name": data["tool"], "input": state.get("input")}
+    part = call_part(data["tool"], state.get("input"), data.get("callID"))
     result = state.get("output") if status == "completed" else state.get("error")
     if status in _FINAL and result is not None:
         part["output"] = result if isinstance(result, str) else _compact(result)
-    if isinstance(data.get("callID"), str) and data["callID"]:
-        part["call_id"] = data["callID"]
     if status == "error":
         part["is_error"] = True
     if owner is not None:

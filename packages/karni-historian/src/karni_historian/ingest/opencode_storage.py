@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import os
 
+from karni_historian.ingest.reader import read_json_object
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DatabaseStore", "FileStore", "SessionRow", "StoreProblem", "open_store"]
 
-_JSON_LIMIT = 64 << 20
 _BUSY_SECONDS = 2.0
 
 
@@ -47,15 +48,6 @@ class SessionRow:
         self.parent = parent
         self.directory = directory
         self.title = title
-
-
-def _read_json(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read(_JSON_LIMIT))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _listdir(folder: str, suffix: str = ".json") -> list[str]:
@@ -89,7 +81,7 @@ class FileStore:
             return rows
         for project in projects:
             for name in _listdir(os.path.join(root, project)):
-                data = _read_json(os.path.join(root, project, name)) or {}
+                data = read_json_object(os.path.join(root, project, name)) or {}
                 rows.append(
                     SessionRow(
                         name[: -len(".json")],
@@ -121,12 +113,14 @@ class FileStore:
 
     def message(self, session_id: str, message_id: str) -> dict[str, Any] | None:
         """One message's info object."""
-        return _read_json(os.path.join(self.folder, "message", session_id, f"{message_id}.json"))
+        return read_json_object(
+            os.path.join(self.folder, "message", session_id, f"{message_id}.json")
+        )
 
     def parts(self, session_id: str, message_id: str) -> list[dict[str, Any]]:
         """One message's parts in order."""
         folder = os.path.join(self.folder, "part", message_id)
-        found = (_read_json(os.path.join(folder, name)) for name in _listdir(folder))
+        found = (read_json_object(os.path.join(folder, name)) for name in _listdir(folder))
         return [part for part in found if part is not None]
 
 

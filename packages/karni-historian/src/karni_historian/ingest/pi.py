@@ -72,13 +72,9 @@ def folder_name(cwd: str) -> str:
 
 def _setting(path: str) -> str | None:
     """The ``sessionDir`` of a Pi ``settings.json``, resolved against its folder."""
-    import json
+    from karni_historian.ingest.reader import read_json_object
 
-    try:
-        with open(path, "rb") as handle:
-            settings = json.loads(handle.read(_HEADER_LIMIT))
-    except (OSError, ValueError):
-        return None
+    settings = read_json_object(path, _HEADER_LIMIT)
     value = settings.get("sessionDir") if isinstance(settings, dict) else None
     if not isinstance(value, str) or not value.strip():
         return None
@@ -301,6 +297,8 @@ class PiReader:
             self.sink.store.set_title(self.session_id, texts[0], 1)
 
     def _assistant(self, message: dict[str, Any], timestamp: str | None) -> None:
+        from karni_historian.ingest.sink import call_part
+
         content = message.get("content")
         if not isinstance(content, list):
             raise ValueError("a Pi assistant message whose content is not a list")
@@ -312,14 +310,7 @@ class PiReader:
                 if block["text"].strip():
                     parts.append({"type": "text", "text": block["text"]})
             elif block.get("type") == "toolCall" and isinstance(block.get("name"), str):
-                part: dict[str, Any] = {
-                    "type": "tool",
-                    "name": block["name"],
-                    "input": block.get("arguments"),
-                }
-                if isinstance(block.get("id"), str) and block["id"]:
-                    part["call_id"] = block["id"]
-                parts.append(part)
+                parts.append(call_part(block["name"], block.get("arguments"), block.get("id")))
         if not parts:
             return
         writer = self.writer()

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "iso_from_millis"]
+__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "call_part", "iso_from_millis"]
 
 FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
@@ -250,3 +250,11 @@ def iso_from_millis(millis: float) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def call_part(name: str, tool_input: Any, call_id: Any) -> dict[str, Any]:
+    """The stored part of a tool call; its output is attached when its result comes."""
+    part: dict[str, Any] = {"type": "tool", "name": name, "input": tool_input}
+    if isinstance(call_id, str) and call_id:
+        part["call_id"] = call_id
+    return part
