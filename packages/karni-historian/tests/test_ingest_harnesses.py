@@ -498,3 +498,27 @@ def test_from_a_claude_code_folder_reads_subagents_into_their_session(project, t
     stored = Stored(project)
     assert list(stored.sessions) == [CC3]
     assert stored.edited(CC3) == {"app/pricing.py", "notes/pricing.ipynb", "docs/pricing.md"}
+
+
+def test_from_an_opencode_folder_or_database(project, tmp_path):
+    rows = opencode_rows(project)
+    storage = install_opencode_files(project, [dict(row) for row in rows])
+    moved = tmp_path / "export" / "storage"
+    moved.parent.mkdir()
+    shutil.move(str(storage), moved)
+    report = check_twice(project, [str(moved.parent)])
+    assert [(f.path, f.kind) for f in report.files] == [(str(moved), "opencode")]
+    database = install_opencode_db(project, [dict(row) for row in rows])
+    report = run(project, [str(database)])
+    assert [(f.path, f.kind, f.added) for f in report.files] == [(str(database), "opencode", 0)]
+
+
+def test_pi_session_dir_setting_of_the_project(project, tmp_path):
+    chosen = tmp_path / "kept-sessions"
+    (chosen / "2026").mkdir(parents=True)
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text(json.dumps({"sessionDir": str(chosen)}))
+    text = _placed((FIXTURES / "pi_v3.jsonl").read_text(), project)
+    (chosen / "2026" / "2026-04-20T09-00-00-000Z_x.jsonl").write_text(text)
+    check_twice(project)
+    assert list(Stored(project).sessions) == ["019daa1e-3680-7d10-9e2f-5a6b7c8d9e0f"]
