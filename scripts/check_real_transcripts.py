@@ -106,33 +106,37 @@ def claude_prompt(record: dict) -> str | None:
     return None
 
 
+def claude_edit(record: dict, block: dict, call: tuple[str, dict], root: str) -> str | None:
+    """The project file a successful edit-tool call changed, from its result record."""
+    name, tool_input = call
+    failed = block.get("is_error") or isinstance(record.get("toolUseResult"), str)
+    raw = tool_input.get("file_path") or tool_input.get("notebook_path")
+    if name not in EDIT_TOOLS or failed or not raw:
+        return None
+    return relative(raw, record.get("cwd", root), root)
+
+
 def claude_expected(files: list[Path], root: str) -> Expected:
     expected = Expected()
     calls: dict[str, tuple[str, dict]] = {}
     for path in files:
-        records = jsonl(path)
+        records = [r for r in jsonl(path) if isinstance(r.get("message"), dict)]
         first = next((r for r in records if r.get("type") == "user"), None)
         if first and first.get("isSidechain") and first["message"].get("content") == "Warmup":
             continue
         for record in records:
-            if record.get("type") == "user" and isinstance(record.get("message"), dict):
+            if record.get("type") == "user":
                 prompt = claude_prompt(record) if path is files[0] else None
-                if prompt:
-                    expected.prompts.append(prompt)
+                expected.prompts += [prompt] if prompt else []
                 for block in _blocks(record):
-                    if block.get("type") == "tool_result" and block.get("tool_use_id") in calls:
-                        name, tool_input = calls[block["tool_use_id"]]
-                        failed = block.get("is_error") or isinstance(
-                            record.get("toolUseResult"), str
-                        )
-                        raw = tool_input.get("file_path") or tool_input.get("notebook_path")
-                        if name in EDIT_TOOLS and not failed and raw:
-                            rel = relative(raw, record.get("cwd", root), root)
-                            if rel:
-                                expected.edited.add(rel)
-            elif record.get("type") == "assistant" and isinstance(record.get("message"), dict):
-                if record["message"].get("model") == "<synthetic>":
-                    continue
+                    call = calls.get(block.get("tool_use_id", ""))
+                    edited = claude_edit(record, block, call, root) if call else None
+                    if block.get("type") == "tool_result" and edited:
+                        expected.edited.add(edited)
+            elif (
+                record.get("type") == "assistant"
+                and record["message"].get("model") != "<synthetic>"
+            ):
                 for block in _blocks(record):
                     if block.get("type") == "tool_use":
                         expected.calls.add(block["id"])
@@ -311,76 +315,91 @@ def stored(root: str) -> tuple[list[str], dict[str, Expected]]:
     return sessions, found
 
 
+def isolated_env(work: str) -> dict[str, str]:
+    """An environment whose harness folders are all empty folders under ``work``."""
+    env = {**os.environ, "HOME": os.path.join(work, "home")}
+    for variable, folder in (
+        ("CLAUDE_CONFIG_DIR", "claude"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("PI_CODING_AGENT_DIR", "pi"),
+    ):
+        env[variable] = os.path.join(work, folder)
+    env.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    env.pop("OPENCODE_DB", None)
+    return env
+
+
+def run_commands(root: str, env: dict[str, str]) -> list[str]:
+    """Ingest twice, then read the store back; the failures seen on the way."""
+    failures: list[str] = []
+    outputs: list[str] = []
+    for attempt in (1, 2):
+        code, out, err = historian(["ingest"], root, env)
+        outputs += [out, err]
+        if code != 0 or "Traceback" in err:
+            failures.append(f"ingest run {attempt} exited {code}: {err.strip()[-300:]}")
+        if "malformed" in out + err:
+            failures.append(f"ingest run {attempt} reported malformed lines: {err.strip()}")
+        if attempt == 2 and ": 0 new message(s)" not in out:
+            failures.append(f"the second ingest added messages: {out.strip()}")
+    for args in (["sessions"], ["status"], ["expand", "1", "5"]):
+        outputs += historian(args, root, env)[1:]
+    if any(CONTROL.search(text) for text in outputs):
+        failures.append("an output carries control characters")
+    return failures
+
+
+def first_difference(got: list[str], expected: list[str]) -> str:
+    pairs = enumerate(zip(got, expected, strict=False))
+    at = next((i for i, (a, b) in pairs if a != b), min(len(got), len(expected)))
+    return (
+        f"prompts differ from number {at + 1} on ({len(got)} stored, {len(expected)} "
+        f"expected): {got[at : at + 1]!r:.200} != {expected[at : at + 1]!r:.200}"
+    )
+
+
+def compare(sessions: list[str], got: Expected, expected: Expected) -> list[str]:
+    """What the store holds against what the raw files say it must."""
+    failures: list[str] = []
+    if len(sessions) != 1:
+        failures.append(f"{len(sessions)} sessions stored, expected 1: {sessions}")
+    if got.prompts != expected.prompts:
+        failures.append(first_difference(got.prompts, expected.prompts))
+    if got.calls != expected.calls:
+        missing, extra = expected.calls - got.calls, got.calls - expected.calls
+        failures.append(f"tool calls: {len(missing)} missing, {len(extra)} extra")
+    if got.edited != expected.edited:
+        failures.append(
+            f"edited files: missing {sorted(expected.edited - got.edited)}, "
+            f"extra {sorted(got.edited - expected.edited)}"
+        )
+    return failures
+
+
 def check_case(name: str, recorded: str, files: list[Path], harness: str) -> list[str]:
+    """Install one transcript for a fresh project, run the commands, compare; print a line."""
     install, count = {
         "claude-code": (install_claude, claude_expected),
         "pi": (install_pi, pi_expected),
         "opencode": (install_opencode, opencode_expected),
     }[harness]
-    failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="karni-real-") as work:
         root = os.path.join(work, "project")
         os.makedirs(root)
         Path(root, "manage.py").write_text("")
-        env = {**os.environ, "HOME": os.path.join(work, "home")}
-        for variable, folder in (
-            ("CLAUDE_CONFIG_DIR", "claude"),
-            ("XDG_CONFIG_HOME", "config"),
-            ("XDG_DATA_HOME", "data"),
-            ("PI_CODING_AGENT_DIR", "pi"),
-        ):
-            env[variable] = os.path.join(work, folder)
-        env.pop("PI_CODING_AGENT_SESSION_DIR", None)
-        env.pop("OPENCODE_DB", None)
+        env = isolated_env(work)
         install(files, recorded, root, env)
-        outputs = []
-        for attempt in (1, 2):
-            code, out, err = historian(["ingest"], root, env)
-            outputs += [out, err]
-            if code != 0 or "Traceback" in err:
-                failures.append(f"ingest run {attempt} exited {code}: {err.strip()[-300:]}")
-            if "malformed" in out + err:
-                failures.append(f"ingest run {attempt} reported malformed lines: {err.strip()}")
-            if attempt == 2 and ": 0 new message(s)" not in out:
-                failures.append(f"the second ingest added messages: {out.strip()}")
-        for args in (["sessions"], ["status"], ["expand", "1", "5"]):
-            code, out, err = historian(args, root, env)
-            outputs += [out, err]
-        if any(CONTROL.search(text) for text in outputs):
-            failures.append("an output carries control characters")
+        failures = run_commands(root, env)
         sessions, found = stored(root)
         expected = count(files, recorded)
         expected.prompts = [prompt.replace(recorded, root) for prompt in expected.prompts]
-        if len(sessions) != 1:
-            failures.append(f"{len(sessions)} sessions stored, expected 1: {sessions}")
         got = found[sessions[0]] if sessions else Expected()
-        if got.prompts != expected.prompts:
-            first = next(
-                (
-                    i
-                    for i, pair in enumerate(zip(got.prompts, expected.prompts, strict=False))
-                    if len(set(pair)) > 1
-                ),
-                min(len(got.prompts), len(expected.prompts)),
-            )
-            failures.append(
-                f"prompts differ from number {first + 1} on "
-                f"({len(got.prompts)} stored, {len(expected.prompts)} expected): "
-                f"{got.prompts[first : first + 1]!r:.200} != "
-                f"{expected.prompts[first : first + 1]!r:.200}"
-            )
-        if got.calls != expected.calls:
-            missing, extra = expected.calls - got.calls, got.calls - expected.calls
-            failures.append(f"tool calls: {len(missing)} missing, {len(extra)} extra")
-        if got.edited != expected.edited:
-            failures.append(
-                f"edited files: missing {sorted(expected.edited - got.edited)}, "
-                f"extra {sorted(got.edited - expected.edited)}"
-            )
-        summary = (
-            f"{len(expected.prompts)} prompt(s), {len(expected.calls)} tool call(s), "
-            f"{len(expected.edited)} edited file(s)"
-        )
+        failures += compare(sessions, got, expected)
+    summary = (
+        f"{len(expected.prompts)} prompt(s), {len(expected.calls)} tool call(s), "
+        f"{len(expected.edited)} edited file(s)"
+    )
     print(f"{'FAIL' if failures else 'ok  '} {name}: {summary}")
     for failure in failures:
         print(f"     - {failure}")
