@@ -522,3 +522,87 @@ def test_pi_session_dir_setting_of_the_project(project, tmp_path):
     (chosen / "2026" / "2026-04-20T09-00-00-000Z_x.jsonl").write_text(text)
     check_twice(project)
     assert list(Stored(project).sessions) == ["019daa1e-3680-7d10-9e2f-5a6b7c8d9e0f"]
+
+
+def test_pi_subagent_extension_work_is_stored_with_its_call(project):
+    path = install_pi(project, 3)
+    nested_call = {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "toolCall",
+                "id": "toolu_child_edit",
+                "name": "edit",
+                "arguments": {"path": "docs/theme.md", "edits": [{"oldText": "a", "newText": "b"}]},
+            }
+        ],
+        "stopReason": "toolUse",
+        "timestamp": 1763681800000,
+    }
+    nested_result = {
+        "role": "toolResult",
+        "toolCallId": "toolu_child_edit",
+        "toolName": "edit",
+        "content": [{"type": "text", "text": "Successfully replaced text in docs/theme.md."}],
+        "isError": False,
+        "timestamp": 1763681801000,
+    }
+    call = {
+        "type": "message",
+        "id": "0000aaa1",
+        "parentId": None,
+        "timestamp": "2025-11-20T23:36:00.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "toolCall",
+                    "id": "toolu_subagent",
+                    "name": "subagent",
+                    "arguments": {"agent": "writer", "task": "Document the theme"},
+                }
+            ],
+            "stopReason": "toolUse",
+            "timestamp": 1763681790000,
+        },
+    }
+    result = {
+        "type": "message",
+        "id": "0000aaa2",
+        "parentId": "0000aaa1",
+        "timestamp": "2025-11-20T23:36:30.000Z",
+        "message": {
+            "role": "toolResult",
+            "toolCallId": "toolu_subagent",
+            "toolName": "subagent",
+            "content": [{"type": "text", "text": "Documented."}],
+            "details": {
+                "results": [
+                    {
+                        "agent": "writer",
+                        "messages": [
+                            {
+                                "role": "user",
+                                "content": "Document the theme",
+                                "timestamp": 1763681795000,
+                            },
+                            nested_call,
+                            nested_result,
+                        ],
+                    }
+                ]
+            },
+            "isError": False,
+            "timestamp": 1763681830000,
+        },
+    }
+    with path.open("a") as handle:
+        handle.write(json.dumps(call) + "\n" + json.dumps(result) + "\n")
+    check_twice(project)
+    stored = Stored(project)
+    [session_id] = stored.sessions
+    calls = {c.call_id: c for c in stored.calls(session_id)}
+    assert calls["toolu_child_edit"].metadata == {"subagent": "toolu_subagent"}
+    assert calls["toolu_child_edit"].output == "Successfully replaced text in docs/theme.md."
+    assert "docs/theme.md" in stored.edited(session_id)
+    assert "Document the theme" not in stored.prompts(session_id)

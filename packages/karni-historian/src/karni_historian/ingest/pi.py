@@ -16,9 +16,12 @@ ids), 2 (entries form a tree) and 3 (``hookMessage`` renamed ``custom``).
 text and ``toolCall`` blocks its answer and calls, a ``toolResult`` is attached
 to its call and kept as a user message carrying a copy of the call (as for
 Claude Code), and a ``bashExecution`` (a command the user ran with ``!``) is a
-user message holding that command as a call. ``session_info`` names the
-session. Thinking, images, extension entries, model and thinking-level changes,
-labels, compaction and branch summaries are skipped.
+user message holding that command as a call. A subagent run by an extension
+writes no file of its own; its messages, returned in the result's
+``details.results[].messages``, follow the result, marked with the call.
+``session_info`` names the session. Thinking, images, extension entries,
+model and thinking-level changes, labels, compaction and branch summaries are
+skipped.
 
 Pi rewrites a file when it migrates it to a newer version, giving version-1
 entries new ids, and copies entries with their ids into a forked session. So
@@ -56,6 +59,7 @@ _HEADER_LIMIT = 1 << 16
 _WALK_DEPTH = 4
 _WALK_FILES = 20_000
 _EDIT_TOOLS = frozenset({"edit", "write"})
+_SUBAGENT_DEPTH = 4
 
 
 def agent_dir() -> str:
@@ -296,7 +300,9 @@ class PiReader:
             writer.titled = True
             self.sink.store.set_title(self.session_id, texts[0], 1)
 
-    def _assistant(self, message: dict[str, Any], timestamp: str | None) -> None:
+    def _assistant(
+        self, message: dict[str, Any], timestamp: str | None, owner: str | None = None
+    ) -> None:
         from karni_historian.ingest.sink import call_part
 
         content = message.get("content")
@@ -310,7 +316,10 @@ class PiReader:
                 if block["text"].strip():
                     parts.append({"type": "text", "text": block["text"]})
             elif block.get("type") == "toolCall" and isinstance(block.get("name"), str):
-                parts.append(call_part(block["name"], block.get("arguments"), block.get("id")))
+                part = call_part(block["name"], block.get("arguments"), block.get("id"))
+                if owner is not None:
+                    part["metadata"] = {"subagent": owner}
+                parts.append(part)
         if not parts:
             return
         writer = self.writer()
@@ -319,7 +328,7 @@ class PiReader:
             if part.get("call_id"):
                 writer.record_call(part["call_id"], ordinal)
 
-    def _tool_result(self, message: dict[str, Any], timestamp: str | None) -> None:
+    def _tool_result(self, message: dict[str, Any], timestamp: str | None, depth: int = 0) -> None:
         call_id = message.get("toolCallId")
         call_id = call_id if isinstance(call_id, str) else ""
         output = "\n".join(_texts(message.get("content")))
@@ -336,6 +345,8 @@ class PiReader:
         if found is not None:
             part["name"] = found[1].get("name", part["name"])
             part["input"] = found[1].get("input")
+            if found[1].get("metadata"):
+                part["metadata"] = found[1]["metadata"]
         if call_id:
             part["call_id"] = call_id
         if is_error:
@@ -345,6 +356,27 @@ class PiReader:
             touched = self._file(part["name"], part["input"])
             if touched is not None:
                 writer.add_file(found[0], *touched)
+        if call_id and depth < _SUBAGENT_DEPTH:
+            self._subagent_messages(message.get("details"), call_id, timestamp, depth + 1)
+
+    def _subagent_messages(
+        self, details: Any, call_id: str, timestamp: str | None, depth: int
+    ) -> None:
+        """The work of subagents a tool ran, returned in ``details.results[].messages``.
+
+        Pi's subagent extension runs child agents without a session file of
+        their own; their answers and calls are stored after the call's result,
+        marked with the call that ran them.
+        """
+        results = details.get("results") if isinstance(details, dict) else None
+        for result in results if isinstance(results, list) else ():
+            messages = result.get("messages") if isinstance(result, dict) else None
+            for message in messages if isinstance(messages, list) else ():
+                role = message.get("role") if isinstance(message, dict) else None
+                if role == "assistant" and isinstance(message.get("content"), list):
+                    self._assistant(message, timestamp, owner=call_id)
+                elif role == "toolResult":
+                    self._tool_result(message, timestamp, depth)
 
     def _file(self, name: str, arguments: Any) -> tuple[str, str] | None:
         """The project file a successful built-in call worked on, with how."""
