@@ -214,6 +214,34 @@ def test_builtin_templates_are_valid() -> None:
         compile_template(template)
 
 
+def test_claude_code_tool_names_have_templates() -> None:
+    todos = {
+        "todos": [
+            {"content": "Inspect schema", "status": "completed", "activeForm": "Inspecting"},
+            {"content": "Test renderer", "status": "in_progress", "activeForm": "Testing"},
+        ]
+    }
+    assert expand_tool("TodoWrite", todos, "Todos have been modified", BUILTIN_TEMPLATES) == (
+        "Todos (2): completed: Inspect schema; in_progress: Test renderer"
+    )
+    task = {"subagent_type": "Explore", "description": "Find callers", "prompt": "Find total()"}
+    assert expand_tool("Task", task, "Two callers.", BUILTIN_TEMPLATES) == (
+        "Task Explore (Find callers): Find total() → Two callers."
+    )
+    assert expand_tool("Agent", task, "Two.", BUILTIN_TEMPLATES) == (
+        "Agent Explore (Find callers): Find total() → Two."
+    )
+    questions = {"questions": [{"question": "Which DB?", "options": [{"label": "SQLite"}]}]}
+    answer = 'User has answered your questions: "Which DB?"="SQLite".'
+    assert expand_tool("AskUserQuestion", questions, answer, BUILTIN_TEMPLATES) == (
+        f"Asked user: Which DB? → {answer}"
+    )
+    plan = {"plan": "1. Add soft delete\n2. Test it"}
+    assert expand_tool("ExitPlanMode", plan, "User has approved your plan.", BUILTIN_TEMPLATES) == (
+        "Plan: 1. Add soft delete 2. Test it → User has approved your plan."
+    )
+
+
 def test_non_list_in_list_position_is_empty() -> None:
     assert (
         expand('${input.x.join(",")}|${input.x.count}|${input.x[*].y}', {"x": "str"}, None) == "||"

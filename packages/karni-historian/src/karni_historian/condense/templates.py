@@ -85,8 +85,22 @@ BUILTIN_TEMPLATES: dict[str, str] = {
         "${input.notes.truncate(200)} → ${output.truncate(160)}"
     ),
     "knowhow": "Looked up how-to: ${input.query}${input.id}",
+    # Claude Code's own tool names (PascalCase; see docs/historian/harnesses.md).
+    "TodoWrite": 'Todos (${input.todos.count}): ${input.todos.each("${status}: ${content}")}',
+    "Task": (
+        "Task ${input.subagent_type} (${input.description}): ${input.prompt.truncate(200)} → "
+        "${output.truncate(200)}"
+    ),
+    "Agent": (
+        "Agent ${input.subagent_type} (${input.description}): ${input.prompt.truncate(200)} → "
+        "${output.truncate(200)}"
+    ),
+    "AskUserQuestion": (
+        'Asked user: ${input.questions[*].question.join(" / ")} → ${output.truncate(300)}'
+    ),
+    "ExitPlanMode": "Plan: ${input.plan.truncate(500)} → ${output.truncate(120)}",
 }
-"""The built-in templates (``docs/historian/templates.md``)."""
+"""The built-in templates (``docs/historian/templates.md``), Claude Code's tool names included."""
 
 
 class _Missing:

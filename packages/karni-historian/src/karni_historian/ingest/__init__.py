@@ -1,9 +1,12 @@
 """Importing agent transcripts into the historian's store, incrementally.
 
-:func:`ingest` reads the project's Claude Code session files (found from the
-project path), its Chronicle session logs (``.chronicle/sessions/``) and any
-file or folder given with ``--from`` (Claude Code, Chronicle or the generic
-JSONL format, told apart by their first line). Each file has a cursor in the
+:func:`ingest` reads the project's Claude Code, Pi and OpenCode sessions
+(found from the project path as each harness stores them, see
+``docs/historian/harnesses.md``), its Chronicle session logs
+(``.chronicle/sessions/``) and any file or folder given with ``--from``
+(told apart by their first lines; :mod:`karni_historian.ingest.registry`
+lists the readers). A file no reader recognises is named in the report's
+warnings, never skipped in silence. Each file has a cursor in the
 store: its byte offset, size, modification time and inode. A second run adds
 nothing; a grown file is read from its cursor; a file that shrank or was
 replaced is read again from the start (records are deduplicated by id).
@@ -20,6 +23,7 @@ from __future__ import annotations
 import os
 
 from karni_historian.errors import IngestError
+from karni_historian.ingest.registry import STORE_KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,6 +40,7 @@ __all__ = [
     "check_sources",
     "default_sources",
     "ingest",
+    "read_side_file",
 ]
 
 BATCH_BYTES = 32 << 20
@@ -48,7 +53,16 @@ _PROGRESS_STEP = 1 << 20
 class FileReport:
     """What one ingest run did with one file."""
 
-    __slots__ = ("added", "first_malformed", "kind", "lines", "malformed", "path", "torn")
+    __slots__ = (
+        "added",
+        "first_malformed",
+        "kind",
+        "lines",
+        "malformed",
+        "path",
+        "problem",
+        "torn",
+    )
 
     def __init__(self, path: str, kind: str | None) -> None:
         """Start the report of ``path``."""
@@ -59,6 +73,8 @@ class FileReport:
         self.malformed = 0
         self.first_malformed: int | None = None
         self.torn = False
+        self.problem: str | None = None
+        """Why the file was not read, when it was not."""
 
 
 class IngestReport:
@@ -76,20 +92,26 @@ class IngestReport:
         return sum(file.malformed for file in self.files)
 
     def summary(self) -> str:
-        """One line saying what was added."""
-        read = [file for file in self.files if file.lines]
-        text = (
-            f"ingested {len(read)} of {len(self.files)} transcript file(s): "
-            f"{self.messages_added} new message(s) in {len(self.sessions)} session(s)"
-        )
+        """One line saying what was added (subagent files are counted apart)."""
+        from karni_historian.ingest.claude_code_agents import AGENT_KIND
+
+        transcripts = [file for file in self.files if file.kind != AGENT_KIND]
+        read = [file for file in transcripts if file.lines]
+        agents = [file for file in self.files if file.kind == AGENT_KIND and file.lines]
+        text = f"ingested {len(read)} of {len(transcripts)} transcript file(s)"
+        if agents:
+            text += f" and {len(agents)} subagent file(s)"
+        text += f": {self.messages_added} new message(s) in {len(self.sessions)} session(s)"
         if self.malformed:
             text += f"; {self.malformed} malformed line(s) skipped"
         return text
 
     def warnings(self) -> list[str]:
-        """One line per file with malformed lines or a torn last line."""
+        """One line per file not read, or with malformed lines."""
         lines: list[str] = []
         for file in self.files:
+            if file.problem:
+                lines.append(f"did not read {file.path}: {file.problem}")
             if file.malformed:
                 lines.append(
                     f"skipped {file.malformed} malformed line(s) in {file.path} "
@@ -100,11 +122,9 @@ class IngestReport:
 
 def default_sources(root: str) -> list[tuple[str, str]]:
     """``(path, kind)`` of the project's transcripts found without ``--from``."""
-    from karni_historian.ingest import chronicle, claude_code
+    from karni_historian.ingest import registry
 
-    sources = [(path, claude_code.KIND) for path in claude_code.find_files(root)]
-    sources += [(path, chronicle.KIND) for path in chronicle.find_files(root)]
-    return sources
+    return registry.default_sources(root)
 
 
 def check_sources(sources: Sequence[str]) -> None:
@@ -121,28 +141,19 @@ def check_sources(sources: Sequence[str]) -> None:
             )
 
 
-def _expand(path: str) -> list[str]:
+def _expand(path: str) -> list[tuple[str, str | None]]:
+    from karni_historian.ingest import registry
+
     check_sources([path])
-    if os.path.isfile(path):
-        return [os.path.abspath(path)]
-    found: list[str] = []
-    for directory, subdirectories, names in os.walk(path):
-        subdirectories[:] = sorted(
-            d for d in subdirectories if d not in ("subagents", "blobs", "tool-results")
-        )
-        for name in sorted(names):
-            transcript = name.endswith(".jsonl") and not name.startswith("agent-")
-            if transcript and name != "journal.jsonl":
-                found.append(os.path.abspath(os.path.join(directory, name)))
-    return found
+    return registry.expand(path)
 
 
 def _sniff(path: str) -> str | None:
     """The format of a file from its first parseable lines, or None when unknown yet."""
     import json
 
-    from karni_historian.ingest import chronicle, claude_code, generic
     from karni_historian.ingest.reader import iter_lines
+    from karni_historian.ingest.registry import sniff_record
 
     try:
         with open(path, "rb") as handle:
@@ -153,31 +164,18 @@ def _sniff(path: str) -> str | None:
                     record = json.loads(line.lstrip(b"\x00"))
                 except ValueError:
                     continue
-                if not isinstance(record, dict):
-                    continue
-                if chronicle.sniff(record):
-                    return chronicle.KIND
-                if claude_code.sniff(record):
-                    return claude_code.KIND
-                if generic.sniff(record):
-                    return generic.KIND
+                kind = sniff_record(record) if isinstance(record, dict) else None
+                if kind is not None:
+                    return kind
     except OSError as error:
         raise IngestError(f"cannot read {path}: {error.strerror}; check its permissions") from error
     return None
 
 
 def _reader(kind: str, sink: Any, path: str) -> Any:
-    if kind == "claude-code":
-        from karni_historian.ingest.claude_code import ClaudeCodeReader
+    from karni_historian.ingest.registry import reader_for
 
-        return ClaudeCodeReader(sink, path)
-    if kind == "chronicle":
-        from karni_historian.ingest.chronicle import ChronicleReader
-
-        return ChronicleReader(sink, path)
-    from karni_historian.ingest.generic import GenericReader
-
-    return GenericReader(sink, path)
+    return reader_for(kind, sink, path)
 
 
 def ingest(
@@ -193,7 +191,7 @@ def ingest(
         store: The project's open, writable store.
         root: The project root (file paths are recorded relative to it).
         sources: Files or folders to read (``--from``); None reads the
-            project's Claude Code and Chronicle transcripts.
+            project's Claude Code, Pi, OpenCode and Chronicle transcripts.
         progress_stream: Where to draw a progress bar, when it is a terminal.
 
     Returns:
@@ -207,16 +205,25 @@ def ingest(
 
     root = os.fspath(root)
     work = _planned_files(root, sources)
+    for key, kind, _ in work:
+        _drop_stale_cursor(store, key, kind)
     progress = None
     if progress_stream is not None:
         progress = progress_for(_bytes_to_read(store, work), progress_stream)
     report = IngestReport()
     sink = Sink(store, root)
+    reported: set[str] = set()  # a subagent file read with its session is not listed again
     try:
         for key, kind, stat in work:
-            file_report = _ingest_file(store, sink, key, kind, stat, progress)
-            if file_report is not None:
+            if kind in STORE_KINDS:
+                file_report: FileReport | None = _ingest_store(sink, key, kind)
+            else:
+                file_report = _ingest_file(store, sink, key, kind, stat, progress)
+            if file_report is not None and file_report.path not in reported:
                 report.files.append(file_report)
+            report.files.extend(sink.side_reports)
+            reported.update(file.path for file in sink.side_reports)
+            sink.side_reports.clear()
     finally:
         if progress is not None:
             progress.close()
@@ -232,7 +239,7 @@ def _planned_files(
     if sources is None:
         planned: list[tuple[str, str | None]] = list(default_sources(root))
     else:
-        planned = [(path, None) for source in sources for path in _expand(source)]
+        planned = [found for source in sources for found in _expand(source)]
     seen: set[str] = set()
     work: list[tuple[str, str | None, os.stat_result]] = []
     for path, kind in planned:
@@ -250,10 +257,57 @@ def _planned_files(
 def _bytes_to_read(store: Store, work: Sequence[tuple[str, str | None, os.stat_result]]) -> int:
     """The bytes the files hold beyond their cursors, for the progress bar."""
     total = 0
-    for key, _, stat in work:
+    for key, kind, stat in work:
+        if kind in STORE_KINDS:
+            continue
         state = store.cursor(key)
         total += stat.st_size - (state.offset if _continues(state, stat) else 0)
     return total
+
+
+def _drop_stale_cursor(store: Store, path: str, kind: str | None) -> None:
+    """Forget the cursor of a file that was rewritten in place (it is read again)."""
+    from karni_historian.ingest.registry import cursor_is_stale
+    from karni_historian.store import CursorState
+
+    state = store.cursor(path)
+    if state is not None and cursor_is_stale(store, path, kind or state.kind):
+        store.set_cursor(path, CursorState(state.kind, 0, 0, 0, -1, 0, 0))
+
+
+def _ingest_store(sink: Any, path: str, kind: str) -> FileReport:
+    """Read a store that is not a line file (OpenCode's)."""
+    from karni_historian.ingest import opencode
+
+    report = FileReport(path, kind)
+    added_before = sink.messages_added
+    opencode.ingest_source(sink, path, report)
+    report.added = sink.messages_added - added_before
+    return report
+
+
+_side_files_open: set[str] = set()
+
+
+def read_side_file(sink: Any, path: str, kind: str) -> None:
+    """Read a file another transcript leads to (a subagent's), now, within the same run.
+
+    Its report joins the run's after the file that led to it.
+    """
+    path = os.path.realpath(path)
+    if path in _side_files_open:
+        return
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return
+    _side_files_open.add(path)
+    try:
+        report = _ingest_file(sink.store, sink, path, kind, stat, None)
+    finally:
+        _side_files_open.discard(path)
+    if report is not None:
+        sink.side_reports.append(report)
 
 
 def _continues(state: CursorState | None, stat: os.stat_result) -> TypeGuard[CursorState]:
@@ -277,7 +331,13 @@ def _ingest_file(
         return FileReport(path, kind or state.kind)
     kind = kind or (state.kind if state else _sniff(path))
     if kind is None:
-        return FileReport(path, None)
+        unknown = FileReport(path, None)
+        if stat.st_size:
+            unknown.problem = (
+                "no reader recognises its format (Claude Code, Pi, OpenCode, Chronicle "
+                "or the generic JSONL format; see docs/historian/harnesses.md)"
+            )
+        return unknown
     job = _FileIngest(store, sink, path, kind, stat, progress)
     if state is not None:
         job.offset, job.lines, job.malformed = state.offset, state.lines, state.malformed

@@ -9,12 +9,14 @@ blocks, so memory does not grow with file size.
 
 from __future__ import annotations
 
-__all__ = ["BLOCK_SIZE", "MAX_LINE_BYTES", "iter_lines"]
+import os
+
+__all__ = ["BLOCK_SIZE", "MAX_LINE_BYTES", "iter_lines", "read_json_object"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 BLOCK_SIZE = 1 << 20
 """Bytes read from the file at a time."""
@@ -66,3 +68,19 @@ def iter_lines(handle: BinaryIO, offset: int) -> Iterator[tuple[bytes, int]]:
             else:
                 pending += rest
         position += len(block)
+
+
+def read_json_object(path: str, limit: int = 64 << 20) -> dict[str, Any] | None:
+    """A whole JSON file (a setting, a subagent's meta, an OpenCode record) as an object.
+
+    None when it cannot be read, is not JSON, is not an object, or is longer
+    than ``limit`` bytes.
+    """
+    import json
+
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read(limit + 1)) if os.path.getsize(path) <= limit else None
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

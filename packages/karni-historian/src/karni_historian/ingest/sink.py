@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink"]
+__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "call_part", "iso_from_millis"]
 
 FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
@@ -56,6 +56,10 @@ class Sink:
         self._writers: dict[str, SessionWriter] = {}
         self.messages_added = 0
         self.sessions_touched: set[str] = set()
+        self.agent_calls: dict[str, str] = {}
+        """Subagent file (real path) -> the Task call that started it, learnt this run."""
+        self.side_reports: list[Any] = []
+        """Reports of files read because another transcript led to them."""
 
     def session(self, session_id: str, source: str, cwd: str | None = None) -> SessionWriter:
         """The writer of ``session_id``, creating the session when new."""
@@ -235,3 +239,22 @@ class SessionWriter:
         self._ids = {key: o for key, o in self._ids.items() if o >= oldest_kept}
         self._calls = {key: o for key, o in self._calls.items() if o >= oldest_kept}
         self._in_store = True
+
+
+def iso_from_millis(millis: float) -> str | None:
+    """An epoch-milliseconds time as ISO 8601 UTC with milliseconds, or None when invalid."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromtimestamp(millis / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def call_part(name: str, tool_input: Any, call_id: Any) -> dict[str, Any]:
+    """The stored part of a tool call; its output is attached when its result comes."""
+    part: dict[str, Any] = {"type": "tool", "name": name, "input": tool_input}
+    if isinstance(call_id, str) and call_id:
+        part["call_id"] = call_id
+    return part

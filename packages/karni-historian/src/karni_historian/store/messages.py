@@ -127,6 +127,15 @@ class MessageTables(Database):
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else None
 
+    def message_ids(self, session_id: str) -> set[str]:
+        """The provider ids of the session's stored messages."""
+        rows = self.connection.execute(
+            "SELECT message_id FROM raw_messages INDEXED BY idx_raw_messages_message_id"
+            " WHERE session_id = ? AND message_id != ''",
+            (session_id,),
+        ).fetchall()
+        return {row[0] for row in rows}
+
     def message(self, session_id: str, ordinal: int) -> Message | None:
         """One message as a model :class:`Message`, or None when missing."""
         messages = self.messages(session_id, ordinal, ordinal)
