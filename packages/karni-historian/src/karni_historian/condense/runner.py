@@ -131,6 +131,7 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
             of range; the message names the key and the file.
     """
     from karni_historian.brief.budget import history_budget_tokens
+    from karni_historian.condense.models.settings import MODEL_KEYS
     from karni_historian.condense.templates import resolve_templates
     from karni_historian.errors import ConfigurationError
 
@@ -142,8 +143,8 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     values: dict[str, Any] = {}
     for path, table in ((user_path, user), (project_path, project)):
         for key, value in table.items():
-            if key == "expand_tools":
-                continue
+            if key == "expand_tools" or key in MODEL_KEYS:
+                continue  # the templates and the model settings are checked where they are used
             where = f"`historian.{key}` in {path}"
             if key in _NUMBER_KEYS:
                 low, high = _NUMBER_KEYS[key]
@@ -360,7 +361,7 @@ def _advance(
     historian = historian or _historian_xml
     from karni_historian.condense.chunk import build_chunk, check_coverage, completed_arcs
     from karni_historian.condense.compartment_xml import parse, validate
-    from karni_historian.errors import ChunkCoverageError, HistorianOutputError
+    from karni_historian.errors import ChunkCoverageError, HistorianOutputError, ModelError
     from karni_historian.store import RunRecord
 
     messages = project_view(messages, store.root)
@@ -392,11 +393,12 @@ def _advance(
         try:
             check_coverage(chunk)
             xml = historian(chunk, messages)
+            record.historian = getattr(historian, "last_model", None) or name  # a fallback's id
             result = validate(parse(xml), chunk, arcs=arcs, force_keep=force_keep)
             compartments = list(result.compartments)
             if compartments and compartments[-1].end + 1 <= offset:
                 raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
-        except (HistorianOutputError, ChunkCoverageError) as error:
+        except (HistorianOutputError, ChunkCoverageError, ModelError) as error:
             record.failure_reason = str(error)
             outcome.status = "failed"
             outcome.error = str(error)
