@@ -90,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
 
     commands.add_parser("sessions", help="list the stored sessions, newest first")
 
+    models = commands.add_parser("models", help="the configured historian models")
+    models_commands = models.add_subparsers(dest="models_command", metavar="COMMAND")
+    models_commands.required = True
+    models_commands.add_parser("check", help="call each configured model once with a tiny request")
+
     brief = commands.add_parser("brief", help="the full, uncapped history brief")
     brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
     return parser
@@ -192,8 +197,6 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
 
 
 def _condense(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.condense import runner
-
     settings = _settings(root)
     keep = 20
     if args.command == "wrapup":
@@ -204,19 +207,52 @@ def _condense(args: argparse.Namespace, root: str) -> int:
             keep = parse_wrapup_keep(args.keep)
         except ConfigurationError:
             raise CliError(f"KEEP must be a positive integer (got {args.keep!r})", 2) from None
+    from karni_historian.condense.models.session import condense_session
+
+    files = _config_files(root)
     failed = False
     with _open(root) as store:
         for session_id in _sessions_to_run(store, args.session):
-            if args.command == "wrapup":
-                outcome = runner.wrapup(store, session_id, keep, settings)
-            else:
-                outcome = runner.run(store, session_id, settings)
-            if outcome.failed:
+            done = condense_session(
+                store, session_id, settings, files, kind=args.command, keep=keep
+            )
+            for note in done.notes:
+                print(f"{PROG}: session {session_id}: note: {note}", file=sys.stderr)
+            if done.failed:
                 failed = True
-                print(f"{PROG}: {outcome.message()}", file=sys.stderr)
+                print(f"{PROG}: {done.message()}", file=sys.stderr)
             else:
-                print(outcome.message())
+                print(done.message() if done.outcome else f"session {session_id}: {done.message()}")
     return 1 if failed else 0
+
+
+def _config_files(root: str) -> Any:
+    """The configuration files, with every historian model setting checked."""
+    from karni_historian.condense.models.settings import ConfigFiles, validate_config
+    from karni_historian.errors import ConfigurationError
+
+    try:
+        files = ConfigFiles.load(root)
+        validate_config(files)
+    except ConfigurationError as error:
+        raise CliError(f"configuration error: {error}") from None
+    return files
+
+
+def _models(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense.models.check import check_models
+    from karni_historian.condense.models.redaction import Redactor
+
+    settings = _settings(root)
+    results = check_models(
+        _config_files(root), default_window=settings.historian_context, redactor=Redactor()
+    )
+    if not results:
+        print("no historian model is configured: every session uses local/extractive")
+        return 0
+    for result in results:
+        print(result.line())
+    return 0 if all(result.ok for result in results) else 1
 
 
 def _stored_compartments(store: Store, session_id: str) -> list[Compartment]:
@@ -257,7 +293,7 @@ def status_text(store: Store, session_id: str, settings: Any) -> str:
     lines = [
         f"Session {session_id} ({session.source}): {session.title or 'untitled'}",
         f"- Raw messages: {raw} ({raw - covered} after the last compartment)",
-        f"- Historian: {'not run yet' if not compartments else f'messages 1-{covered} condensed'}",
+        f"- Historian: {_progress(compartments, covered, failures)}",
     ]
     if failures:
         lines.append(f"- Historian failures in a row: {failures} (last: {last_error})")
@@ -270,6 +306,12 @@ def status_text(store: Store, session_id: str, settings: Any) -> str:
         "- Older compartments demote tiers automatically at render time to fit the budget",
     ]
     return "\n".join(lines)
+
+
+def _progress(compartments: Sequence[Compartment], covered: int, failures: int) -> str:
+    if compartments:
+        return f"messages 1-{covered} condensed"
+    return "failing, no compartment yet" if failures else "not run yet"
 
 
 def _status(args: argparse.Namespace, root: str) -> int:
@@ -485,6 +527,7 @@ _COMMANDS = {
     "expand": _expand,
     "sessions": _sessions,
     "brief": _brief,
+    "models": _models,
 }
 
 

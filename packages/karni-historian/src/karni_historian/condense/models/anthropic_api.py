@@ -45,6 +45,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     from karni_historian.condense.models.backends import (
         api_key,
         connection_error,
+        error_detail,
         missing_extra,
         status_error,
     )
@@ -62,7 +63,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
             message = client.messages.create(**request_body(entry, prompt))
     except anthropic.APIStatusError as error:
         raise status_error(
-            entry, error.status_code, _detail(error.body), error.response.text
+            entry, error.status_code, error_detail(error.body), error.response.text
         ) from None
     except anthropic.APITimeoutError as error:
         raise connection_error(entry, error, timed_out=True) from None
@@ -71,14 +72,6 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     except anthropic.APIError as error:  # a body the SDK could not read as a message
         raise _unreadable(entry, error) from None
     return _reply(message)
-
-
-def _detail(body: object) -> str:
-    if isinstance(body, dict):
-        inner = body.get("error")
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
-    return ""
 
 
 def _unreadable(entry: ModelEntry, error: BaseException) -> Exception:

@@ -26,6 +26,7 @@ __all__ = [
     "api_key",
     "complete",
     "connection_error",
+    "error_detail",
     "missing_extra",
     "status_error",
 ]
@@ -131,3 +132,14 @@ def connection_error(entry: ModelEntry, error: BaseException, *, timed_out: bool
     else:
         text = f"{entry.model_id}: cannot reach {where} ({type(error).__name__}: {error})"
     return ModelCallError(text, transient=True)
+
+
+def error_detail(body: object) -> str:
+    """The ``error.message`` of a JSON error body (both wire formats), else ``""``."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            message = inner.get("message")
+            if isinstance(message, str):
+                return message
+    return ""

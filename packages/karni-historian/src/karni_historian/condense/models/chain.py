@@ -212,9 +212,8 @@ class ModelHistorian:
             prompt = _redacted(editor_prompt(draft), redact)
             return self._valid_reply(entry, chunk, prompt, arcs, redact)
         except (ModelCallError, _InvalidReply) as error:
-            self.notes.append(
-                redact(f"the editor pass of {entry.model_id} failed ({error}); kept the first draft")
-            )
+            note = f"the editor pass of {entry.model_id} failed ({error}); kept the first draft"
+            self.notes.append(redact(note))
             return draft
 
     def _fail(

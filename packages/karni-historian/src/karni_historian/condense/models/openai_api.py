@@ -49,6 +49,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
         NO_KEY,
         api_key,
         connection_error,
+        error_detail,
         missing_extra,
         status_error,
     )
@@ -66,7 +67,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
             completion = client.chat.completions.create(**request_body(entry, prompt))
     except openai.APIStatusError as error:
         raise status_error(
-            entry, error.status_code, _detail(error.body), error.response.text
+            entry, error.status_code, error_detail(error.body), error.response.text
         ) from None
     except openai.APITimeoutError as error:
         raise connection_error(entry, error, timed_out=True) from None
@@ -79,14 +80,6 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
             f"{entry.model_id}: unreadable response ({error})", transient=True
         ) from None
     return _reply(entry, completion)
-
-
-def _detail(body: object) -> str:
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
-    return ""
 
 
 def _reply(entry: ModelEntry, completion: Any) -> Reply:

@@ -117,8 +117,9 @@ def env_file_values(messages: Sequence[Message]) -> list[str]:
         for part in message.parts:
             if not isinstance(part, ToolPart) or not part.output:
                 continue
-            paths = [part.input.get(key) for key in PATH_KEYS] if isinstance(part.input, dict) else []
-            command = part.input.get("command") if isinstance(part.input, dict) else None
+            given = part.input if isinstance(part.input, dict) else {}
+            paths = [given.get(key) for key in PATH_KEYS]
+            command = given.get("command")
             named = [p for p in paths if isinstance(p, str)]
             if isinstance(command, str):
                 named += command.split()

@@ -153,7 +153,7 @@ def _layers(files: ConfigFiles) -> list[Layer]:
     if "profiles" in files.project:
         raise ConfigurationError(
             f"`profiles` in {files.project_path}: a project cannot define a profile; "
-            f"define it in {files.user_path} and select it with `profile = \"NAME\"`"
+            f'define it in {files.user_path} and select it with `profile = "NAME"`'
         )
     user = _historian(files.user, files.user_path, "historian")
     layers: list[Layer] = [("user", files.user_path, "historian", user)]
@@ -393,7 +393,7 @@ def resolve_chain(
     if harness == "omp" and not _block_present(checked, "omp"):
         block = "pi"  # an OMP session uses [historian.pi] only when it has no block of its own
     merged = _merged(checked, block) if block else {}
-    origin, model = merged.get("model", ("default", {"model_id": ""}))
+    _, model = merged.get("model", ("default", {"model_id": ""}))
     if model["model_id"]:
         return _configured(harness, merged, default_window)
     return _unconfigured(harness, session_model, default_window)
