@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from karni.cli.ci import CI_VARIABLES
+from karni.agent.common.ci import CI_VARIABLES
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = REPO / "examples" / "eventsite"

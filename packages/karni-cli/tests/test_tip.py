@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from karni.cli.ci import CI_VARIABLES, in_ci
+from karni.agent.common.ci import CI_VARIABLES, in_ci
 from karni.cli.distributions import OWN_PROVIDER_DISTRIBUTIONS, is_third_party
 from karni.cli.main import main
 from karni.cli.state import STATE_FILE, claim_once, read_state

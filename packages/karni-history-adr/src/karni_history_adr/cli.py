@@ -45,12 +45,16 @@ def find_root(start: str) -> str:
 
 
 def _project_path(root: str, path: str) -> str:
-    """``path`` (relative to the working directory, or absolute) relative to ``root``."""
-    absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute, root)
-    if relative == ".." or relative.startswith(".." + os.sep) or os.path.isabs(relative):
+    """``path`` (relative to the working directory, or absolute) relative to ``root``.
+
+    Symlinks follow karni-core's one rule (:mod:`karni.agent.common.paths`).
+    """
+    from karni.agent.common.paths import project_relative
+
+    relative = project_relative(root, path)
+    if relative is None:
         raise CommandError(f"`{path}` is outside the project {root}; pass a path inside it")
-    return relative.replace(os.sep, "/")
+    return relative
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -15,24 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from karni.agent.common.ci import CI_VARIABLES
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 __all__ = ["CI_VARIABLES", "KarniRun", "find_karni_command", "isolated_environment", "run_karni"]
-
-CI_VARIABLES: tuple[str, ...] = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-    "TEAMCITY_VERSION",
-    "BITBUCKET_BUILD_NUMBER",
-    "CODEBUILD_BUILD_ID",
-)
-"""The variables by which Karni recognises CI; each is removed before a run."""
 
 
 @dataclass(frozen=True)

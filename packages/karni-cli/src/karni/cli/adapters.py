@@ -119,8 +119,9 @@ class AdapterState:
 
     ``state`` is one of ``fresh``, ``missing``, ``outdated`` (generated but
     different), ``hand-written`` (a file without the generated marker),
-    ``not-a-file`` (a folder or other non-file) or ``unwanted`` (a generated
-    file for an adapter now switched off or moved).
+    ``not-a-file`` (a folder or other non-file), ``symlinked`` (the path or a
+    folder on it is a symlink, which Karni never writes through) or
+    ``unwanted`` (a generated file for an adapter now switched off or moved).
     """
 
     __slots__ = ("file", "path", "state")
@@ -194,8 +195,20 @@ def _read(path: str) -> bytes | None:
         return None
 
 
+def _through_symlink(root: str, relative: str) -> bool:
+    """Whether any part of ``relative`` (a project-relative POSIX path) is a symlink."""
+    current = root
+    for part in relative.split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return True
+    return False
+
+
 def _state(root: str, file: AdapterFile) -> AdapterState:
     full = os.path.join(root, *file.path.split("/"))
+    if _through_symlink(root, file.path):
+        return AdapterState(file.path, "symlinked", file)
     if os.path.lexists(full) and not os.path.isfile(full):
         return AdapterState(file.path, "not-a-file", file)
     try:
@@ -236,7 +249,7 @@ def adapter_states(
         if adapter.path in wanted_paths:
             continue
         full = os.path.join(root, *adapter.path.split("/"))
-        if not os.path.isfile(full):
+        if not os.path.isfile(full) or _through_symlink(root, adapter.path):
             continue
         try:
             data = _read(full) or b""
@@ -262,11 +275,10 @@ def find_stale(project_root: Path) -> list[str]:
     return [state.path for state in adapter_states(project_root) if state.state != "fresh"]
 
 
-def _write(path: str, content: str | bytes) -> None:
-    from karni.cli.atomic import write_bytes_atomic
+def _write(root: str, path: str, content: str | bytes) -> None:
+    from karni.agent.common.files import write_atomic
 
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_bytes_atomic(path, content.encode("utf-8") if isinstance(content, str) else content)
+    write_atomic(path, content, within=root)
 
 
 def _backup(root: str, relative: str) -> str:
@@ -279,7 +291,7 @@ def _backup(root: str, relative: str) -> str:
         candidate = f"{base}.{number}"
     with open(os.path.join(root, *relative.split("/")), "rb") as handle:
         data = handle.read()
-    _write(os.path.join(root, *candidate.split("/")), data)
+    _write(root, os.path.join(root, *candidate.split("/")), data)
     return candidate
 
 
@@ -317,12 +329,14 @@ def sync(
             os.unlink(full)
             _remove_empty_parents(root, state.path)
             report.removed.append(state.path)
-        elif state.state == "not-a-file" or (state.state == "hand-written" and not force):
+        elif state.state in ("not-a-file", "symlinked") or (
+            state.state == "hand-written" and not force
+        ):
             report.conflicts.append(state)
         else:
             assert state.file is not None
             if state.state == "hand-written":
                 report.backed_up.append((state.path, _backup(root, state.path)))
-            _write(full, state.file.content)
+            _write(root, full, state.file.content)
             report.written.append(state)
     return report

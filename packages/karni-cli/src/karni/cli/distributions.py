@@ -15,17 +15,6 @@ OWN_PROVIDER_DISTRIBUTIONS = frozenset(
 """The provider distributions published from Karni's own repository (normalized names)."""
 
 
-def _normalize(name: str) -> str:
-    out: list[str] = []
-    for char in name.lower():
-        if char in "-_.":
-            if not out or out[-1] != "-":
-                out.append("-")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 def is_third_party(distribution: str | None) -> bool:
     """Whether a provider from ``distribution`` is someone else's.
 
@@ -34,4 +23,6 @@ def is_third_party(distribution: str | None) -> bool:
     """
     if not distribution:
         return False
-    return _normalize(distribution) not in OWN_PROVIDER_DISTRIBUTIONS
+    from karni.agent.common.names import normalize_name
+
+    return normalize_name(distribution) not in OWN_PROVIDER_DISTRIBUTIONS

@@ -31,17 +31,6 @@ _RACY_NS = 2_000_000_000
 _SEPARATOR = "\x1e"  # a record separator: never in a path or an inventory line
 
 
-def cache_dir() -> str | None:
-    """Where Karni's caches live, or None when caching is off."""
-    configured = os.environ.get("KARNI_CACHE_DIR")
-    if configured is not None:
-        return configured or None
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "karni")
-
-
 def _fnv1a(text: str) -> str:
     value = 0xCBF29CE484222325
     for byte in text.encode("utf-8", "surrogateescape"):
@@ -51,6 +40,8 @@ def _fnv1a(text: str) -> str:
 
 def cache_path(root: str) -> str | None:
     """The cache file for the project at ``root``, or None when caching is off."""
+    from karni.agent.common.config import cache_dir
+
     folder = cache_dir()
     return os.path.join(folder, f"inventory-{_fnv1a(root)}.txt") if folder else None
 
@@ -110,17 +101,13 @@ def _save(path: str, root: str, rendered: str, facts: list[tuple[str, ...]]) -> 
     ):
         return
     payload = CACHE_FORMAT + "\n" + _SEPARATOR.join(records)
-    temporary = f"{path}.{os.getpid()}.tmp"
+    from karni.agent.common.files import make_folders, write_atomic
+
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "w", encoding="utf-8", newline="") as handle:
-            handle.write(payload)
-        os.replace(temporary, path)
-    except OSError:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        make_folders(os.path.dirname(path))
+        write_atomic(path, payload, durable=False)
+    except (OSError, UnicodeError):
+        pass  # a cache that cannot be written is only a slower next run
 
 
 def cached(root: str, build: Callable[[str], tuple[str, list[tuple[str, ...]]]]) -> str:

@@ -76,12 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         print("karni: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`); stop quietly, as Unix tools do.
-        import os
+        from karni.agent.common.pipes import stop_on_broken_pipe
 
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        return stop_on_broken_pipe()
 
 
 if __name__ == "__main__":

@@ -1,18 +1,14 @@
-"""Finding the Karni project a command runs in.
+"""The Karni project a command runs in, or the CLI's error saying there is none.
 
-A Karni project is the nearest directory at or above the working directory
-that holds ``manage.py`` or ``karni.rules.py``.
+The search itself is karni-core's (:mod:`karni.agent.common.root`), shared
+with every other Karni package; this module only words the failure.
 """
 
 from __future__ import annotations
 
-import os
-
 from karni.cli.errors import ProjectNotFoundError
 
-__all__ = ["PROJECT_MARKERS", "find_project_root"]
-
-PROJECT_MARKERS = ("manage.py", "karni.rules.py")
+__all__ = ["find_project_root"]
 
 
 def find_project_root(start: str | None = None) -> str:
@@ -21,16 +17,16 @@ def find_project_root(start: str | None = None) -> str:
     Raises:
         ProjectNotFoundError: No directory up to the file-system root has a marker.
     """
-    current = os.path.abspath(start or os.getcwd())
-    origin = current
-    while True:
-        for marker in PROJECT_MARKERS:
-            if os.path.isfile(os.path.join(current, marker)):
-                return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            raise ProjectNotFoundError(
-                f"no Karni project at or above {origin}: looked for manage.py or karni.rules.py; "
-                f"run karni inside a project, or create one with `karni new NAME`"
-            )
-        current = parent
+    import os
+
+    from karni.agent.common.root import MARKERS_TEXT
+    from karni.agent.common.root import find_project_root as find_root
+
+    root = find_root(start)
+    if root is None:
+        origin = os.path.abspath(start or os.getcwd())
+        raise ProjectNotFoundError(
+            f"no Karni project at or above {origin}: looked for {MARKERS_TEXT}; "
+            f"run karni inside a project, or create one with `karni new NAME`"
+        )
+    return root

@@ -54,14 +54,13 @@ def _umask() -> int:
 
 
 def _build(staging: str, name: str) -> list[str]:
+    from karni.agent.common.files import write_atomic
     from karni.cli.adapters import sync
-    from karni.cli.atomic import write_text_atomic
 
     written = []
     for relative, text in project_files(name):
         full = os.path.join(staging, *relative.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        write_text_atomic(full, text)
+        write_atomic(full, text, within=staging)
         if relative in _EXECUTABLE:
             os.chmod(full, 0o755 & ~_umask())
         written.append(relative)

@@ -5,15 +5,18 @@ the whole team) and ``$XDG_CONFIG_HOME/karni/config.toml`` (``--global``,
 default ``~/.config``). The project file wins over the global one, which wins
 over the default. Every key is declared once, in :data:`SETTINGS`.
 
-Reading uses :mod:`tomllib`. Writing changes only the one ``key = value``
-line (or appends it), so comments and other keys survive, and the result is
-re-read with :mod:`tomllib` before it atomically replaces the file.
+Where the files live and how they are read is karni-core's
+(:mod:`karni.agent.common.config`), shared with every Karni package. Writing
+changes only the one ``key = value`` line (or appends it), so comments and
+other keys survive, and the result is re-read as TOML before it atomically
+replaces the file.
 """
 
 from __future__ import annotations
 
 import os
 
+from karni.agent.common.config import PROJECT_CONFIG
 from karni.cli.errors import KarniError
 
 __all__ = [
@@ -31,9 +34,6 @@ __all__ = [
     "resolve",
     "set_value",
 ]
-
-PROJECT_CONFIG = ".karni/config.toml"
-"""The project's settings file, relative to the project root."""
 
 PROJECT = "project"
 GLOBAL = "global"
@@ -104,30 +104,26 @@ def parse_bool(key: str, text: str) -> bool:
 
 def project_config_path(root: str) -> str:
     """The project's settings file."""
-    return os.path.join(root, *PROJECT_CONFIG.split("/"))
+    from karni.agent.common.config import project_config_path as path_in
+
+    return path_in(root)
 
 
 def global_config_path() -> str:
-    """``$XDG_CONFIG_HOME/karni/config.toml``; ``~/.config`` when the variable is unset.
+    """``$XDG_CONFIG_HOME/karni/config.toml``; ``~/.config`` when unset or relative."""
+    from karni.agent.common.config import user_config_path
 
-    As the XDG spec says, a relative ``XDG_CONFIG_HOME`` is ignored.
-    """
-    base = os.environ.get("XDG_CONFIG_HOME", "")
-    if not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "karni", "config.toml")
+    return user_config_path()
 
 
 def _read_text(path: str) -> str | None:
+    from karni.agent.common.config import read_config_text
+    from karni.agent.common.errors import ConfigFileError
+
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text; fix or delete it") from None
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror}; check its permissions") from None
+        return read_config_text(path)
+    except ConfigFileError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _parse(path: str, text: str, ignore: str = "") -> dict[str, object]:
@@ -136,12 +132,13 @@ def _parse(path: str, text: str, ignore: str = "") -> dict[str, object]:
     Keys Karni does not know are kept and ignored: a newer Karni, or the team,
     may have put them there.
     """
-    import tomllib
+    from karni.agent.common.config import parse_config
+    from karni.agent.common.errors import ConfigFileError
 
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML ({error}); fix or delete it") from None
+        data = parse_config(path, text)
+    except ConfigFileError as error:
+        raise ConfigError(str(error)) from None
     for key in SETTINGS:
         if key in data and key != ignore and not isinstance(data[key], bool):
             raise ConfigError(
@@ -246,11 +243,12 @@ def _candidates(text: str, key: str, value: bool) -> list[str]:
     return out
 
 
-def set_value(path: str, key: str, value: bool) -> None:
+def set_value(path: str, key: str, value: bool, *, within: str | None = None) -> None:
     """Set ``key`` to ``value`` in the file at ``path``, keeping everything else.
 
     The folder is created when missing. The file is replaced atomically, and
     only after the edited text has been re-read as TOML and holds ``value``.
+    With ``within`` (the project root), no folder below it may be a symlink.
 
     Raises:
         ConfigError: Unknown key, an invalid existing file, or a write failure.
@@ -266,10 +264,10 @@ def set_value(path: str, key: str, value: bool) -> None:
             continue
     else:
         raise ConfigError(f"{path}: could not set `{key}` safely; edit the file by hand")
-    from karni.cli.atomic import write_text_atomic
+    from karni.agent.common.files import make_folders, write_atomic
 
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_text_atomic(path, edited)
+        make_folders(os.path.dirname(path), within=within)
+        write_atomic(path, edited, within=within)
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None

@@ -7,7 +7,7 @@ and replace the file atomically, so concurrent ``karni`` processes never lose
 an update or leave a half-written file.
 
 Only commands that may show a tip (``doctor``, ``check``) touch this folder;
-``context``, ``types``, ``rules`` and ``new`` never create it.
+``context``, ``rules``, ``config`` and ``new`` never create it.
 """
 
 from __future__ import annotations
@@ -15,20 +15,17 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["LOCAL_DIR", "STATE_FILE", "claim_once", "read_state"]
+from karni.agent.common.root import LOCAL_DIR, local_dir
 
-LOCAL_DIR = ".karni/local"
-"""Machine-local files, relative to the project root."""
+__all__ = ["LOCAL_DIR", "STATE_FILE", "claim_once", "read_state"]
 
 STATE_FILE = ".karni/local/state.json"
 """The state file, relative to the project root."""
 
 _LOCK_FILE = "state.lock"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_MAX_STATE_BYTES = 1 << 20
 _GITIGNORE = "*\n"
-
-
-def _local_dir(root: str) -> str:
-    return os.path.join(root, *LOCAL_DIR.split("/"))
 
 
 def _state_path(root: str) -> str:
@@ -36,13 +33,13 @@ def _state_path(root: str) -> str:
 
 
 def _ensure_local_dir(root: str) -> str:
-    folder = _local_dir(root)
-    os.makedirs(folder, exist_ok=True)
+    from karni.agent.common.files import make_folders, write_atomic
+
+    folder = local_dir(root)
+    make_folders(folder, within=root)
     gitignore = os.path.join(folder, ".gitignore")
     if not os.path.isfile(gitignore):
-        from karni.cli.atomic import write_text_atomic
-
-        write_text_atomic(gitignore, _GITIGNORE)
+        write_atomic(gitignore, _GITIGNORE, within=root)
     return folder
 
 
@@ -50,9 +47,10 @@ def read_state(root: str) -> dict[str, object]:
     """The project's local state; empty when missing, unreadable or corrupt."""
     import json
 
+    from karni.agent.common.files import read_regular_file
+
     try:
-        with open(_state_path(root), encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(read_regular_file(_state_path(root), _MAX_STATE_BYTES))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -66,7 +64,7 @@ class _Lock:
         self._fd = -1
 
     def __enter__(self) -> _Lock:
-        self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o666)
+        self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o666)
         try:
             if sys.platform == "win32":  # mypy narrows on sys.platform, not os.name
                 import msvcrt
@@ -113,9 +111,10 @@ def claim_once(root: str, key: str) -> bool:
             if state.get(key):
                 return False
             state[key] = True
-            from karni.cli.atomic import write_text_atomic
+            from karni.agent.common.files import write_atomic
 
-            write_text_atomic(_state_path(root), json.dumps(state, indent=2, sort_keys=True) + "\n")
+            text = json.dumps(state, indent=2, sort_keys=True) + "\n"
+            write_atomic(_state_path(root), text, within=root)
     except OSError:
         return False
     return True

@@ -57,7 +57,7 @@ def suppressed_by(
         discovery: The installed providers, when the caller already has them.
         detected: Names of the providers that detect a store, when known.
     """
-    from karni.cli.ci import in_ci
+    from karni.agent.common.ci import in_ci
 
     if quiet:
         return "quiet"

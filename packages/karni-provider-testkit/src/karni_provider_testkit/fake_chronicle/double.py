@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+from karni.agent.common.files import write_atomic
+
 from karni_provider_testkit.fake_chronicle.calls import CALLS_FILE, ChronicleCall, read_calls
 from karni_provider_testkit.fake_chronicle.config import (
     CONFIG_FILE,
@@ -21,7 +23,7 @@ from karni_provider_testkit.fake_chronicle.config import (
     HOME_VARIABLE,
     load_config,
 )
-from karni_provider_testkit.fake_chronicle.formats import FIRST_TS, ms, ulid, write_atomic
+from karni_provider_testkit.fake_chronicle.formats import FIRST_TS, ms, ulid
 from karni_provider_testkit.fake_chronicle.store import FakeStore
 
 __all__ = ["EXAMPLE_FIXTURE", "FakeChronicle"]

@@ -9,8 +9,6 @@ they live here once.
 
 from __future__ import annotations
 
-import os
-
 __all__ = [
     "FIRST_TS",
     "VERSION",
@@ -21,7 +19,6 @@ __all__ = [
     "truncate",
     "ulid",
     "utc_now",
-    "write_atomic",
 ]
 
 TYPE_CHECKING = False
@@ -55,14 +52,6 @@ def dumps(value: Any) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``."""
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
 
 
 def ulid(ms: int, seed: str) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 
-from karni_provider_testkit.fake_chronicle.formats import FIRST_TS, iso, ms, ulid, write_atomic
+from karni.agent.common.files import write_atomic
+
+from karni_provider_testkit.fake_chronicle.formats import FIRST_TS, iso, ms, ulid
 from karni_provider_testkit.fake_chronicle.workspace import FIXTURE_NAME, STORE_DIRNAME
 
 __all__ = ["FakeStore"]

@@ -14,13 +14,8 @@ from __future__ import annotations
 import json
 import os
 
-from karni_provider_testkit.fake_chronicle.formats import (
-    VERSION,
-    dumps,
-    ulid,
-    utc_now,
-    write_atomic,
-)
+from karni.agent.common.files import write_atomic
+from karni_provider_testkit.fake_chronicle.formats import VERSION, dumps, ulid, utc_now
 
 __all__ = [
     "FIXTURE_NAME",

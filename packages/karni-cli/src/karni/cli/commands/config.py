@@ -91,6 +91,7 @@ def run(argv: list[str]) -> int:
         key, text = arguments
         settings.lookup(key)
         value = settings.parse_bool(key, text)
+        root = None
         if global_only:
             path = settings.global_config_path()
         else:
@@ -102,7 +103,7 @@ def run(argv: list[str]) -> int:
                     f"run it inside a project, or pass --global"
                 )
             path = settings.project_config_path(root)
-        settings.set_value(path, key, value)
+        settings.set_value(path, key, value, within=root)
         sys.stdout.write(f"{key} = {_literal(value)} ({path})\n")
         return 0
 

@@ -8,7 +8,6 @@ here writes to the project: no state, no tip.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from karni.cli.errors import KarniError, UsageError
@@ -90,26 +89,22 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
 def resolve_path(root: str, path: str) -> str:
     """``path`` (relative to the working directory, or absolute) as project-relative POSIX.
 
+    Symlinks follow karni-core's one rule (:mod:`karni.agent.common.paths`).
+
     Raises:
         KarniError: The path lies outside the project or is the project root itself.
     """
-    real_root = os.path.realpath(root)
-    # Folders are resolved (a symlink may lead out of the project); the last part is
-    # kept as named, so a symlinked file is briefed under its own path.
-    parent, name = os.path.split(os.path.abspath(path))
-    target = os.path.join(os.path.realpath(parent), name) if name else os.path.realpath(parent)
-    if target == real_root:
+    from karni.agent.common.paths import project_relative
+
+    relative = project_relative(root, path)
+    if relative == ".":
         raise KarniError(
             f"PATH `{path}` is the project root {root}; name a file inside it, "
             f"or omit PATH for the project-level brief"
         )
-    try:
-        inside = os.path.commonpath([real_root, target]) == real_root
-    except ValueError:  # different drives on Windows
-        inside = False
-    if not inside:
+    if relative is None:
         raise KarniError(f"PATH `{path}` is outside the project {root}; name a file inside it")
-    return os.path.relpath(target, real_root).replace(os.sep, "/")
+    return relative
 
 
 def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:

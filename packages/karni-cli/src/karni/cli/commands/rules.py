@@ -41,6 +41,11 @@ CONVENTIONS.md) as ADAPTERS in karni.rules.py asks:
   --force         replace hand-written files, saving them under .karni/backup/
 """
 
+_SYMLINKED = (
+    "reached through a symlink, which Karni never writes through; "
+    "replace the link with a real file or folder"
+)
+
 _STALE = {
     "missing": "missing",
     "outdated": "out of date",
@@ -49,6 +54,7 @@ _STALE = {
         "`karni rules sync --force` saves it under .karni/backup/ and replaces it"
     ),
     "not-a-file": "not a file; remove it so the adapter can be written",
+    "symlinked": _SYMLINKED,
     "unwanted": "generated for an adapter that is switched off or moved; sync removes it",
 }
 
@@ -202,6 +208,8 @@ def _write(root: Path, force: bool) -> int:
                 f"karni.rules.py, then run `karni rules sync --force` (it saves the file "
                 f"under .karni/backup/ first)"
             )
+        elif state.state == "symlinked":
+            message = f"{state.path} is {_SYMLINKED}, left alone"
         else:
             message = (
                 f"{state.path} is not a file, left alone; remove it and run `karni rules sync`"

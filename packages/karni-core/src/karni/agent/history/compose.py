@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.sanitize import clean_line, iter_brief_lines
 from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, fit_blocks
 from karni.agent.history.isolation import call_isolated
 from karni.agent.history.markers import markers_rule_out
-from karni.agent.history.sanitize import clean_line, iter_brief_lines
 
 __all__ = [
     "CONDITIONS_VARIABLE",

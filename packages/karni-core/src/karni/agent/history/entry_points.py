@@ -19,7 +19,9 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["EntryPoint", "entry_points"]
+from karni.agent.common.names import normalize_name
+
+__all__ = ["EntryPoint", "entry_points", "normalize_name"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,21 +61,6 @@ class EntryPoint:
 
     def _key(self) -> tuple[str, str, str, str, str]:
         return (self.group, self.name, self.value, self.distribution, self.version)
-
-
-def normalize_name(name: str) -> str:
-    """A distribution name in its PEP 503 normal form (``Karni_Core`` → ``karni-core``)."""
-    out = []
-    previous_dash = False
-    for char in name.lower():
-        if char in "-_.":
-            if not previous_dash:
-                out.append("-")
-            previous_dash = True
-        else:
-            out.append(char)
-            previous_dash = False
-    return "".join(out)
 
 
 def _parse_entry_points(text: str) -> Iterable[tuple[str, str, str]]:
@@ -141,14 +128,11 @@ def _scan_path_entry(entry: str) -> list[tuple[str, str, str, str, str]]:
 
 
 def _cache_file(entries: list[str]) -> str | None:
-    configured = os.environ.get("KARNI_CACHE_DIR")
-    if configured is not None:
-        if not configured:
-            return None
-        base = configured
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        base = os.path.join(xdg, "karni")
+    from karni.agent.common.config import cache_dir
+
+    base = cache_dir()
+    if base is None:
+        return None
     import zlib
 
     digest = zlib.crc32("\0".join([sys.executable, *entries]).encode("utf-8", "surrogatepass"))
@@ -188,17 +172,13 @@ def _write_cache(path: str, scanned: dict[str, tuple[int, list[tuple[str, ...]]]
     payload = "\n".join(lines) + "\n"
     if any(char in payload for char in "\r"):
         return
-    temporary = f"{path}.{os.getpid()}.tmp"
+    from karni.agent.common.files import make_folders, write_atomic
+
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-        os.replace(temporary, path)
-    except OSError:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        make_folders(os.path.dirname(path))
+        write_atomic(path, payload, durable=False)
+    except (OSError, UnicodeError):
+        pass  # a cache that cannot be written is only a slower next run
 
 
 def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:

@@ -7,6 +7,8 @@ with one of these as its ``error``, for ``karni doctor`` to show.
 
 from __future__ import annotations
 
+from karni.agent.common.errors import KarniCoreError
+
 __all__ = [
     "DuplicateProviderError",
     "HistoryError",
@@ -17,8 +19,8 @@ __all__ = [
 ]
 
 
-class HistoryError(Exception):
-    """The root of every error karni-core defines."""
+class HistoryError(KarniCoreError):
+    """The root of every history error (itself a :class:`KarniCoreError`)."""
 
 
 class ProviderLoadError(HistoryError):

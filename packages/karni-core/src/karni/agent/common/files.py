@@ -1,0 +1,158 @@
+"""Writing a file so readers only ever see the old or the new contents, and reading one safely.
+
+:func:`write_atomic` writes to a temporary file beside the target (created
+exclusively, never through a symlink), flushes it to disk, then renames it
+over the target with :func:`os.replace`. On any failure the temporary file is
+removed and the target is left as it was. A symlink in the target's place, or
+on the way down from the folder the caller names as ``within``, is refused:
+a repository is untrusted input, and a symlinked folder could lead a write
+out of it.
+
+:func:`read_regular_file` reads at most a given number of bytes, and only
+from a regular file, so a FIFO or a device planted in a repository cannot
+hang or flood the reader.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from karni.agent.common.errors import FileTooLargeError, UnsafePathError
+
+__all__ = ["make_folders", "read_regular_file", "write_atomic"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def _refuse_symlink(path: str) -> os.stat_result | None:
+    """``lstat`` of ``path`` (None when missing); a symlink is an :class:`UnsafePathError`."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafePathError(f"{path} is a symlink; Karni does not write through symlinks", path)
+    return info
+
+
+def make_folders(folder: str, *, within: str | None = None) -> None:
+    """Create ``folder`` and its missing parents.
+
+    Args:
+        folder: The folder to create.
+        within: A folder ``folder`` must lie in. Every part below it is
+            created one by one and must not be a symlink; ``within`` itself may be.
+
+    Raises:
+        UnsafePathError: A part below ``within`` is a symlink, or ``folder``
+            lies outside ``within``.
+        OSError: A part is not a folder, or it cannot be created.
+    """
+    if within is None:
+        os.makedirs(folder, exist_ok=True)
+        return
+    relative = os.path.relpath(os.path.abspath(folder), os.path.abspath(within))
+    if relative == os.curdir:
+        return
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        raise UnsafePathError(f"{folder} lies outside {within}", folder)
+    current = os.path.abspath(within)
+    for part in relative.split(os.sep):
+        current = os.path.join(current, part)
+        info = _refuse_symlink(current)
+        if info is None:
+            try:
+                os.mkdir(current)
+            except FileExistsError:
+                _refuse_symlink(current)  # someone else made it meanwhile: check again
+        elif not stat.S_ISDIR(info.st_mode):
+            raise NotADirectoryError(f"{current} is not a folder")
+
+
+def write_atomic(
+    path: str,
+    data: bytes | str,
+    *,
+    within: str | None = None,
+    mode: int | None = None,
+    durable: bool = True,
+) -> None:
+    """Replace ``path``'s contents with ``data`` (text is written as UTF-8) atomically.
+
+    Args:
+        path: The file to write.
+        data: The new contents; ``str`` is encoded as UTF-8, newlines as given.
+        within: When given, ``path`` must lie in this folder; missing folders
+            below it are created (see :func:`make_folders`) and none may be a symlink.
+        mode: Permission bits for the file. By default an existing file keeps
+            its own and a new one gets the umask's.
+        durable: Flush the data to disk before the rename (caches may skip it).
+
+    Raises:
+        UnsafePathError: ``path``, or a folder below ``within``, is a symlink.
+        OSError: The folder is missing or not writable, or the disk is full.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    if within is not None:
+        make_folders(folder, within=within)
+    existing = _refuse_symlink(path)
+    if mode is None and existing is not None:
+        mode = existing.st_mode & 0o7777
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    temporary = os.path.join(
+        folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _BINARY
+    fd = os.open(temporary, flags, 0o666)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            if durable:
+                os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def read_regular_file(path: str, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
+    """The contents of the regular file at ``path``, refusing anything larger than ``max_bytes``.
+
+    Args:
+        path: The file to read.
+        max_bytes: The most bytes it may hold.
+        follow_symlinks: When False, a symlink at ``path`` is refused.
+
+    Raises:
+        FileNotFoundError: Nothing is at ``path``.
+        UnsafePathError: ``path`` is not a regular file (a folder, a FIFO, a
+            device), or is a symlink and ``follow_symlinks`` is False.
+        FileTooLargeError: The file holds more than ``max_bytes`` bytes.
+        OSError: It cannot be opened or read.
+    """
+    flags = os.O_RDONLY | _NONBLOCK | _BINARY | (0 if follow_symlinks else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        if not follow_symlinks and os.path.islink(path):
+            raise UnsafePathError(f"{path} is a symlink; Karni does not read it", path) from None
+        if os.path.isdir(path):
+            raise UnsafePathError(f"{path} is not a regular file", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePathError(f"{path} is not a regular file", path)
+    with open(fd, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileTooLargeError(f"{path} is larger than {max_bytes:,} bytes", path)
+    return data

@@ -1,0 +1,318 @@
+"""The shared modules of karni.agent.common: each behaviour every package relies on."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from karni.agent.common import ci, config, files, names, ownership, paths, root
+from karni.agent.common.errors import (
+    ConfigFileError,
+    FileTooLargeError,
+    KarniCoreError,
+    UnsafePathError,
+)
+from karni.agent.history import HistoryError
+
+
+def test_every_core_error_shares_one_root() -> None:
+    assert issubclass(HistoryError, KarniCoreError)
+    assert issubclass(ConfigFileError, KarniCoreError)
+    assert issubclass(UnsafePathError, OSError) and issubclass(UnsafePathError, KarniCoreError)
+
+
+# --- root -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("marker", root.PROJECT_MARKERS)
+def test_the_nearest_marker_wins(tmp_path: Path, marker: str) -> None:
+    (tmp_path / "manage.py").write_text("")
+    inner = tmp_path / "sub"
+    (inner / "deep").mkdir(parents=True)
+    (inner / marker).write_text("")
+    assert root.find_project_root(inner / "deep") == str(inner)
+    assert root.find_project_root(tmp_path) == str(tmp_path)
+
+
+def _nearest_marked_ancestor(path: Path) -> str | None:
+    for parent in path.parents:
+        if any((parent / marker).is_file() for marker in root.PROJECT_MARKERS):
+            return str(parent)
+    return None
+
+
+def test_a_folder_named_like_a_marker_is_no_marker(tmp_path: Path) -> None:
+    (tmp_path / "manage.py").mkdir()
+    assert root.find_project_root(tmp_path) == _nearest_marked_ancestor(tmp_path)
+
+
+def test_without_a_marker_up_to_the_top_there_is_no_project(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert root.find_project_root(tmp_path / "a" / "b") == _nearest_marked_ancestor(tmp_path)
+    assert _nearest_marked_ancestor(tmp_path) is None  # the temporary folder is not in a project
+
+
+def test_local_dir(tmp_path: Path) -> None:
+    assert root.local_dir(tmp_path) == os.path.join(str(tmp_path), ".karni", "local")
+
+
+# --- config -----------------------------------------------------------------------------------
+
+
+def test_a_relative_xdg_config_home_is_ignored(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/config")
+    assert config.user_config_path() == str(tmp_path / ".config" / "karni" / "config.toml")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert config.user_config_path() == str(tmp_path / "xdg" / "karni" / "config.toml")
+
+
+def test_cache_dir_follows_the_same_rule(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("KARNI_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    assert config.cache_dir() == str(tmp_path / ".cache" / "karni")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
+    assert config.cache_dir() == str(tmp_path / "c" / "karni")
+    monkeypatch.setenv("KARNI_CACHE_DIR", "")
+    assert config.cache_dir() is None
+    monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "k"))
+    assert config.cache_dir() == str(tmp_path / "k")
+
+
+@pytest.fixture
+def layered(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    user = tmp_path / "xdg" / "karni" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('[historian]\nexpand_tools = { a = "x" }\ncontext_limit = 1000\nuser = 1\n')
+    project = tmp_path / "project"
+    (project / ".karni").mkdir(parents=True)
+    (project / ".karni" / "config.toml").write_text("[historian]\ncontext_limit = 2000\n")
+    return project
+
+
+def test_the_project_wins_over_the_user_key_by_key(layered: Path) -> None:
+    merged = config.merged_table(layered, "historian")
+    assert merged == {"expand_tools": {"a": "x"}, "context_limit": 2000, "user": 1}
+    layers = config.config_layers(layered)
+    assert [layer.scope for layer in layers] == [config.PROJECT, config.USER]
+    assert config.merged_table(None, "historian")["context_limit"] == 1000
+
+
+def test_missing_files_are_empty(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "none"))
+    assert config.read_config(str(tmp_path / "missing.toml")) == {}
+    assert config.merged_table(tmp_path, "historian") == {}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"x = [", "is not valid TOML ("),
+        (b"x = '\xff'", "is not UTF-8 text; fix or delete it"),
+        (b"historian = 3", "`historian` in "),
+    ],
+)
+def test_bad_files_name_the_file(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigFileError) as caught:
+        config.table(
+            config.ConfigLayer("user", str(path), config.read_config(str(path))), "historian"
+        )
+    assert message in str(caught.value) and str(path) in str(caught.value)
+    assert caught.value.path == str(path)
+
+
+def test_a_config_that_is_a_folder_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").mkdir()
+    with pytest.raises(ConfigFileError, match="is not a regular file; replace it with a TOML file"):
+        config.read_config(str(tmp_path / "config.toml"))
+
+
+def test_crlf_is_kept_by_the_text_reader(tmp_path: Path) -> None:
+    (tmp_path / "c.toml").write_bytes(b"a = true\r\n")
+    assert config.read_config_text(str(tmp_path / "c.toml")) == "a = true\r\n"
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def test_write_atomic_replaces_and_keeps_the_mode(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    files.write_atomic(str(target), "first")
+    target.chmod(0o640)
+    files.write_atomic(str(target), b"second")
+    assert target.read_bytes() == b"second"
+    assert target.stat().st_mode & 0o777 == 0o640
+    files.write_atomic(str(target), "third", mode=0o600)
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert sorted(os.listdir(tmp_path)) == ["f.txt"]
+
+
+def test_write_atomic_refuses_a_symlinked_target(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    (tmp_path / "link.txt").symlink_to(outside)
+    with pytest.raises(UnsafePathError, match="is a symlink"):
+        files.write_atomic(str(tmp_path / "link.txt"), "overwritten")
+    assert outside.read_text() == "precious"
+    assert sorted(os.listdir(tmp_path)) == ["link.txt", "outside.txt"]
+
+
+def test_write_atomic_refuses_a_symlinked_folder_within(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".cursor").symlink_to(elsewhere)
+    with pytest.raises(UnsafePathError):
+        files.write_atomic(str(project / ".cursor" / "rules" / "x.md"), "x", within=str(project))
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_write_atomic_creates_folders_within(tmp_path: Path) -> None:
+    files.write_atomic(str(tmp_path / "a" / "b" / "c.txt"), "x", within=str(tmp_path))
+    assert (tmp_path / "a" / "b" / "c.txt").read_text() == "x"
+    with pytest.raises(UnsafePathError, match="lies outside"):
+        files.make_folders(str(tmp_path.parent / "other"), within=str(tmp_path))
+
+
+def test_a_failed_write_leaves_the_target_and_no_temporary(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "f.txt"
+    target.write_text("old")
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="No space"):
+        files.write_atomic(str(target), "new")
+    assert target.read_text() == "old"
+    assert os.listdir(tmp_path) == ["f.txt"]
+
+
+def test_read_regular_file_is_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"12345")
+    assert files.read_regular_file(str(path), 5) == b"12345"
+    with pytest.raises(FileTooLargeError, match="larger than 4 bytes"):
+        files.read_regular_file(str(path), 4)
+    with pytest.raises(FileNotFoundError):
+        files.read_regular_file(str(tmp_path / "missing"), 5)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_read_regular_file_never_blocks_on_a_fifo(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(UnsafePathError, match="not a regular file"):
+        files.read_regular_file(str(tmp_path / "fifo"), 10)
+
+
+def test_read_regular_file_can_refuse_symlinks(tmp_path: Path) -> None:
+    (tmp_path / "real").write_bytes(b"x")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    assert files.read_regular_file(str(tmp_path / "link"), 1) == b"x"
+    with pytest.raises(UnsafePathError, match="symlink"):
+        files.read_regular_file(str(tmp_path / "link"), 1, follow_symlinks=False)
+
+
+# --- ci, names, ownership ---------------------------------------------------------------------
+
+
+def test_the_ci_variables() -> None:
+    assert set(ci.CI_VARIABLES) == {
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "BUILDKITE",
+        "CIRCLECI",
+        "JENKINS_URL",
+        "TF_BUILD",
+        "TEAMCITY_VERSION",
+        "BITBUCKET_BUILD_NUMBER",
+        "CODEBUILD_BUILD_ID",
+    }
+    assert ci.in_ci({"CI": " Off ", "BUILDKITE": ""}) is False
+    assert ci.in_ci({"CIRCLECI": "1"}) is True
+
+
+@pytest.mark.parametrize(
+    ("name", "normal"),
+    [("Karni_Core", "karni-core"), ("a..b__c", "a-b-c"), ("plain", "plain"), ("-x-", "-x-")],
+)
+def test_normalize_name(name: str, normal: str) -> None:
+    assert names.normalize_name(name) == normal
+
+
+def test_ownership(tmp_path: Path) -> None:
+    assert ownership.owned_by_current_user(tmp_path) is True
+    assert ownership.owned_by_current_user(tmp_path / "missing") is False
+    if hasattr(os, "getuid") and os.getuid() != 0:
+        assert ownership.owned_by_current_user("/") is False
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+
+def test_project_relative(tmp_path: Path) -> None:
+    (tmp_path / "apps").mkdir()
+    assert paths.project_relative(tmp_path, tmp_path / "apps" / "new.py") == "apps/new.py"
+    assert paths.project_relative(tmp_path, "apps/x.py", cwd=str(tmp_path)) == "apps/x.py"
+    assert paths.project_relative(tmp_path, tmp_path) == "."
+    assert paths.project_relative(tmp_path, tmp_path.parent / "other.py") is None
+
+
+def test_the_one_symlink_rule(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "apps").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / "out").symlink_to(outside)  # a folder leading out: not inside
+    (project / "apps" / "real.py").write_text("")
+    (project / "alias.py").symlink_to(project / "apps" / "real.py")  # a file: its own name
+    via = tmp_path / "via"
+    via.symlink_to(project)  # the root reached through a link still holds its files
+    assert paths.project_relative(project, project / "out" / "x.py") is None
+    assert paths.project_relative(project, project / "alias.py") == "alias.py"
+    assert paths.project_relative(via, via / "apps" / "real.py") == "apps/real.py"
+    assert paths.project_relative(project, via / "apps" / "real.py") == "apps/real.py"
+
+
+# --- pipes ------------------------------------------------------------------------------------
+
+
+def test_a_broken_pipe_ends_quietly_with_141() -> None:
+    script = (
+        "import sys\n"
+        "from karni.agent.common.pipes import stop_on_broken_pipe\n"
+        "try:\n"
+        "    for _ in range(100000):\n"
+        "        print('x' * 100)\n"
+        "except BrokenPipeError:\n"
+        "    sys.exit(stop_on_broken_pipe())\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(10)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait() == 141
+    assert stderr == b""
+
+
+def test_the_package_itself_imports_nothing() -> None:
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import karni.agent.common\n"
+        "print(sorted(m for m in set(sys.modules) - before if not m.startswith('karni')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
