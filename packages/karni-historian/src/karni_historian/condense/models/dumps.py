@@ -93,17 +93,18 @@ class DumpFolder:
 
 
 def _prepare(folder: str) -> None:
-    """Create the dump folder owner-only inside an owner-only ``.karni/local``."""
+    """Create the dump folder owner-only, refusing symbolic links on the way."""
+    from karni.agent.common.files import make_folders
+
     local = os.path.dirname(folder)
-    os.makedirs(local, mode=0o700, exist_ok=True)
+    root = os.path.dirname(os.path.dirname(local))
+    make_folders(folder, within=root)
+    for path in (local, folder):
+        os.chmod(path, 0o700)
     ignore = os.path.join(local, ".gitignore")
     if not os.path.exists(ignore):
         with open(ignore, "w", encoding="utf-8") as handle:
             handle.write("*\n")
-    if os.path.islink(folder):
-        raise OSError(f"{folder} is a symbolic link")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:

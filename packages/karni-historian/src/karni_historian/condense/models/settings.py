@@ -82,31 +82,21 @@ class ConfigFiles:
 
     @classmethod
     def load(cls, root: str | os.PathLike[str]) -> ConfigFiles:
-        """Read both files of the project at ``root``.
+        """Read both files of the project at ``root`` through karni-core's reader.
 
         Raises:
             ConfigurationError: A file cannot be read or is not TOML.
         """
-        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-        files = cls(
-            os.path.join(xdg, "karni", "config.toml"),
-            os.path.join(os.fspath(root), ".karni", "config.toml"),
-        )
-        files.user = _read(files.user_path)
-        files.project = _read(files.project_path)
+        from karni.agent.common.config import project_config_path, read_config, user_config_path
+        from karni.agent.common.errors import ConfigFileError
+
+        files = cls(user_config_path(), project_config_path(os.fspath(root)))
+        try:
+            files.user = read_config(files.user_path)
+            files.project = read_config(files.project_path)
+        except ConfigFileError as error:
+            raise ConfigurationError(str(error)) from None
         return files
-
-
-def _read(path: str) -> dict[str, Any]:
-    import tomllib
-
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ConfigurationError(f"cannot read {path}: {error}; fix the file") from None
 
 
 @dataclass(frozen=True, slots=True)
