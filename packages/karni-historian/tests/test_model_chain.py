@@ -94,7 +94,10 @@ def test_valid_xml_through_the_anthropic_sdk(root, server):
     (request,) = server.requests
     assert request["path"] == "/v1/messages"
     headers = request["headers"]
-    assert KEY in (headers.get("x-api-key"), headers.get("authorization", "").removeprefix("Bearer "))
+    assert KEY in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )
     assert request["body"]["model"] == "claude-test"
     assert runs == [("anthropic/claude-test",)]
     assert dumps(root) == []

@@ -268,7 +268,10 @@ def test_a_wrong_block_anywhere_is_reported_whichever_harness_runs(root):
         ('model = "bedrock/x"', "is not `backend/model`"),
         ('model = "openai-compatible/llama"', "needs a `base_url`"),
         ('model = "local/other"', "the only local model is local/extractive"),
-        ('model = {model = "openai/a", base_url = "ftp://x"}', "must be an http:// or https:// URL"),
+        (
+            'model = {model = "openai/a", base_url = "ftp://x"}',
+            "must be an http:// or https:// URL",
+        ),
         ('model = {model = "openai/a", max_tokens = 0}', "must be a whole number"),
         ('model = {model = "openai/a", temperature = 3}', "must be a number from 0 to 2"),
         ('model = {model = "openai/a", timeout = "60"}', "`historian.pi.model.timeout`"),
@@ -300,7 +303,9 @@ def test_a_malformed_file_is_a_configuration_error(root):
 
 
 def test_fallback_models_may_be_one_string(root):
-    files = write(root, project='[historian.pi]\nmodel = "openai/a"\nfallback_models = "openai/b"\n')
+    files = write(
+        root, project='[historian.pi]\nmodel = "openai/a"\nfallback_models = "openai/b"\n'
+    )
     assert ids(chain(files, "pi")) == ["openai/a", "openai/b"]
 
 
