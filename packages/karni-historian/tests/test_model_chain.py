@@ -124,7 +124,7 @@ def test_valid_xml_through_the_openai_sdk(root, server):
 
 def test_broken_xml_gets_one_repair_request(root, server):
     server.queue(Reply("<output><compartment start='1'"), Reply(covering_xml))
-    outcome, _, compartments, _ = condense(root, [anthropic(server)])
+    outcome, _, _, _ = condense(root, [anthropic(server)])
     assert outcome.status == "ok", outcome.error
     repair = server.requests[1]["body"]["messages"][0]["content"]
     assert "Your previous XML response was invalid" in repair

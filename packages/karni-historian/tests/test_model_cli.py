@@ -117,10 +117,10 @@ def test_models_check_reports_each_entry(project, server, capsys):
     server.queue(Reply("OK"), Error(401))
     assert main(["--project", str(project), "models", "check"]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "ok  claude_code model      anthropic/claude-test: reachable"
+    assert lines[0] == "ok   claude_code model      anthropic/claude-test: reachable"
     assert lines[1].startswith("FAIL claude_code fallback 1 openai/gpt-test: ")
     assert "`OPENAI_API_KEY` is not set" in lines[1]
-    assert lines[2] == "ok  pi          model      anthropic/claude-test: reachable"
+    assert lines[2] == "ok   pi          model      anthropic/claude-test: reachable"
     assert len(server.requests) == 1  # the same model is called once
     assert server.requests[0]["body"]["messages"][0]["content"] == "Reply with the single word OK."
     assert server.requests[0]["body"]["max_tokens"] == 64
@@ -139,7 +139,8 @@ def test_no_sdk_is_imported_unless_a_model_is_called(project):
         "from karni_historian.cli import main\n"
         f"main(['--project', {str(project)!r}, 'wrapup', '1'])\n"
         f"main(['--project', {str(project)!r}, 'render'])\n"
-        "print(json.dumps(sorted(m for m in ('anthropic', 'openai', 'httpx') if m in sys.modules)))\n"
+        "sdks = ('anthropic', 'openai', 'httpx')\n"
+        "print(json.dumps(sorted(m for m in sdks if m in sys.modules)))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, check=True

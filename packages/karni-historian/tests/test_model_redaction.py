@@ -27,7 +27,10 @@ def test_provider_tokens_are_replaced(secret):
 
 
 def test_private_key_blocks_are_replaced_whole():
-    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n-----END OPENSSH PRIVATE KEY-----"
+    key = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
     assert Redactor()(f"before\n{key}\nafter") == f"before\n{MARKER}\nafter"
     assert Redactor()("x -----BEGIN RSA PRIVATE KEY-----\nMIIE...") == f"x {MARKER}"
 
@@ -68,7 +71,8 @@ def test_env_file_values_come_from_the_files_the_agent_read():
                 ToolPart(
                     "Read",
                     {"file_path": "/p/.env.local"},
-                    '     1→export API_URL="https://internal.example"\n     2→PLAIN=hello-world # note\n',
+                    '     1→export API_URL="https://internal.example"\n'
+                    "     2→PLAIN=hello-world # note\n",
                 ),
                 ToolPart("Bash", {"command": "cat prod.env"}, "TOKEN_X='q-123456'\n"),
                 ToolPart("Read", {"file_path": "/p/settings.py"}, "NOT=collected-value\n"),

@@ -40,7 +40,9 @@ def test_a_string_model_with_fallbacks_in_order(root):
         project="""
 [historian.claude_code]
 model = "anthropic/claude-haiku-4-5"
-fallback_models = ["openai/gpt-5-mini", {model = "ollama/qwen3", timeout = 600}, "openai/gpt-5-mini"]
+fallback_models = [
+    "openai/gpt-5-mini", {model = "ollama/qwen3", timeout = 600}, "openai/gpt-5-mini",
+]
 two_pass = true
 """,
     )
@@ -82,7 +84,8 @@ variant = "low"
 def test_project_over_user_key_by_key(root):
     files = write(
         root,
-        user='[historian.pi]\nmodel = "anthropic/a"\ntwo_pass = true\nfallback_models = ["openai/b"]\n',
+        user='[historian.pi]\nmodel = "anthropic/a"\ntwo_pass = true\n'
+        'fallback_models = ["openai/b"]\n',
         project='[historian.pi]\nmodel = "openai/c"\n',
     )
     resolved = chain(files, "pi")
@@ -292,13 +295,13 @@ def test_bad_values_are_errors_naming_the_key(root, text, message):
 
 def test_disable_must_be_a_boolean(root):
     files = write(root, project='[historian]\ndisable = "yes"\n')
-    with pytest.raises(ConfigurationError, match="`historian.disable` in .* must be true or false"):
+    with pytest.raises(ConfigurationError, match=r"`historian.disable` in .* must be true"):
         validate_config(files)
 
 
 def test_a_malformed_file_is_a_configuration_error(root):
     (root / "project" / ".karni" / "config.toml").write_text("[historian\n")
-    with pytest.raises(ConfigurationError, match="config.toml"):
+    with pytest.raises(ConfigurationError, match=r"config\.toml"):
         ConfigFiles.load(root / "project")
 
 

@@ -13,11 +13,15 @@ import time
 
 def main():
     calls_path = os.environ["FAKE_CLAUDE_CALLS"]
-    calls = json.load(open(calls_path)) if os.path.exists(calls_path) else []
+    calls = []
+    if os.path.exists(calls_path):
+        with open(calls_path) as handle:
+            calls = json.load(handle)
     calls.append({"argv": sys.argv[1:], "stdin": sys.stdin.read(), "cwd": os.getcwd()})
     with open(calls_path, "w") as handle:
         json.dump(calls, handle)
-    steps = json.load(open(os.environ["FAKE_CLAUDE_SCRIPT"]))
+    with open(os.environ["FAKE_CLAUDE_SCRIPT"]) as handle:
+        steps = json.load(handle)
     step = steps[len(calls) - 1] if len(calls) <= len(steps) else {"code": 3}
     time.sleep(step.get("sleep", 0))
     sys.stdout.write(step.get("stdout", ""))

@@ -48,7 +48,7 @@ class EntryCheck:
 
     def line(self) -> str:
         """The report line."""
-        mark = "ok " if self.ok else "FAIL"
+        mark = "ok  " if self.ok else "FAIL"
         return f"{mark} {self.harness:<11} {self.role:<10} {self.model_id}: {self.detail}"
 
 
