@@ -42,13 +42,7 @@ def request_body(entry: ModelEntry, prompt: Prompt) -> dict[str, Any]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One Messages API call; see :func:`karni_historian.condense.models.backends.complete`."""
-    from karni_historian.condense.models.backends import (
-        api_key,
-        connection_error,
-        error_detail,
-        missing_extra,
-        status_error,
-    )
+    from karni_historian.condense.models.backends import api_key, call_sdk, missing_extra
 
     key = api_key(entry, required=True)
     try:
@@ -58,26 +52,11 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     client = anthropic.Anthropic(
         api_key=key, base_url=entry.endpoint, max_retries=0, timeout=entry.timeout
     )
-    try:
-        with client:
-            message = client.messages.create(**request_body(entry, prompt))
-    except anthropic.APIStatusError as error:
-        raise status_error(
-            entry, error.status_code, error_detail(error.body), error.response.text
-        ) from None
-    except anthropic.APITimeoutError as error:
-        raise connection_error(entry, error, timed_out=True) from None
-    except anthropic.APIConnectionError as error:
-        raise connection_error(entry, error, timed_out=False) from None
-    except anthropic.APIError as error:  # a body the SDK could not read as a message
-        raise _unreadable(entry, error) from None
+    with client:
+        message = call_sdk(
+            entry, anthropic, lambda: client.messages.create(**request_body(entry, prompt))
+        )
     return _reply(message)
-
-
-def _unreadable(entry: ModelEntry, error: BaseException) -> Exception:
-    from karni_historian.errors import ModelCallError
-
-    return ModelCallError(f"{entry.model_id}: unreadable response ({error})", transient=True)
 
 
 def _reply(message: Any) -> Reply:

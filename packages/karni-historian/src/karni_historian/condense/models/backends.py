@@ -17,6 +17,11 @@ from karni_historian.errors import ModelCallError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.condense.models.prompt import Prompt
 
@@ -24,6 +29,7 @@ __all__ = [
     "NO_KEY",
     "Reply",
     "api_key",
+    "call_sdk",
     "complete",
     "connection_error",
     "error_detail",
@@ -143,3 +149,25 @@ def error_detail(body: object) -> str:
             if isinstance(message, str):
                 return message
     return ""
+
+
+def call_sdk(entry: ModelEntry, sdk: Any, call: Callable[[], T]) -> T:
+    """Run ``call`` (one request through ``sdk``, ``anthropic`` or ``openai``).
+
+    Both SDKs name their errors alike; each becomes a :class:`ModelCallError`:
+    HTTP errors by status, timeouts and connection failures transient, and a
+    body the SDK could not read transient too.
+    """
+    try:
+        return call()
+    except sdk.APIStatusError as error:
+        detail = error_detail(error.body)
+        raise status_error(entry, error.status_code, detail, error.response.text) from None
+    except sdk.APITimeoutError as error:
+        raise connection_error(entry, error, timed_out=True) from None
+    except sdk.APIConnectionError as error:
+        raise connection_error(entry, error, timed_out=False) from None
+    except sdk.APIError as error:
+        raise ModelCallError(
+            f"{entry.model_id}: unreadable response ({error})", transient=True
+        ) from None

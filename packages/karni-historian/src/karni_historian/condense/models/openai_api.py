@@ -45,14 +45,7 @@ def request_body(entry: ModelEntry, prompt: Prompt) -> dict[str, Any]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One Chat Completions call; see :func:`karni_historian.condense.models.backends.complete`."""
-    from karni_historian.condense.models.backends import (
-        NO_KEY,
-        api_key,
-        connection_error,
-        error_detail,
-        missing_extra,
-        status_error,
-    )
+    from karni_historian.condense.models.backends import NO_KEY, api_key, call_sdk, missing_extra
 
     key = api_key(entry, required=entry.backend == "openai")
     try:
@@ -62,23 +55,10 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     client = openai.OpenAI(
         api_key=key or NO_KEY, base_url=entry.endpoint, max_retries=0, timeout=entry.timeout
     )
-    try:
-        with client:
-            completion = client.chat.completions.create(**request_body(entry, prompt))
-    except openai.APIStatusError as error:
-        raise status_error(
-            entry, error.status_code, error_detail(error.body), error.response.text
-        ) from None
-    except openai.APITimeoutError as error:
-        raise connection_error(entry, error, timed_out=True) from None
-    except openai.APIConnectionError as error:
-        raise connection_error(entry, error, timed_out=False) from None
-    except openai.APIError as error:
-        from karni_historian.errors import ModelCallError
-
-        raise ModelCallError(
-            f"{entry.model_id}: unreadable response ({error})", transient=True
-        ) from None
+    with client:
+        completion = call_sdk(
+            entry, openai, lambda: client.chat.completions.create(**request_body(entry, prompt))
+        )
     return _reply(entry, completion)
 
 
