@@ -1,21 +1,12 @@
 """The historian's output format: writing, lenient parsing and strict validation.
 
-Every historian, the built-in extractive one or a model, produces the same XML
-(reference §3.5): ``<compartments>`` with four paraphrase tiers each, durable
-``<facts>`` by category, optional events, observations and primers, and a
-``<meta>`` block saying where processing stopped. This module writes that XML
-(:func:`emit`), reads it leniently the way upstream does (:func:`parse`, §3.6)
-and checks it against the chunk it was made from (:func:`validate`, §3.7), so
-nothing malformed ever reaches the store.
-
-Choices where the reference leaves room:
-
-- The TypeScript error wording is used (``gap before message 19 (expected 3)``).
-- Attribute values (titles, episode types) are XML-unescaped like bodies.
-- ``importance`` is clamped to 1–100; a missing one is 50.
-- Discard-last also drops the unanchored facts and user observations and the
-  events and primers that point at the dropped compartment (the Rust goldens).
-- The chunk's "present" ordinals are those its lines cover, noise included.
+Every historian, the built-in extractive one or a model, produces the same XML:
+``<compartments>`` with four paraphrase tiers each, durable ``<facts>`` by
+category, optional events, observations and primers, and a ``<meta>`` block
+saying where processing stopped. This module writes that XML (:func:`emit`),
+reads it leniently (:func:`parse`) and checks it against the chunk it was made
+from (:func:`validate`), so nothing malformed ever reaches the store. The
+format and every rule, with its message, are in ``docs/historian/validation.md``.
 """
 
 from __future__ import annotations
@@ -140,7 +131,7 @@ class ValidationResult:
         primer: The primer candidate, if kept.
         unprocessed_from: Where the next run should start, or ``None`` when
             everything up to the chunk end was processed.
-        discarded_last: True when the last compartment was dropped (§3.7).
+        discarded_last: True when the last compartment was dropped.
     """
 
     compartments: list[Compartment]
@@ -204,7 +195,7 @@ def _bullets(text: str) -> list[str]:
 
 
 def parse(xml: str) -> ParsedOutput:
-    """Parse a historian response leniently (§3.6).
+    """Parse a historian response leniently (``docs/historian/validation.md``).
 
     Compartments are found anywhere by pattern, self-closing ones are ignored,
     and rows missing ``start``, ``end`` or a non-empty ``title`` are skipped.
@@ -307,7 +298,7 @@ def validate(
     emergency: bool = False,
     force_keep: bool = False,
 ) -> ValidationResult:
-    """Check parsed output against its chunk and heal what the reference heals (§3.7).
+    """Check parsed output against its chunk and heal what can be healed.
 
     Steps, in order: no compartments; heal gaps that lie inside one tool-only
     range; extend a last compartment that splits a completed tool arc; map
@@ -328,7 +319,7 @@ def validate(
         The compartments, facts and side channels to publish.
 
     Raises:
-        HistorianOutputError: With the reference's message for the first
+        HistorianOutputError: With the documented message of the first
             failed check.
     """
     from dataclasses import replace
@@ -445,7 +436,7 @@ def emit(
     messages_processed: tuple[int, int] | None = None,
     unprocessed_from: int | None = None,
 ) -> str:
-    """Write historian output in the §3.5 format.
+    """Write historian output in the format of ``docs/historian/validation.md``.
 
     Args:
         compartments: Compartments with all four tiers (``p4`` may be empty).

@@ -9,7 +9,7 @@ redactor that knows the credentials in use, and the dump folder.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,15 +20,15 @@ if TYPE_CHECKING:
     from karni_historian.condense.models.prompt import PromptContext
     from karni_historian.condense.models.redaction import Redactor
     from karni_historian.condense.models.settings import ConfigFiles, ResolvedChain
-    from karni_historian.condense.runner import RunOutcome, Settings
+    from karni_historian.condense.settings import Settings
     from karni_historian.store import Store
 
 __all__ = [
-    "SessionRun",
+    "PreparedSession",
     "chain_for_session",
-    "condense_session",
     "credential_values",
     "historian_for",
+    "prepare_session",
     "prompt_context",
 ]
 
@@ -88,57 +88,45 @@ def historian_for(
 
 
 @dataclass(slots=True)
-class SessionRun:
-    """What ``run`` or ``wrapup`` did for one session with its configured historian.
+class PreparedSession:
+    """The historian one session is condensed with.
 
     Attributes:
-        outcome: The runner's outcome; None when the historian is disabled.
         chain: The chain the session resolved to.
-        notes: Failures that did not fail the run (an editor pass that failed).
+        historian: The runner's ``historian=`` hook; None for the built-in
+            ``local/extractive`` (or when disabled).
+        settings: The settings to run with: the chunk budget follows the
+            smallest context window in the chain, so no chunk exceeds any
+            of its models' windows.
     """
 
-    outcome: RunOutcome | None
     chain: ResolvedChain
-    notes: list[str] = field(default_factory=list)
+    historian: ModelHistorian | None
+    settings: Settings
 
     @property
-    def failed(self) -> bool:
-        """Whether the run failed."""
-        return self.outcome is not None and self.outcome.failed
+    def disabled(self) -> bool:
+        """``historian.disable = true``: nothing is condensed."""
+        return self.chain.disabled
 
-    def message(self) -> str:
-        """One line describing the result."""
-        if self.outcome is None:
-            where = self.chain.origins.get("disable", "configuration")
-            return "the historian is disabled (`historian.disable = true` in the " + where + ")"
-        return self.outcome.message()
+    @property
+    def notes(self) -> list[str]:
+        """Failures that did not fail the run (an editor pass that failed)."""
+        return list(self.historian.notes) if self.historian else []
+
+    def disabled_message(self) -> str:
+        """Why nothing runs, when :attr:`disabled`."""
+        where = self.chain.origins.get("disable", "configuration")
+        return f"the historian is disabled (`historian.disable = true` in the {where})"
 
 
-def condense_session(
-    store: Store,
-    session_id: str,
-    settings: Settings,
-    files: ConfigFiles,
-    *,
-    kind: str,
-    keep: int = 20,
-) -> SessionRun:
-    """``run`` or ``wrapup`` one session with the historian configured for its harness.
-
-    The chunk budget follows the smallest context window in the chain, so no
-    chunk exceeds any of its models' windows.
-    """
-    from karni_historian.condense import runner
-
+def prepare_session(
+    store: Store, session_id: str, settings: Settings, files: ConfigFiles
+) -> PreparedSession:
+    """The chain, hook and settings for condensing one session."""
     chain = chain_for_session(store, session_id, files, default_window=settings.historian_context)
-    if chain.disabled:
-        return SessionRun(None, chain)
     historian = historian_for(chain, store, session_id)
     if historian is not None:
         window = min(entry.context_window for entry in chain.entries)
         settings = replace(settings, historian_context=window)
-    if kind == "wrapup":
-        outcome = runner.wrapup(store, session_id, keep, settings, historian=historian)
-    else:
-        outcome = runner.run(store, session_id, settings, historian=historian)
-    return SessionRun(outcome, chain, list(historian.notes) if historian else [])
+    return PreparedSession(chain, historian, settings)
