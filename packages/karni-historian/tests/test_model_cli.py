@@ -23,7 +23,7 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     with Store.open(root, create=True) as store, store.transaction():
         store.ensure_session("s", "claude-code")
-        for ordinal in range(1, 7):
+        for ordinal in range(1, 17):
             role = "user" if ordinal % 2 else "assistant"
             store.write_message("s", ordinal, role, parts_to_json([TextPart(f"Message {ordinal}")]))
     return root
@@ -50,7 +50,7 @@ def test_wrapup_uses_the_configured_model(project, server, capsys):
     server.queue(Reply(covering_xml))
     assert main(["--project", str(project), "wrapup", "1"]) == 0
     out = capsys.readouterr().out
-    assert out == "session s: 1 new compartment(s), 1 fact(s); messages 1-4 condensed\n"
+    assert out == "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed\n"
     assert server.requests[0]["body"]["model"] == "claude-test"
 
 
@@ -146,3 +146,16 @@ def test_no_sdk_is_imported_unless_a_model_is_called(project):
         [sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, check=True
     )
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_run_uses_the_configured_chain(project, server, capsys):
+    configure(project, model_block(server) + 'fallback_models = ["ollama/qwen3"]\n')
+    assert main(["--project", str(project), "run", "--dry-run", "--force"]) == 0
+    assert capsys.readouterr().out == (
+        "session s: would condense messages 1-6 with anthropic/claude-test → ollama/qwen3 (forced)\n"
+    )
+    assert server.requests == []
+    server.queue(Reply(covering_xml))
+    assert main(["--project", str(project), "run", "--force"]) == 0
+    assert "messages 1-6 condensed" in capsys.readouterr().out
+    assert len(server.requests) == 1
