@@ -152,7 +152,8 @@ def test_run_uses_the_configured_chain(project, server, capsys):
     configure(project, model_block(server) + 'fallback_models = ["ollama/qwen3"]\n')
     assert main(["--project", str(project), "run", "--dry-run", "--force"]) == 0
     assert capsys.readouterr().out == (
-        "session s: would condense messages 1-6 with anthropic/claude-test → ollama/qwen3 (forced)\n"
+        "session s: would condense messages 1-6 with "
+        "anthropic/claude-test → ollama/qwen3 (forced)\n"
     )
     assert server.requests == []
     server.queue(Reply(covering_xml))
