@@ -356,98 +356,121 @@ def build_chunk(
     from karni_historian.condense.templates import BUILTIN_TEMPLATES
 
     templates: Mapping[str, Any] = BUILTIN_TEMPLATES if expand_tools is None else expand_tools
-    newline_cost = estimate("\n")
-    lines: list[ChunkLine] = []
-    total = 0
-    clusters = 0
-    stopped = False
-    block: _Block | None = None
-    pending_noise: int | None = None
-    furthest = offset - 1
-    total_messages = 0
+    builder = _ChunkBuilder(offset, budget_tokens, estimate)
+    for message in messages:
+        builder.last_ordinal = max(builder.last_ordinal, message.ordinal)
+        if offset <= message.ordinal < eligible_end and not builder.add(message, templates):
+            break
+    return builder.finish(eligible_end)
 
-    def emit(b: _Block) -> bool:
-        nonlocal total, clusters
-        line = b.line()
-        cost = estimate(line.text) + (newline_cost if lines else 0)
-        if total + cost > budget_tokens and total > 0:
+
+class _ChunkBuilder:
+    """The lines of one chunk as they are built: the open block, the budget, the clusters."""
+
+    def __init__(self, offset: int, budget_tokens: int, estimate: Callable[[str], int]) -> None:
+        self.offset = offset
+        self.budget = budget_tokens
+        self.estimate = estimate
+        self.newline_cost = estimate("\n")
+        self.lines: list[ChunkLine] = []
+        self.total = 0
+        self.clusters = 0
+        self.stopped = False
+        self.block: _Block | None = None
+        self.pending_noise: int | None = None
+        self.furthest = offset - 1
+        self.last_ordinal = 0
+
+    def _emit(self, block: _Block) -> bool:
+        """Add the block's line when it fits the budget (the first line always does)."""
+        line = block.line()
+        cost = self.estimate(line.text) + (self.newline_cost if self.lines else 0)
+        if self.total + cost > self.budget and self.total > 0:
             return False
-        if line.role == "A" and line.commits and (not lines or lines[-1].role != "A"):
-            clusters += 1
-        lines.append(line)
-        total += cost
+        if line.role == "A" and line.commits and (not self.lines or self.lines[-1].role != "A"):
+            self.clusters += 1
+        self.lines.append(line)
+        self.total += cost
         return True
 
-    for message in messages:
+    def add(self, message: Message, templates: Mapping[str, Any]) -> bool:
+        """Read one message of the range; False when the budget stopped the chunk."""
         ordinal = message.ordinal
-        total_messages = max(total_messages, ordinal)
-        if ordinal < offset or ordinal >= eligible_end:
-            continue
         parts, has_text = _message_parts(message, templates)
+        self.furthest = ordinal
         if message.role == "system" or not parts:
-            if pending_noise is None:
-                pending_noise = ordinal
-            furthest = ordinal
-            continue
+            if self.pending_noise is None:
+                self.pending_noise = ordinal  # noise is folded into the next block
+            return True
         tool_results = message.role == "user" and not has_text
-        if tool_results:
-            role = "A"
-            shown = parts
-        else:
-            role = role_letter(message.role)
-            shown = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
-        first = ordinal if pending_noise is None else pending_noise
+        role = "A" if tool_results else role_letter(message.role)
+        if not tool_results:
+            parts = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
+        block = self._block_for(ordinal, role)
+        if block is None:
+            return False
+        self.pending_noise = None
+        block.end = ordinal
+        block.ordinals.append(ordinal)
+        _fill_block(block, parts, assistant=message.role == "assistant", results=tool_results)
+        return True
+
+    def _block_for(self, ordinal: int, role: str) -> _Block | None:
+        """The open block when the message continues it, else a new one; None when full."""
+        first = ordinal if self.pending_noise is None else self.pending_noise
+        block = self.block
         if block is not None and block.role == role and first == block.end + 1:
-            target = block
-        else:
-            if block is not None and not emit(block):
-                stopped = True
-                block = None
-                break
-            target = _Block(first, role)
-            block = target
-        pending_noise = None
-        target.end = ordinal
-        target.ordinals.append(ordinal)
-        furthest = ordinal
-        for kind, text, call_id in shown:
-            if kind == "text":
-                if role == "A" and message.role == "assistant":
-                    text, hashes = _extract_commits(text)
-                    for h in hashes:
-                        if h not in target.commits and len(target.commits) < MAX_COMMITS_PER_BLOCK:
-                            target.commits.append(h)
-                target.has_text = True
-            elif call_id:
-                if tool_results and call_id in target.call_ids:
-                    continue
-                target.call_ids.add(call_id)
-            target.parts.append(text)
-    if block is not None and not stopped and not emit(block):
-        stopped = True
-    text = "\n".join(line.text for line in lines)
-    truncated = False
-    token_estimate = estimate(text) if text else 0
-    if text and token_estimate > budget_tokens:
-        text = _truncate(text, budget_tokens, estimate)
-        token_estimate = estimate(text)
-        truncated = True
-    last_emitted = lines[-1].end if lines else offset - 1
-    if stopped:
-        has_more = True
-    else:
-        has_more = max(last_emitted, furthest) < min(eligible_end - 1, total_messages)
-    return Chunk(
-        text=text,
-        start=offset,
-        end=last_emitted,
-        has_more=has_more,
-        commit_clusters=clusters,
-        tool_only_ranges=_merge_ranges([(ln.start, ln.end) for ln in lines if ln.tool_only]),
-        lines=tuple(lines),
-        token_estimate=token_estimate,
-        truncated=truncated,
-    )
+            return block
+        if block is not None and not self._emit(block):
+            self.stopped = True
+            self.block = None
+            return None
+        self.block = _Block(first, role)
+        return self.block
+
+    def finish(self, eligible_end: int) -> Chunk:
+        """Emit the open block and assemble the chunk."""
+        if self.block is not None and not self.stopped and not self._emit(self.block):
+            self.stopped = True
+        lines = self.lines
+        text = "\n".join(line.text for line in lines)
+        token_estimate = self.estimate(text) if text else 0
+        truncated = bool(text) and token_estimate > self.budget
+        if truncated:
+            text = _truncate(text, self.budget, self.estimate)
+            token_estimate = self.estimate(text)
+        last_emitted = lines[-1].end if lines else self.offset - 1
+        reached = max(last_emitted, self.furthest)
+        return Chunk(
+            text=text,
+            start=self.offset,
+            end=last_emitted,
+            has_more=self.stopped or reached < min(eligible_end - 1, self.last_ordinal),
+            commit_clusters=self.clusters,
+            tool_only_ranges=_merge_ranges([(ln.start, ln.end) for ln in lines if ln.tool_only]),
+            lines=tuple(lines),
+            token_estimate=token_estimate,
+            truncated=truncated,
+        )
+
+
+def _fill_block(
+    block: _Block, parts: list[tuple[str, str, str]], *, assistant: bool, results: bool
+) -> None:
+    """Append a message's shown parts to its block, pulling commit hashes out of its text."""
+    for kind, text, call_id in parts:
+        if kind == "text":
+            if block.role == "A" and assistant:
+                text, hashes = _extract_commits(text)
+                for h in hashes:
+                    if h not in block.commits and len(block.commits) < MAX_COMMITS_PER_BLOCK:
+                        block.commits.append(h)
+            block.has_text = True
+        elif call_id:
+            if results and call_id in block.call_ids:
+                continue  # the call was already summarised in this block
+            block.call_ids.add(call_id)
+        block.parts.append(text)
 
 
 def _merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

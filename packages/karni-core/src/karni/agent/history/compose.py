@@ -19,8 +19,6 @@ from karni.agent.history.isolation import call_isolated
 from karni.agent.history.markers import markers_rule_out
 
 __all__ = [
-    "CONDITIONS_VARIABLE",
-    "active_conditions",
     "compose",
     "detect",
     "detecting_providers",
@@ -34,9 +32,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni.agent.history.isolation import ProviderCallOutcome
-
-CONDITIONS_VARIABLE = "KARNI_AGENT_CONDITIONS"
-"""When set, replaces store detection for conditional rules (comma-separated)."""
 
 
 def provider_name(provider: Any) -> str | None:
@@ -84,26 +79,6 @@ def detecting_providers(
         key=lambda pair: pair[0],
     )
     return [provider for _, provider in named if detect(provider, project_root)]
-
-
-def active_conditions(
-    project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
-) -> frozenset[str]:
-    """The conditions that switch conditional rules on, such as K008's ``history``.
-
-    ``KARNI_AGENT_CONDITIONS``, when set, replaces detection: an empty value
-    turns every conditional rule off, ``history`` forces K008 on. Otherwise the
-    set is ``{"history"}`` when any provider detects a store. Detection starts
-    no process.
-    """
-    raw = os.environ.get(CONDITIONS_VARIABLE)
-    if raw is not None:
-        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-    chosen = _installed_providers() if providers is None else list(providers)
-    for provider in sorted(chosen, key=lambda p: provider_name(p) or ""):
-        if provider_name(provider) and detect(provider, project_root):
-            return frozenset({"history"})
-    return frozenset()
 
 
 def _one_line(value: Any) -> str | None:
