@@ -15,7 +15,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import NoReturn
 
     from karni_historian.condense.models.session import PreparedSession
@@ -221,24 +221,37 @@ def _notes(session_id: str, prepared: PreparedSession) -> None:
         print(f"{PROG}: session {session_id}: note: {note}", file=sys.stderr)
 
 
-def _wrapup(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.condense import runner
-
+def _each_session(
+    args: argparse.Namespace,
+    root: str,
+    condense: Callable[[Store, str, PreparedSession], RunOutcome | None],
+) -> int:
+    """Condense every session asked for with its configured historian; the exit code."""
     settings = _settings(root)
     files = _config_files(root)
-    keep = 20 if args.keep is None or not args.keep.strip() else _positive(args.keep, "KEEP")
     failed = False
     with _open(root) as store:
         for session_id in _sessions_to_run(store, args.session):
             prepared = _prepared(store, session_id, settings, files)
             if prepared is None:
                 continue
-            outcome = runner.wrapup(
-                store, session_id, keep, prepared.settings, historian=prepared.historian
-            )
+            outcome = condense(store, session_id, prepared)
             _notes(session_id, prepared)
-            failed |= _report(outcome)
+            failed |= outcome is not None and _report(outcome)
     return 1 if failed else 0
+
+
+def _wrapup(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense import runner
+
+    keep = 20 if args.keep is None or not args.keep.strip() else _positive(args.keep, "KEEP")
+    return _each_session(
+        args,
+        root,
+        lambda store, session_id, prepared: runner.wrapup(
+            store, session_id, keep, prepared.settings, historian=prepared.historian
+        ),
+    )
 
 
 def _run_session(
@@ -275,18 +288,11 @@ def _run_session(
 
 
 def _run(args: argparse.Namespace, root: str) -> int:
-    settings = _settings(root)
-    files = _config_files(root)
-    failed = False
-    with _open(root) as store:
-        for session_id in _sessions_to_run(store, args.session):
-            prepared = _prepared(store, session_id, settings, files)
-            if prepared is None:
-                continue
-            outcome = _run_session(store, session_id, prepared, args)
-            _notes(session_id, prepared)
-            failed |= outcome is not None and _report(outcome)
-    return 1 if failed else 0
+    return _each_session(
+        args,
+        root,
+        lambda store, session_id, prepared: _run_session(store, session_id, prepared, args),
+    )
 
 
 def _config_files(root: str) -> ConfigFiles:
