@@ -86,8 +86,14 @@ def test_metadata_matches_the_source(artifact: Artifact) -> None:
     assert meta["Version"] == project["version"]
     assert meta["Metadata-Version"] in ACCEPTED_METADATA_VERSIONS
     assert meta["Requires-Python"] == project["requires-python"] == ">=3.11"
+    declared = list(project.get("dependencies", []))
+    for extra, requirements in project.get("optional-dependencies", {}).items():
+        declared += [f'{requirement}; extra == "{extra}"' for requirement in requirements]
     assert sorted(map(str, map(Requirement, meta.get_all("Requires-Dist") or []))) == sorted(
-        map(str, map(Requirement, project.get("dependencies", [])))
+        map(str, map(Requirement, declared))
+    )
+    assert sorted(meta.get_all("Provides-Extra") or []) == sorted(
+        project.get("optional-dependencies", {})
     )
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 from karni_historian.cli import main
+
+# The fake model server lives beside the tests (tests/fake_model/), not in the package.
+sys.path.insert(0, os.path.dirname(__file__))
 
 
 @pytest.fixture

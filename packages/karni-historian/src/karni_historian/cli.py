@@ -15,9 +15,11 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any, NoReturn
 
+    from karni_historian.condense.models.session import PreparedSession
+    from karni_historian.condense.models.settings import ConfigFiles
     from karni_historian.condense.runner import RunOutcome
     from karni_historian.condense.settings import Settings
     from karni_historian.store import Store
@@ -51,7 +53,16 @@ def _parser() -> argparse.ArgumentParser:
     commands.required = True
     _add_writing_commands(commands)
     _add_reading_commands(commands)
+    _add_model_commands(commands)
     return parser
+
+
+def _add_model_commands(commands: Any) -> None:
+    """``models check``: the configured historian models."""
+    models = commands.add_parser("models", help="the configured historian models")
+    models_commands = models.add_subparsers(dest="models_command", metavar="COMMAND")
+    models_commands.required = True
+    models_commands.add_parser("check", help="call each configured model once with a tiny request")
 
 
 def _add_writing_commands(commands: Any) -> None:
@@ -204,25 +215,65 @@ def _report(outcome: RunOutcome) -> bool:
     return outcome.failed
 
 
-def _wrapup(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.condense import runner
+def _prepared(
+    store: Store, session_id: str, settings: Settings, files: ConfigFiles
+) -> PreparedSession | None:
+    """The session's configured historian; prints why when it is disabled (then None)."""
+    from karni_historian.condense.models.session import prepare_session
 
+    prepared = prepare_session(store, session_id, settings, files)
+    if prepared.disabled:
+        print(f"session {session_id}: {prepared.disabled_message()}")
+        return None
+    return prepared
+
+
+def _notes(session_id: str, prepared: PreparedSession) -> None:
+    for note in prepared.notes:
+        print(f"{PROG}: session {session_id}: note: {note}", file=sys.stderr)
+
+
+def _each_session(
+    args: argparse.Namespace,
+    root: str,
+    condense: Callable[[Store, str, PreparedSession], RunOutcome | None],
+) -> int:
+    """Condense every session asked for with its configured historian; the exit code."""
     settings = _settings(root)
-    keep = 20 if args.keep is None or not args.keep.strip() else _positive(args.keep, "KEEP")
+    files = _config_files(root)
     failed = False
     with _open(root) as store:
         for session_id in _sessions_to_run(store, args.session):
-            failed |= _report(runner.wrapup(store, session_id, keep, settings))
+            prepared = _prepared(store, session_id, settings, files)
+            if prepared is None:
+                continue
+            outcome = condense(store, session_id, prepared)
+            _notes(session_id, prepared)
+            failed |= outcome is not None and _report(outcome)
     return 1 if failed else 0
 
 
+def _wrapup(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense import runner
+
+    keep = 20 if args.keep is None or not args.keep.strip() else _positive(args.keep, "KEEP")
+    return _each_session(
+        args,
+        root,
+        lambda store, session_id, prepared: runner.wrapup(
+            store, session_id, keep, prepared.settings, historian=prepared.historian
+        ),
+    )
+
+
 def _run_session(
-    store: Store, session_id: str, settings: Settings, args: argparse.Namespace
+    store: Store, session_id: str, prepared: PreparedSession, args: argparse.Namespace
 ) -> RunOutcome | None:
     """Condense one session when a trigger fires (or ``--force``); None when nothing ran."""
     from karni_historian.condense import runner
 
-    plan = runner.plan_run(store, session_id, settings)
+    historian = prepared.historian
+    plan = runner.plan_run(store, session_id, prepared.settings)
     if not plan.settled:
         return runner.run(store, session_id, plan=plan)  # says why nothing is settled
     decision = None if args.force else plan.decision()
@@ -231,7 +282,7 @@ def _run_session(
         span = f"messages {plan.covered_to + 1}-{plan.target - 1}"
         if decision is None or decision.fire:
             why = "forced" if decision is None else f"trigger {decision.reason}: {decision.detail}"
-            print(f"{name}: would condense {span} with {runner.historian_name(None)} ({why})")
+            print(f"{name}: would condense {span} with {prepared.chain.name} ({why})")
         else:
             print(f"{name}: would not condense {span}: no trigger fired ({decision.detail})")
         return None
@@ -245,17 +296,44 @@ def _run_session(
         print(
             f"{PROG}: {name}: trigger {decision.reason} fired: {decision.detail}", file=sys.stderr
         )
-    return runner.run(store, session_id, plan=plan)
+    return runner.run(store, session_id, plan=plan, historian=historian)
 
 
 def _run(args: argparse.Namespace, root: str) -> int:
+    return _each_session(
+        args,
+        root,
+        lambda store, session_id, prepared: _run_session(store, session_id, prepared, args),
+    )
+
+
+def _config_files(root: str) -> ConfigFiles:
+    """The configuration files, with every historian model setting checked."""
+    from karni_historian.condense.models.settings import ConfigFiles, validate_config
+    from karni_historian.errors import ConfigurationError
+
+    try:
+        files = ConfigFiles.load(root)
+        validate_config(files)
+    except ConfigurationError as error:
+        raise CliError(f"configuration error: {error}") from None
+    return files
+
+
+def _models(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense.models.check import check_models
+    from karni_historian.condense.models.redaction import Redactor
+
     settings = _settings(root)
-    failed = False
-    with _open(root) as store:
-        for session_id in _sessions_to_run(store, args.session):
-            outcome = _run_session(store, session_id, settings, args)
-            failed |= outcome is not None and _report(outcome)
-    return 1 if failed else 0
+    results = check_models(
+        _config_files(root), default_window=settings.historian_context, redactor=Redactor()
+    )
+    if not results:
+        print("no historian model is configured: every session uses local/extractive")
+        return 0
+    for result in results:
+        print(result.line())
+    return 0 if all(result.ok for result in results) else 1
 
 
 def _render(args: argparse.Namespace, root: str) -> int:
@@ -366,6 +444,7 @@ _COMMANDS = {
     "expand": _expand,
     "sessions": _sessions,
     "brief": _brief,
+    "models": _models,
 }
 
 

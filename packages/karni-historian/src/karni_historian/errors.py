@@ -16,17 +16,23 @@ modules can share them without importing each other.
     ├── HistorianOutputError        (also a ValueError) historian XML that cannot be published
     ├── ChunkCoverageError          (also a ValueError) a chunk that does not cover its range
     ├── StoreError                  the store is missing, unreadable or too new
-    └── IngestError                 a ``--from`` path that does not exist or cannot be read
+    ├── IngestError                 a ``--from`` path that does not exist or cannot be read
+    └── ModelError                  a historian model could not be used
+        ├── ModelCallError          one call failed (transient or permanent)
+        └── ChainExhaustedError     every model of the chain failed: the run fails
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ChainExhaustedError",
     "ChunkCoverageError",
     "ConfigurationError",
     "HistorianError",
     "HistorianOutputError",
     "IngestError",
+    "ModelCallError",
+    "ModelError",
     "StoreError",
     "TemplateError",
 ]
@@ -89,3 +95,52 @@ class StoreError(HistorianError):
 
 class IngestError(HistorianError):
     """A ``--from`` path that does not exist or cannot be read."""
+
+
+class ModelError(HistorianError):
+    """A historian model could not turn a chunk into publishable XML.
+
+    Messages never hold a credential: they pass through the redaction of
+    :mod:`karni_historian.condense.models.redaction` before they are raised.
+    """
+
+
+class ModelCallError(ModelError):
+    """One call to a historian model failed.
+
+    Raised by the backends of :mod:`karni_historian.condense.models`; the
+    chain catches it and decides what comes next.
+
+    Attributes:
+        transient: True for rate limits, overload, 5xx, timeouts and dropped
+            connections (retried on the same model with backoff); False for
+            bad requests, authentication, unknown models and a missing SDK
+            (the chain moves to its next model).
+        raw: The raw response body, when the model answered at all.
+        status: The HTTP status (or the process exit code), when known.
+    """
+
+    def __init__(
+        self, message: str, *, transient: bool, raw: str = "", status: int | None = None
+    ) -> None:
+        """Create the error."""
+        super().__init__(message)
+        self.transient = transient
+        self.raw = raw
+        self.status = status
+
+
+class ChainExhaustedError(ModelError):
+    """Every model of the configured chain failed, so the run fails.
+
+    Never followed by a silent switch to another model: the message names
+    the last error and the dump kept for it (``.karni/local/historian-dumps/``).
+
+    Attributes:
+        dump: The path of the newest failure dump, when one was written.
+    """
+
+    def __init__(self, message: str, *, dump: str | None = None) -> None:
+        """Create the error."""
+        super().__init__(message)
+        self.dump = dump

@@ -27,7 +27,7 @@ def status_text(store: Store, session_id: str, settings: Settings) -> str:
     lines = [
         f"Session {session_id} ({session.source}): {session.title or 'untitled'}",
         f"- Raw messages: {raw} ({raw - covered} after the last compartment)",
-        f"- Historian: {'not run yet' if not compartments else f'messages 1-{covered} condensed'}",
+        f"- Historian: {_progress(len(compartments), covered, failures)}",
     ]
     if failures:
         lines.append(f"- Historian failures in a row: {failures} (last: {last_error})")
@@ -40,3 +40,10 @@ def status_text(store: Store, session_id: str, settings: Settings) -> str:
         "- Older compartments demote tiers automatically at render time to fit the budget",
     ]
     return "\n".join(lines)
+
+
+def _progress(compartments: int, covered: int, failures: int) -> str:
+    """How far the historian got; a failure streak never reads as "not run yet"."""
+    if compartments:
+        return f"messages 1-{covered} condensed"
+    return "failing, no compartment yet" if failures else "not run yet"

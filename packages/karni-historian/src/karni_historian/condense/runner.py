@@ -187,7 +187,7 @@ class _Condensation:
     def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
         """Condense one chunk from ``offset``; False when the run should stop."""
         from karni_historian.condense.chunk import build_chunk
-        from karni_historian.errors import ChunkCoverageError, HistorianOutputError
+        from karni_historian.errors import ChunkCoverageError, HistorianOutputError, ModelError
 
         chunk = build_chunk(
             self.messages,
@@ -201,7 +201,7 @@ class _Condensation:
         record = self._record(chunk)
         try:
             result = self._validated(chunk, offset, force_keep=force_keep)
-        except (HistorianOutputError, ChunkCoverageError) as error:
+        except (HistorianOutputError, ChunkCoverageError, ModelError) as error:
             self._fail(record, str(error))
             return False
         self._publish(result, record)
@@ -244,6 +244,7 @@ class _Condensation:
         compartments = dated(result.compartments, self.by_ordinal)
         facts: list[Fact] = list(result.facts)
         record.status = "ok"
+        record.historian = getattr(self.historian, "last_model", None) or self.name  # a fallback
         record.unprocessed_from = result.unprocessed_from
         record.compartments_produced = len(compartments)
         record.facts_emitted = len(facts)

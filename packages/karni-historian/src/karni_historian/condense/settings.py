@@ -130,6 +130,7 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     """
     from karni.agent.common.config import PROJECT, USER
 
+    from karni_historian.condense.models.settings import MODEL_KEYS
     from karni_historian.condense.templates import resolve_templates
 
     tables = _historian_tables(root)
@@ -138,7 +139,7 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     values: dict[str, Any] = {}
     for path, table in ((user_path, user), (project_path, project)):
         for key, value in table.items():
-            if key != "expand_tools":
+            if key != "expand_tools" and key not in MODEL_KEYS:  # checked where they are used
                 _check_value(key, value, path)
                 values[key] = value
     templates = resolve_templates(
