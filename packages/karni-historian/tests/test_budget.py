@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from karni_historian.budget import (
+from karni_historian.brief.budget import (
     ConfigurationError,
     TriggerDecision,
     TriggerState,
@@ -234,7 +234,7 @@ def test_trigger_decision_order() -> None:
 
 
 def test_context_limit_from_usage() -> None:
-    from karni_historian.budget import context_limit_from_usage
+    from karni_historian.brief.budget import context_limit_from_usage
 
     assert context_limit_from_usage(50_000, 25) == 200_000
     assert context_limit_from_usage(0, 25) is None

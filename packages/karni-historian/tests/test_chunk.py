@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from karni_historian.chunk import (
+from karni_historian.condense.chunk import (
     TRUNCATION_MARKER,
     Chunk,
     ChunkCoverageError,
@@ -329,7 +329,7 @@ def test_wrapup_boundary() -> None:
 
 
 def test_token_tail_start() -> None:
-    from karni_historian.chunk import raw_tokens, token_tail_start
+    from karni_historian.condense.chunk import raw_tokens, token_tail_start
 
     # Ten turns of 350-character messages: 100 tokens each with the default estimator.
     ms = []
@@ -351,7 +351,7 @@ def test_token_tail_start() -> None:
 
 
 def test_token_tail_start_fences_tool_arcs() -> None:
-    from karni_historian.chunk import token_tail_start
+    from karni_historian.condense.chunk import token_tail_start
 
     call = ToolPart("bash", {"command": "x"}, call_id="k")
     result = ToolPart("bash", {"command": "x"}, "o" * 700, call_id="k")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from karni_historian.chunk import Chunk, ChunkLine
-from karni_historian.compartment_xml import (
+from karni_historian.condense.chunk import Chunk, ChunkLine
+from karni_historian.condense.compartment_xml import (
     HistorianOutputError,
     emit,
     parse,

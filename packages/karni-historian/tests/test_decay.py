@@ -6,7 +6,7 @@ import itertools
 import random
 
 import pytest
-from karni_historian.decay import base_tier, half_life, pressure, pressure_two_pass, tier
+from karni_historian.brief.decay import base_tier, half_life, pressure, pressure_two_pass, tier
 
 CURVE_CASES = [
     # D1

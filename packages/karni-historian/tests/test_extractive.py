@@ -6,9 +6,14 @@ import itertools
 import random
 
 import pytest
-from karni_historian.chunk import build_chunk, completed_arcs
-from karni_historian.compartment_xml import HistorianOutputError, parse
-from karni_historian.extractive import HISTORIAN_NAME, compartmentalize, episodes, summarize
+from karni_historian.condense.chunk import build_chunk, completed_arcs
+from karni_historian.condense.compartment_xml import HistorianOutputError, parse
+from karni_historian.condense.extractive import (
+    HISTORIAN_NAME,
+    compartmentalize,
+    episodes,
+    summarize,
+)
 from karni_historian.model import Fact, Message, TextPart, ToolPart
 
 

@@ -5,8 +5,8 @@ import sys
 import pytest
 from karni.agent.history import HISTORY_TOKEN_CAP, compose
 from karni.agent.history.markers import markers_rule_out
+from karni_historian.brief.provider import HistorianProvider, file_brief
 from karni_historian.model import Compartment, Fact, TextPart
-from karni_historian.provider import HistorianProvider, file_brief
 from karni_historian.store import RunRecord, Store, parts_to_json
 
 

@@ -100,8 +100,10 @@ def test_error_hierarchy_and_documented_homes() -> None:
         errors.ChunkCoverageError,
     ):
         assert issubclass(value_error, ValueError)
+    from karni_historian.brief.budget import history_budget_tokens
+
     with pytest.raises(errors.HistorianError, match="history_budget_percentage"):
-        budget.history_budget_tokens(200_000, 65, 0.9)
+        history_budget_tokens(200_000, 65, 0.9)
 
 
 def test_package_is_typed() -> None:

@@ -7,8 +7,8 @@ import time
 
 import pytest
 from karni_historian import Compartment
-from karni_historian import render as render_module
-from karni_historian.render import (
+from karni_historian.brief import render as render_module
+from karni_historian.brief.render import (
     EMPTY_HISTORY,
     assign_tiers,
     compartment_element,
@@ -212,7 +212,7 @@ def r2_compartments() -> list[Compartment]:
 
 
 def test_r2_tier_assignment_and_render(snapshot_text) -> None:
-    from karni_historian.decay import pressure, tier
+    from karni_historian.brief.decay import pressure, tier
 
     cs = r2_compartments()
     items = [(10 - i, imp) for i, imp in enumerate(R2_IMPORTANCES)]
@@ -307,7 +307,7 @@ def _timed(fn) -> float:
 
 def test_tier_choice_is_linear(monkeypatch) -> None:
     # One pressure pass and one tier per compartment: 2 curve evaluations each.
-    from karni_historian import decay
+    from karni_historian.brief import decay
 
     calls = []
     original = decay.base_tier

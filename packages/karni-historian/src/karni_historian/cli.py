@@ -130,8 +130,8 @@ def _open(root: str, *, create: bool = False) -> Store:
 
 
 def _settings(root: str) -> Any:
+    from karni_historian.condense.runner import load_settings
     from karni_historian.errors import ConfigurationError
-    from karni_historian.runner import load_settings
 
     try:
         return load_settings(root)
@@ -192,12 +192,12 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
 
 
 def _condense(args: argparse.Namespace, root: str) -> int:
-    from karni_historian import runner
+    from karni_historian.condense import runner
 
     settings = _settings(root)
     keep = 20
     if args.command == "wrapup":
-        from karni_historian.budget import parse_wrapup_keep
+        from karni_historian.brief.budget import parse_wrapup_keep
         from karni_historian.errors import ConfigurationError
 
         try:
@@ -224,7 +224,7 @@ def _stored_compartments(store: Store, session_id: str) -> list[Compartment]:
 
 
 def _render(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.render import render_history
+    from karni_historian.brief.render import render_history
 
     settings = _settings(root)
     budget = (
@@ -238,7 +238,7 @@ def _render(args: argparse.Namespace, root: str) -> int:
 
 def status_text(store: Store, session_id: str, settings: Any) -> str:
     """The ``status`` report of one session (§3.11 "History Compression")."""
-    from karni_historian.budget import estimate_tokens, history_budget_tokens
+    from karni_historian.brief.budget import estimate_tokens, history_budget_tokens
 
     session = store.session(session_id)
     assert session is not None
@@ -295,7 +295,7 @@ def _sessions(args: argparse.Namespace, root: str) -> int:
 
 
 def _brief(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.provider import file_brief, project_brief
+    from karni_historian.brief.provider import file_brief, project_brief
 
     with _open(root) as store:
         if args.path is None:
@@ -330,7 +330,7 @@ def full_message(store: Store, session_id: str, ordinal: int, *, verbose: bool =
     """One message recovered in full from the raw store (§2.3 ``message=N``)."""
     import json
 
-    from karni_historian.chunk import role_letter
+    from karni_historian.condense.chunk import role_letter
     from karni_historian.model import TextPart
 
     message = store.message(session_id, ordinal)
@@ -363,7 +363,7 @@ def expand_range(
     store: Store, session_id: str, start: int, end: int, settings: Any, *, verbose: bool = False
 ) -> str:
     """Messages ``start``-``end`` as the compact chunk, or verbose previews (§2.3)."""
-    from karni_historian.runner import project_view
+    from karni_historian.condense.runner import project_view
 
     messages = project_view(store.messages(session_id, start, end), store.root)
     nothing = (
@@ -374,8 +374,8 @@ def expand_range(
         return nothing
     if verbose:
         return _verbose(messages, session_id, start, end, settings)
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.chunk import build_chunk
+    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.condense.chunk import build_chunk
 
     chunk = build_chunk(
         messages,
@@ -405,10 +405,10 @@ def _preview(text: str, limit: int) -> str:
 
 
 def _verbose(messages: Sequence[Any], session_id: str, start: int, end: int, settings: Any) -> str:
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.chunk import role_letter, tool_summary
+    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.condense.chunk import role_letter, tool_summary
+    from karni_historian.condense.templates import expand_tool
     from karni_historian.model import TextPart
-    from karni_historian.templates import expand_tool
 
     blocks: list[str] = []
     used = 0

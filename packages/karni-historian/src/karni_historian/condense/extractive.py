@@ -1,9 +1,9 @@
 """``local/extractive``: the built-in historian that needs no model.
 
-It reads a chunk (see :mod:`karni_historian.chunk`) and the raw messages behind
+It reads a chunk (see :mod:`karni_historian.condense.chunk`) and the raw messages behind
 it, and writes the same XML a model-backed historian would (reference §3.5),
 so the output goes through the same parser and validator
-(:mod:`karni_historian.compartment_xml`). Everything is extracted, nothing is
+(:mod:`karni_historian.condense.compartment_xml`). Everything is extracted, nothing is
 invented, and the same input always gives the same bytes.
 
 How it decides, in short:
@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from karni_historian.chunk import Chunk, ChunkLine
-    from karni_historian.compartment_xml import ValidationResult
+    from karni_historian.condense.chunk import Chunk, ChunkLine
+    from karni_historian.condense.compartment_xml import ValidationResult
 
 __all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "compartmentalize", "episodes", "summarize"]
 
@@ -223,7 +223,7 @@ def _words(text: str) -> list[str]:
 
 
 def _user_text(message: Message) -> str:
-    from karni_historian.chunk import meaningful_user_text
+    from karni_historian.condense.chunk import meaningful_user_text
 
     return meaningful_user_text(message)
 
@@ -581,7 +581,7 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     """Condense a chunk into historian XML without a model.
 
     Args:
-        chunk: The chunk built by :func:`karni_historian.chunk.build_chunk`.
+        chunk: The chunk built by :func:`karni_historian.condense.chunk.build_chunk`.
         messages: The raw messages behind the chunk (any superset of its range).
 
     Returns:
@@ -589,7 +589,7 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
         episode, tiling ``chunk.start``–``chunk.end``, and the promoted facts.
         An empty chunk gives an output with no compartments.
     """
-    from karni_historian.compartment_xml import emit
+    from karni_historian.condense.compartment_xml import emit
 
     by_ordinal = {m.ordinal: m for m in messages}
     groups = episodes(chunk, messages)
@@ -629,8 +629,8 @@ def compartmentalize(
     Args:
         chunk: The chunk to condense.
         messages: The raw messages behind it.
-        arcs: Completed tool arcs (see :func:`karni_historian.chunk.completed_arcs`).
-        emergency: Passed to :func:`karni_historian.compartment_xml.validate`.
+        arcs: Completed tool arcs (see :func:`karni_historian.condense.chunk.completed_arcs`).
+        emergency: Passed to :func:`karni_historian.condense.compartment_xml.validate`.
         force_keep: Passed to the validator (wrapup runs keep every compartment).
 
     Returns:
@@ -639,7 +639,7 @@ def compartmentalize(
     Raises:
         HistorianOutputError: The chunk is empty or the output failed validation.
     """
-    from karni_historian.compartment_xml import parse, validate
+    from karni_historian.condense.compartment_xml import parse, validate
 
     return validate(
         parse(summarize(chunk, messages)),
