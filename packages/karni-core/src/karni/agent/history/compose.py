@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from karni.agent.common.sanitize import clean_line, iter_brief_lines
+from karni.agent.common.text import plain_text
 from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, fit_blocks
 from karni.agent.history.isolation import call_isolated
 from karni.agent.history.markers import markers_rule_out
@@ -20,6 +21,7 @@ __all__ = [
     "compose",
     "detect",
     "detecting_providers",
+    "named_providers",
     "provider_name",
 ]
 
@@ -34,12 +36,44 @@ CONDITIONS_VARIABLE = "KARNI_AGENT_CONDITIONS"
 
 
 def provider_name(provider: Any) -> str | None:
-    """The provider's ``name`` as one clean line, or None when it has none."""
-    name = getattr(provider, "name", None)
-    if not isinstance(name, str):
+    """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
+
+    Reading ``name`` runs provider code (it may be a property): Karni reads
+    it inside the isolated call (see :func:`named_providers`).
+    """
+    try:
+        name = plain_text(getattr(provider, "name", None))
+    except Exception:
+        return None
+    if name is None:
         return None
     cleaned = clean_line(name.replace("\n", " ")).strip()
     return cleaned or None
+
+
+def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, Any]]:
+    """``(name, provider)`` pairs in name order; each name read inside the isolated call.
+
+    The installed providers (the default) were named when they were loaded.
+    A provider whose name cannot be read in time is left out.
+    """
+    if providers is None:
+        from karni.agent.history.discovery import discover
+
+        pairs = [(installed.provider_name, installed.provider) for installed in discover().providers]
+    else:
+        pairs = []
+        for provider in providers:
+            outcome = call_isolated(provider_name, provider, provider=provider)
+            if outcome.ok and outcome.value:
+                pairs.append((outcome.value, provider))
+    return sorted(pairs, key=lambda pair: pair[0])
+
+
+def _call_method(provider: Any, method: str, *args: Any) -> Any:
+    """``provider.method(*args)`` as plain text; runs inside the isolated call."""
+    function = getattr(provider, method, None)
+    return plain_text(function(*args)) if callable(function) else None
 
 
 def _as_path(project_root: str | os.PathLike[str]) -> Path:
@@ -54,30 +88,30 @@ def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
     A provider whose declared ``store_markers`` all are absent is not asked
     (see :mod:`karni.agent.history.markers`).
     """
-    method = getattr(provider, "detect", None)
-    if not callable(method) or markers_rule_out(provider, project_root):
+    if markers_rule_out(provider, project_root):
         return False
     root = _as_path(project_root)
-    outcome = call_isolated(lambda: bool(method(root)), provider=provider)
-    return bool(outcome.ok and outcome.value)
+    outcome = call_isolated(_detects, provider, root, provider=provider)
+    return outcome.ok and outcome.value is True
 
 
-def _installed_providers() -> list[Any]:
-    from karni.agent.history.discovery import discover
-
-    return discover().objects()
+def _detects(provider: Any, root: Path) -> bool:
+    """Runs inside the isolated call: whether ``provider.detect(root)`` is true."""
+    method = getattr(provider, "detect", None)
+    return callable(method) and bool(method(root))
 
 
 def detecting_providers(
     project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
 ) -> list[Any]:
     """The providers, in name order, that detect a store for ``project_root``."""
-    chosen = _installed_providers() if providers is None else list(providers)
-    named = sorted(
-        ((name, provider) for provider in chosen if (name := provider_name(provider))),
-        key=lambda pair: pair[0],
-    )
-    return [provider for _, provider in named if detect(provider, project_root)]
+    return [provider for _, provider in _detecting(project_root, providers)]
+
+
+def _detecting(
+    project_root: str | os.PathLike[str], providers: Iterable[Any] | None
+) -> list[tuple[str, Any]]:
+    return [pair for pair in named_providers(providers) if detect(pair[1], project_root)]
 
 
 def active_conditions(
@@ -93,9 +127,8 @@ def active_conditions(
     raw = os.environ.get(CONDITIONS_VARIABLE)
     if raw is not None:
         return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-    chosen = _installed_providers() if providers is None else list(providers)
-    for provider in sorted(chosen, key=lambda p: provider_name(p) or ""):
-        if provider_name(provider) and detect(provider, project_root):
+    for _, provider in named_providers(providers):
+        if detect(provider, project_root):
             return frozenset({"history"})
     return frozenset()
 
@@ -111,15 +144,12 @@ def _block(
     provider: Any, name: str, root: Path, path: str | None, max_tokens: int
 ) -> BriefBlock | None:
     if path is None:
-        method = getattr(provider, "project_context", None)
-        if not callable(method):
-            return None
-        outcome = call_isolated(method, root, provider=provider)
+        outcome = call_isolated(_call_method, provider, "project_context", root, provider=provider)
         heading = f"HISTORY: project ({name})"
     else:
-        outcome = call_isolated(provider.context, root, path, provider=provider)
+        outcome = call_isolated(_call_method, provider, "context", root, path, provider=provider)
         heading = f"HISTORY: {_one_line(path) or '?'} ({name})"
-    if not outcome.ok or not isinstance(outcome.value, str) or not outcome.value.strip():
+    if not outcome.ok or outcome.value is None or not outcome.value.strip():
         return None
 
     asked: list[str | None] = []  # full_command is a provider call: ask it once at most
@@ -137,10 +167,7 @@ def _block(
 
 
 def _full_command(provider: Any, root: Path, path: str | None) -> str | None:
-    method = getattr(provider, "full_command", None)
-    if not callable(method):
-        return None
-    outcome = call_isolated(method, root, path, provider=provider)
+    outcome = call_isolated(_call_method, provider, "full_command", root, path, provider=provider)
     return _one_line(outcome.value) if outcome.ok else None
 
 
@@ -168,10 +195,8 @@ def compose(
         something to say, in name order.
     """
     blocks: list[BriefBlock] = []
-    for provider in detecting_providers(project_root, providers):
+    for name, provider in _detecting(project_root, providers):
         root = _as_path(project_root)
-        name = provider_name(provider)
-        assert name is not None
         block = _block(provider, name, root, path, max_tokens)
         if block is not None:
             blocks.append(block)

@@ -57,7 +57,7 @@ BUILTIN_PROVIDERS: dict[str, tuple[str, str]] = {
 class InstalledProvider:
     """A provider that loaded, with where it came from."""
 
-    __slots__ = ("builtin", "distribution", "name", "provider", "value", "version")
+    __slots__ = ("builtin", "distribution", "name", "provider", "provider_name", "value", "version")
 
     def __init__(
         self,
@@ -67,6 +67,8 @@ class InstalledProvider:
         distribution: str | None,
         version: str | None,
         builtin: bool,
+        *,
+        provider_name: str | None = None,
     ) -> None:
         """Record a loaded provider.
 
@@ -77,6 +79,8 @@ class InstalledProvider:
             distribution: The distribution that registered it, if known.
             version: That distribution's version, if known.
             builtin: Whether this is Karni's own registration of the name.
+            provider_name: The provider's own ``name``, read when it was loaded
+                (the entry-point name when not given).
         """
         self.name = name
         self.provider = provider
@@ -84,6 +88,7 @@ class InstalledProvider:
         self.distribution = distribution
         self.version = version
         self.builtin = builtin
+        self.provider_name = provider_name or name
 
     def __repr__(self) -> str:
         return (
@@ -248,29 +253,117 @@ def discover(
             failures.append(failure)
             continue
         assert chosen is not None
-        try:
-            provider = provider_from_object(
-                name, chosen.value, load_value(chosen.value), chosen.distribution
-            )
-        except ProviderLoadError as error:
-            failures.append(LoadFailure(name, chosen.value, chosen.distribution, error))
-            continue
-        except Exception as error:  # importing third-party code can raise anything
-            wrapped = ProviderImportError(
-                f"history provider `{name}` from {_describe(chosen.value, chosen.distribution)} "
-                f"failed to import: {type(error).__name__}: {error}; fix or reinstall that package"
-            )
-            wrapped.__cause__ = error
-            failures.append(LoadFailure(name, chosen.value, chosen.distribution, wrapped))
-            continue
-        builtin = _is_builtin(chosen)
-        providers.append(
-            InstalledProvider(
-                name, provider, chosen.value, chosen.distribution, chosen.version or None, builtin
-            )
-        )
+        loaded = _load(chosen)
+        if isinstance(loaded, LoadFailure):
+            failures.append(loaded)
+        else:
+            providers.append(loaded)
+    providers, duplicates = _unique_names(providers)
+    failures.extend(duplicates)
     failures.sort(key=lambda failure: failure.name)
     return Discovery(providers, failures)
+
+
+def _load(point: EntryPoint) -> InstalledProvider | LoadFailure:
+    """Import, create and name one provider inside the isolated call, under its deadline.
+
+    Whatever the provider's code does while loading (print, write to fd 1,
+    raise ``SystemExit``, hang) stays inside the call: see
+    ``docs/writing-a-provider.md``.
+    """
+    from karni.agent.history.isolation import call_isolated, provider_timeout
+
+    where = _describe(point.value, point.distribution)
+    outcome = call_isolated(_load_inside, point.name, point.value, point.distribution)
+    if outcome.ok:
+        provider, provider_name = outcome.value
+        return InstalledProvider(
+            point.name,
+            provider,
+            point.value,
+            point.distribution,
+            point.version or None,
+            _is_builtin(point),
+            provider_name=provider_name,
+        )
+    if isinstance(outcome.error, ProviderLoadError):
+        error = outcome.error
+    elif outcome.timed_out:
+        error = ProviderImportError(
+            f"history provider `{point.name}` from {where} did not load within "
+            f"{provider_timeout():g} s; fix or reinstall that package"
+        )
+    else:
+        error = ProviderImportError(
+            f"history provider `{point.name}` from {where} failed to load; "
+            f"fix or reinstall that package"
+        )
+    return LoadFailure(point.name, point.value, point.distribution, error)
+
+
+def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, str]:
+    """Runs in the isolated call: every failure becomes a one-line :class:`ProviderLoadError`."""
+    from karni.agent.history.compose import provider_name
+
+    where = _describe(value, distribution)
+    try:
+        obj = load_value(value)
+    except BaseException as error:  # in the call's own thread no Ctrl-C is real
+        raise ProviderImportError(
+            f"history provider `{name}` from {where} failed to import: "
+            f"{_one_line_error(error)}; fix or reinstall that package"
+        ) from error
+    try:
+        provider = provider_from_object(name, value, obj, distribution)
+        label = provider_name(provider)
+    except ProviderLoadError:
+        raise
+    except BaseException as error:
+        raise ProviderImportError(
+            f"history provider `{name}` from {where}: calling it raised "
+            f"{_one_line_error(error)}; fix or reinstall that package"
+        ) from error
+    if label is None:
+        raise NotAProviderError(
+            f"history provider `{name}` from {where} is not a provider: its `name` is not "
+            f"one line of text; see 'Writing a provider' in the docs"
+        )
+    return provider, label
+
+
+def _one_line_error(error: BaseException) -> str:
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.text import plain_text
+
+    try:
+        detail = plain_text(str(error)) or ""
+    except Exception:
+        detail = ""
+    kind = plain_text(type(error).__name__) or "error"
+    line = clean_line(" ".join(f"{kind}: {detail}".split()))
+    return line.rstrip(": ")
+
+
+def _unique_names(
+    providers: list[InstalledProvider],
+) -> tuple[list[InstalledProvider], list[LoadFailure]]:
+    """The first provider of each ``name`` wins; a later one is a load failure naming both."""
+    kept: dict[str, InstalledProvider] = {}
+    duplicates: list[LoadFailure] = []
+    for installed in providers:
+        label = installed.provider_name or installed.name
+        first = kept.get(label)
+        if first is None:
+            kept[label] = installed
+            continue
+        error = DuplicateProviderError(
+            f"history provider `{installed.name}` from "
+            f"{_describe(installed.value, installed.distribution)} is named `{label}`, like "
+            f"`{first.name}` from {_describe(first.value, first.distribution)}; provider names "
+            f"must be unique: uninstall one of them or rename it"
+        )
+        duplicates.append(LoadFailure(installed.name, installed.value, installed.distribution, error))
+    return list(kept.values()), duplicates
 
 
 def _is_builtin(point: EntryPoint) -> bool:
