@@ -34,6 +34,7 @@ from karni_historian.xml_text import escape_attr, escape_body
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from re import Pattern
 
     from karni_historian.model import Compartment
 
@@ -45,6 +46,7 @@ __all__ = [
     "paraphrase",
     "render_body",
     "render_history",
+    "xml_characters",
 ]
 
 EMPTY_HISTORY = "<session-history></session-history>"
@@ -55,6 +57,18 @@ LEGACY_CUTS = {2: 1200, 3: 420}
 
 _SEPARATOR = "\n\n"
 _TITLE_BREAKS = None
+_NOT_XML: Pattern[str] | None = None
+
+
+def xml_characters(text: str) -> str:
+    """``text`` without the characters XML 1.0 forbids (C0 controls but tab and newlines, ESC,
+    lone surrogates, U+FFFE/U+FFFF), so the block stays well-formed whatever a prompt held."""
+    global _NOT_XML
+    if _NOT_XML is None:
+        import re
+
+        _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+    return _NOT_XML.sub("", text)
 
 
 def _sanitize_title(title: str) -> str:
@@ -134,8 +148,9 @@ def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
         return ""
     attrs = f'start="{c.start}" end="{c.end}"'
     if dates and c.start_date and c.end_date:
-        attrs += f' start-date="{escape_attr(c.start_date)}" end-date="{escape_attr(c.end_date)}"'
-    attrs += f' title="{escape_attr(_sanitize_title(c.title or ""))}"'
+        start, end = xml_characters(c.start_date), xml_characters(c.end_date)
+        attrs += f' start-date="{escape_attr(start)}" end-date="{escape_attr(end)}"'
+    attrs += f' title="{escape_attr(xml_characters(_sanitize_title(c.title or "")))}"'
     if not c.legacy and _is_v2(c):
         body = paraphrase(c, t)
     else:
@@ -143,7 +158,7 @@ def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
         body = "" if t >= 4 or not content else _flat_body(content, t)
     if not body:
         return f"<compartment {attrs} />"
-    return f"<compartment {attrs}>\n{escape_body(body)}\n</compartment>"
+    return f"<compartment {attrs}>\n{escape_body(xml_characters(body))}\n</compartment>"
 
 
 def assign_tiers(

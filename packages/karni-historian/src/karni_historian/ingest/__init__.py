@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import open_regular_file
+
 from karni_historian.errors import IngestError
 
 TYPE_CHECKING = False
@@ -114,6 +116,11 @@ def check_sources(sources: Sequence[str]) -> None:
         IngestError: Naming the first missing path.
     """
     for path in sources:
+        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+            raise IngestError(
+                f"--from {path} is not a regular file or a folder; "
+                "pass a transcript file or a folder of them"
+            )
         if not os.path.isfile(path) and not os.path.isdir(path):
             raise IngestError(
                 f"no such transcript file or folder: {path}; "
@@ -132,9 +139,14 @@ def _expand(path: str) -> list[str]:
         )
         for name in sorted(names):
             transcript = name.endswith(".jsonl") and not name.startswith("agent-")
-            if transcript and name != "journal.jsonl":
+            if transcript and name != "journal.jsonl" and _is_regular(directory, name):
                 found.append(os.path.abspath(os.path.join(directory, name)))
     return found
+
+
+def _is_regular(directory: str, name: str) -> bool:
+    """Whether ``name`` is a regular file: a FIFO or a device is never opened."""
+    return os.path.isfile(os.path.join(directory, name))
 
 
 def _sniff(path: str) -> str | None:
@@ -145,7 +157,7 @@ def _sniff(path: str) -> str | None:
     from karni_historian.ingest.reader import iter_lines
 
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             for count, (line, _) in enumerate(iter_lines(handle, 0)):
                 if count >= _SNIFF_LINES:
                     break
@@ -278,7 +290,7 @@ def _ingest_file(
     generic = kind == "generic"
     added_before = sink.messages_added
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
+        handle = open_regular_file(path)  # closed in the finally below
     except OSError:
         return None
     try:

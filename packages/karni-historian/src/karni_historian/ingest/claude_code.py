@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import open_regular_file
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -110,7 +112,7 @@ def _recorded_cwd(path: str) -> str | None:
     import json
 
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             for count, line in enumerate(handle):
                 if count >= 50:
                     break

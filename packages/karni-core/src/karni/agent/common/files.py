@@ -20,7 +20,11 @@ import stat
 
 from karni.agent.common.errors import FileTooLargeError, UnsafePathError
 
-__all__ = ["make_folders", "read_regular_file", "write_atomic"]
+__all__ = ["make_folders", "open_regular_file", "read_regular_file", "write_atomic"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -124,6 +128,33 @@ def write_atomic(
         raise
 
 
+def open_regular_file(path: str, *, follow_symlinks: bool = True) -> BinaryIO:
+    """Open ``path`` for reading in binary, only when it is a regular file.
+
+    The open never blocks: a FIFO or a device is refused before anything is
+    read from it.
+
+    Raises:
+        FileNotFoundError: Nothing is at ``path``.
+        UnsafePathError: ``path`` is not a regular file, or is a symlink and
+            ``follow_symlinks`` is False.
+        OSError: It cannot be opened.
+    """
+    flags = os.O_RDONLY | _NONBLOCK | _BINARY | (0 if follow_symlinks else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        if not follow_symlinks and os.path.islink(path):
+            raise UnsafePathError(f"{path} is a symlink; Karni does not read it", path) from None
+        if os.path.isdir(path):
+            raise UnsafePathError(f"{path} is not a regular file", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePathError(f"{path} is not a regular file", path)
+    return open(fd, "rb")
+
+
 def read_regular_file(path: str, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
     """The contents of the regular file at ``path``, refusing anything larger than ``max_bytes``.
 
@@ -139,19 +170,7 @@ def read_regular_file(path: str, max_bytes: int, *, follow_symlinks: bool = True
         FileTooLargeError: The file holds more than ``max_bytes`` bytes.
         OSError: It cannot be opened or read.
     """
-    flags = os.O_RDONLY | _NONBLOCK | _BINARY | (0 if follow_symlinks else _NOFOLLOW)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        if not follow_symlinks and os.path.islink(path):
-            raise UnsafePathError(f"{path} is a symlink; Karni does not read it", path) from None
-        if os.path.isdir(path):
-            raise UnsafePathError(f"{path} is not a regular file", path) from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UnsafePathError(f"{path} is not a regular file", path)
-    with open(fd, "rb") as handle:
+    with open_regular_file(path, follow_symlinks=follow_symlinks) as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise FileTooLargeError(f"{path} is larger than {max_bytes:,} bytes", path)
