@@ -61,8 +61,11 @@ _NOT_XML: Pattern[str] | None = None
 
 
 def xml_characters(text: str) -> str:
-    """``text`` without the characters XML 1.0 forbids (C0 controls but tab and newlines, ESC,
-    lone surrogates, U+FFFE/U+FFFF), so the block stays well-formed whatever a prompt held."""
+    """``text`` without the characters XML 1.0 forbids, so the block stays well-formed.
+
+    Those are the C0 controls but tab and the newlines (ESC among them), lone
+    surrogates, U+FFFE and U+FFFF: a prompt may hold any of them.
+    """
     global _NOT_XML
     if _NOT_XML is None:
         import re

@@ -52,7 +52,9 @@ def _kind(error: BaseException) -> str:
 
 def describe_failure(path: str, error: BaseException) -> str:
     """One line naming the store at ``path``, what went wrong and the fix."""
-    detail = " ".join(str(getattr(error, "strerror", None) or error).split()) or type(error).__name__
+    detail = (
+        " ".join(str(getattr(error, "strerror", None) or error).split()) or type(error).__name__
+    )
     kind = _kind(error)
     if kind == "busy":
         return (

@@ -162,7 +162,10 @@ def unusable_path(path: str) -> str | None:
     if raw.decode("utf-8", "replace") != path:
         problem = "is not valid UTF-8; rename the file or name it in UTF-8"
     elif len(raw) >= _PATH_MAX or any(len(part) > _NAME_MAX for part in raw.split(b"/")):
-        problem = f"is too long for a file name (over {_NAME_MAX} bytes a part or {_PATH_MAX} in all); name a file with a shorter path"
+        problem = (
+            f"is too long for a file name (over {_NAME_MAX} bytes a part or {_PATH_MAX} "
+            f"in all); name a file with a shorter path"
+        )
     else:
         return None
     return f"PATH `{shown}` {problem}; no history is shown"

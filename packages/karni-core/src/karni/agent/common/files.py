@@ -20,7 +20,14 @@ import stat
 
 from karni.agent.common.errors import FileTooLargeError, UnsafePathError
 
-__all__ = ["make_folders", "open_regular_file", "read_regular_file", "write_atomic"]
+__all__ = [
+    "TEMPORARY_PATTERN",
+    "make_folders",
+    "open_regular_file",
+    "read_regular_file",
+    "sweep_temporaries",
+    "write_atomic",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,6 +113,7 @@ def write_atomic(
     if mode is None and existing is not None:
         mode = existing.st_mode & 0o7777
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    sweep_temporaries(path)
     temporary = os.path.join(
         folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     )
@@ -153,6 +161,44 @@ def open_regular_file(path: str, *, follow_symlinks: bool = True) -> BinaryIO:
         os.close(fd)
         raise UnsafePathError(f"{path} is not a regular file", path)
     return open(fd, "rb")
+
+
+TEMPORARY_PATTERN = ".*.tmp"
+"""The names of :func:`write_atomic`'s temporary files, for a ``.gitignore``."""
+
+
+def sweep_temporaries(path: str) -> None:
+    """Remove temporary files an earlier, killed :func:`write_atomic` of ``path`` left behind.
+
+    A temporary file is named ``.<name>.<pid>.<random>.tmp``; one whose
+    process is gone is removed. A live writer's file is left alone.
+    """
+    folder, name = os.path.split(os.path.abspath(path))
+    prefix = f".{name}."
+    try:
+        with os.scandir(folder) as listing:
+            leftovers = [
+                e.name for e in listing if e.name.startswith(prefix) and e.name.endswith(".tmp")
+            ]
+    except OSError:
+        return
+    for leftover in leftovers:
+        pid = leftover[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _process_alive(int(pid)):
+            try:
+                os.unlink(os.path.join(folder, leftover))
+            except OSError:
+                pass
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
 
 
 def read_regular_file(path: str, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:

@@ -92,7 +92,9 @@ def _own(fd: int, original: Any, owner: int) -> OwnedStream | None:
         return None  # the descriptor was closed before Karni started
     encoding = getattr(original, "encoding", None) or "utf-8"
     buffering = 1 if getattr(original, "line_buffering", False) is True else -1
-    stream = open(private, "w", buffering=buffering, encoding=encoding, errors="replace")
+    stream = open(  # noqa: SIM115 - Karni's output stream lives as long as the process
+        private, "w", buffering=buffering, encoding=encoding, errors="replace"
+    )
     return OwnedStream(stream, owner)
 
 

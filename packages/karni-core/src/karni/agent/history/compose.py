@@ -60,7 +60,9 @@ def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, A
     if providers is None:
         from karni.agent.history.discovery import discover
 
-        pairs = [(installed.provider_name, installed.provider) for installed in discover().providers]
+        pairs = [
+            (installed.provider_name, installed.provider) for installed in discover().providers
+        ]
     else:
         pairs = []
         for provider in providers:

@@ -362,7 +362,9 @@ def _unique_names(
             f"`{first.name}` from {_describe(first.value, first.distribution)}; provider names "
             f"must be unique: uninstall one of them or rename it"
         )
-        duplicates.append(LoadFailure(installed.name, installed.value, installed.distribution, error))
+        duplicates.append(
+            LoadFailure(installed.name, installed.value, installed.distribution, error)
+        )
     return list(kept.values()), duplicates
 
 
