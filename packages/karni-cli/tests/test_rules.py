@@ -294,7 +294,7 @@ def test_plain_listing_imports_stay_lean(project: Path) -> None:
         "from karni.cli.main import main\n"
         "main(['rules'])\n"
         "heavy = ('argparse', 'json', 'subprocess', 'dataclasses', 'typing', 'tomllib',\n"
-        "         'tempfile', 'shutil', 'karni.cli.adapters', 'importlib.metadata')\n"
+        "         'tempfile', 'shutil', 'karni.cli.rules.adapters', 'importlib.metadata')\n"
         "print(sorted(name for name in heavy if name in sys.modules), file=sys.stderr)\n"
     )
     (project / "karni.rules.py").write_text('DISABLE = ["K006"]\n')

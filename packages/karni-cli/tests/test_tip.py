@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from karni.agent.common.ci import CI_VARIABLES, in_ci
+from karni.cli.config.state import STATE_FILE, claim_once, read_state
 from karni.cli.distributions import OWN_PROVIDER_DISTRIBUTIONS, is_third_party
 from karni.cli.main import main
-from karni.cli.state import STATE_FILE, claim_once, read_state
 from karni.cli.tip import STATE_KEY, TIP
 
 SEED_TIP = """\
@@ -217,7 +217,7 @@ def test_third_party_means_not_one_of_ours() -> None:
 SYNCHRONIZED = """
 import os, sys, time
 import karni.agent.history, karni.cli.commands.doctor, karni.cli.commands.check
-import karni.cli.tip, karni.cli.state, karni.cli.settings, json, fcntl
+import karni.cli.tip, karni.cli.config.state, karni.cli.config.settings, json, fcntl
 from karni.cli.main import main
 barrier = sys.argv[1]
 open(os.path.join(barrier, f"ready-{os.getpid()}"), "w").close()

@@ -33,7 +33,7 @@ STATE_KEY = "history_tip_shown"
 
 
 def _suggest_tools(root: str) -> bool:
-    from karni.cli.settings import ConfigError, resolve
+    from karni.cli.config.settings import ConfigError, resolve
 
     try:
         value, _, _ = resolve("suggest_tools", root)
@@ -99,7 +99,7 @@ def offer_tip(
     """
     if suppressed_by(root, quiet=quiet, discovery=discovery, detected=detected) is not None:
         return False
-    from karni.cli.state import claim_once
+    from karni.cli.config.state import claim_once
 
     if not claim_once(root, STATE_KEY):
         return False

@@ -3,7 +3,7 @@
 The project's ``.karni/config.toml`` (committed, team-wide) is the default
 target; ``--global`` targets ``$XDG_CONFIG_HOME/karni/config.toml``. When
 reading, the project file wins over the global one, which wins over the
-default. See :mod:`karni.cli.settings` for the keys and the file rules.
+default. See :mod:`karni.cli.config.settings` for the keys and the file rules.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ FLAGS = {"global": ("--global",), "help": ("-h", "--help")}
 
 
 def _help() -> str:
-    from karni.cli.settings import SETTINGS
+    from karni.cli.config.settings import SETTINGS
 
     keys = "\n".join(
         f"  {s.name} (default {'true' if s.default else 'false'})\n      {s.help}"
@@ -84,10 +84,12 @@ def run(argv: list[str]) -> int:
         shape = {"get": "KEY", "set": "KEY VALUE", "list": "no arguments"}[action]
         raise UsageError(f"`karni config {action}` takes {shape}; {USAGE}")
 
-    from karni.cli import settings
+    from karni.cli.config import settings
 
     global_only = flags["global"]
     if action == "set":
+        from karni.cli.config.editing import set_value
+
         key, text = arguments
         settings.lookup(key)
         value = settings.parse_bool(key, text)
@@ -103,7 +105,7 @@ def run(argv: list[str]) -> int:
                     f"run it inside a project, or pass --global"
                 )
             path = settings.project_config_path(root)
-        settings.set_value(path, key, value, within=root)
+        set_value(path, key, value, within=root)
         sys.stdout.write(f"{key} = {_literal(value)} ({path})\n")
         return 0
 

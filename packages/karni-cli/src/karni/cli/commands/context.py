@@ -112,7 +112,7 @@ def resolve_path(root: str, path: str) -> str:
 
 def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:
     # Imported only when the cache misses: parsing is the expensive part.
-    from karni.cli.inventory import build
+    from karni.cli.inventory.report import build
 
     return build(root)
 
@@ -129,7 +129,7 @@ def run(argv: list[str]) -> int:
     unusable = unusable_path(path) if path is not None else None
     relative = resolve_path(root, path) if path is not None and unusable is None else None
 
-    from karni.cli.inventory_cache import cached
+    from karni.cli.inventory.cache import cached
 
     # The inventory is out before any provider runs: even a provider that ends
     # the process cannot take it (docs/writing-a-provider.md).

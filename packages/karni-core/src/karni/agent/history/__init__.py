@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP, estimate_tokens
 from karni.agent.history.compose import (
-    CONDITIONS_VARIABLE,
-    active_conditions,
     compose,
     detect,
     detecting_providers,
+    named_providers,
     provider_name,
 )
 from karni.agent.history.discovery import (
@@ -51,7 +50,6 @@ from karni.agent.history.isolation import (
 __all__ = [
     "BUILTIN_PROVIDERS",
     "CHARS_PER_TOKEN",
-    "CONDITIONS_VARIABLE",
     "DEFAULT_PROVIDER_TIMEOUT",
     "ENTRY_POINT_GROUP",
     "HISTORY_TOKEN_CAP",
@@ -66,13 +64,13 @@ __all__ = [
     "ProviderImportError",
     "ProviderLoadError",
     "UnknownProviderError",
-    "active_conditions",
     "call_isolated",
     "compose",
     "detect",
     "detecting_providers",
     "discover",
     "estimate_tokens",
+    "named_providers",
     "provider_name",
 ]
 

@@ -3,6 +3,10 @@
 Providers that detect a store are asked for a brief, in name order; each brief
 is cleaned, given a ``HISTORY:`` heading, and the whole block is fitted under
 the shared cap. Providers that detect nothing are never asked for a brief.
+
+A provider that sets ``accepts_room = True`` is told how many characters its
+brief may use (``room=N``, from :func:`karni.agent.history.cap.body_room`), so
+it can size itself instead of being cut; see docs/how-to/write-a-provider.md.
 """
 
 from __future__ import annotations
@@ -11,13 +15,11 @@ import os
 
 from karni.agent.common.sanitize import clean_line, iter_brief_lines
 from karni.agent.common.text import plain_text
-from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, fit_blocks
+from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, body_room, fit_blocks
 from karni.agent.history.isolation import call_isolated
 from karni.agent.history.markers import markers_rule_out
 
 __all__ = [
-    "CONDITIONS_VARIABLE",
-    "active_conditions",
     "compose",
     "detect",
     "detecting_providers",
@@ -30,9 +32,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from pathlib import Path
     from typing import Any
-
-CONDITIONS_VARIABLE = "KARNI_AGENT_CONDITIONS"
-"""When set, replaces store detection for conditional rules (comma-separated)."""
 
 
 def provider_name(provider: Any) -> str | None:
@@ -60,9 +59,7 @@ def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, A
     if providers is None:
         from karni.agent.history.discovery import discover
 
-        pairs = [
-            (installed.provider_name, installed.provider) for installed in discover().providers
-        ]
+        pairs = [(found.provider_name, found.provider) for found in discover().providers]
     else:
         pairs = []
         for provider in providers:
@@ -70,12 +67,6 @@ def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, A
             if outcome.ok and outcome.value:
                 pairs.append((outcome.value, provider))
     return sorted(pairs, key=lambda pair: pair[0])
-
-
-def _call_method(provider: Any, method: str, *args: Any) -> Any:
-    """``provider.method(*args)`` as plain text; runs inside the isolated call."""
-    function = getattr(provider, method, None)
-    return plain_text(function(*args)) if callable(function) else None
 
 
 def _as_path(project_root: str | os.PathLike[str]) -> Path:
@@ -90,10 +81,14 @@ def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
     A provider whose declared ``store_markers`` all are absent is not asked
     (see :mod:`karni.agent.history.markers`).
     """
+    return _detected(provider, project_root, _detects)
+
+
+def _detected(provider: Any, project_root: str | os.PathLike[str], check: Any, *args: Any) -> bool:
+    """Whether ``check(provider, root, *args)``, run in the isolated call, is true in time."""
     if markers_rule_out(provider, project_root):
         return False
-    root = _as_path(project_root)
-    outcome = call_isolated(_detects, provider, root, provider=provider)
+    outcome = call_isolated(check, provider, _as_path(project_root), *args, provider=provider)
     return outcome.ok and outcome.value is True
 
 
@@ -103,36 +98,18 @@ def _detects(provider: Any, root: Path) -> bool:
     return callable(method) and bool(method(root))
 
 
+def _detects_with_brief(provider: Any, root: Path, path: str | None) -> bool:
+    """Runs inside the isolated call: it detects a store and has the method for ``path``."""
+    return _detects(provider, root) and _brief_method(provider, path) is not None
+
+
 def detecting_providers(
     project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
 ) -> list[Any]:
     """The providers, in name order, that detect a store for ``project_root``."""
-    return [provider for _, provider in _detecting(project_root, providers)]
-
-
-def _detecting(
-    project_root: str | os.PathLike[str], providers: Iterable[Any] | None
-) -> list[tuple[str, Any]]:
-    return [pair for pair in named_providers(providers) if detect(pair[1], project_root)]
-
-
-def active_conditions(
-    project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
-) -> frozenset[str]:
-    """The conditions that switch conditional rules on, such as K008's ``history``.
-
-    ``KARNI_AGENT_CONDITIONS``, when set, replaces detection: an empty value
-    turns every conditional rule off, ``history`` forces K008 on. Otherwise the
-    set is ``{"history"}`` when any provider detects a store. Detection starts
-    no process.
-    """
-    raw = os.environ.get(CONDITIONS_VARIABLE)
-    if raw is not None:
-        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-    for _, provider in named_providers(providers):
-        if detect(provider, project_root):
-            return frozenset({"history"})
-    return frozenset()
+    return [
+        provider for _, provider in named_providers(providers) if detect(provider, project_root)
+    ]
 
 
 def _one_line(value: Any) -> str | None:
@@ -142,15 +119,43 @@ def _one_line(value: Any) -> str | None:
     return line or None
 
 
+def _brief_method(provider: Any, path: str | None) -> Any:
+    """The method that gives ``provider``'s brief, or None when it has none to give."""
+    method = provider.context if path is not None else getattr(provider, "project_context", None)
+    return method if callable(method) else None
+
+
+def _heading(name: str, path: str | None) -> str:
+    where = "project" if path is None else _one_line(path) or "?"
+    return f"HISTORY: {where} ({name})"
+
+
+def _brief(provider: Any, root: Path, path: str | None, room: int) -> str | None:
+    """Runs inside the isolated call: the brief as plain text.
+
+    ``room`` is passed only to a provider that declares ``accepts_room``.
+    """
+    method = _brief_method(provider, path)
+    if method is None:
+        return None
+    args = (root,) if path is None else (root, path)
+    if getattr(provider, "accepts_room", False) is True:
+        return plain_text(method(*args, room=room))
+    return plain_text(method(*args))
+
+
+def _call_text(provider: Any, method: str, *args: Any) -> str | None:
+    """Runs inside the isolated call: ``provider.method(*args)`` as plain text."""
+    function = getattr(provider, method, None)
+    return plain_text(function(*args)) if callable(function) else None
+
+
 def _block(
-    provider: Any, name: str, root: Path, path: str | None, max_tokens: int
+    provider: Any, name: str, root: Path, path: str | None, max_tokens: int, asked_count: int
 ) -> BriefBlock | None:
-    if path is None:
-        outcome = call_isolated(_call_method, provider, "project_context", root, provider=provider)
-        heading = f"HISTORY: project ({name})"
-    else:
-        outcome = call_isolated(_call_method, provider, "context", root, path, provider=provider)
-        heading = f"HISTORY: {_one_line(path) or '?'} ({name})"
+    heading = _heading(name, path)
+    room = body_room(heading, asked_count, max_tokens)
+    outcome = call_isolated(_brief, provider, root, path, room, provider=provider)
     if not outcome.ok or outcome.value is None or not outcome.value.strip():
         return None
 
@@ -169,7 +174,7 @@ def _block(
 
 
 def _full_command(provider: Any, root: Path, path: str | None) -> str | None:
-    outcome = call_isolated(_call_method, provider, "full_command", root, path, provider=provider)
+    outcome = call_isolated(_call_text, provider, "full_command", root, path, provider=provider)
     return _one_line(outcome.value) if outcome.ok else None
 
 
@@ -196,10 +201,14 @@ def compose(
         ``HISTORY:`` heading per provider that detects a store and has
         something to say, in name order.
     """
+    asked = [
+        (name, provider)
+        for name, provider in named_providers(providers)
+        if _detected(provider, project_root, _detects_with_brief, path)
+    ]
     blocks: list[BriefBlock] = []
-    for name, provider in _detecting(project_root, providers):
-        root = _as_path(project_root)
-        block = _block(provider, name, root, path, max_tokens)
+    for name, provider in asked:
+        block = _block(provider, name, _as_path(project_root), path, max_tokens, len(asked))
         if block is not None:
             blocks.append(block)
     lines = fit_blocks(blocks, max_tokens)
