@@ -45,7 +45,7 @@ class ConfigurationError(HistorianError, ValueError):
 
 
 class TemplateError(ConfigurationError):
-    """A tool expansion template does not follow the grammar (reference §4.2).
+    """A tool expansion template does not follow the grammar (``docs/historian/templates.md``).
 
     Raised by :func:`karni_historian.condense.templates.compile_template` and
     :func:`karni_historian.condense.templates.expand`. The message is exactly
@@ -69,14 +69,14 @@ class HistorianOutputError(HistorianError, ValueError):
     """The historian's XML cannot be published.
 
     Raised by :func:`karni_historian.condense.compartment_xml.validate` with the
-    reference's exact texts (§3.7), for example ``Historian returned no usable
+    texts of ``docs/historian/validation.md``, for example ``Historian returned no usable
     compartments.``. A run that meets it records a historian failure and leaves
     the store as it was.
     """
 
 
 class ChunkCoverageError(HistorianError, ValueError):
-    """The chunk's lines do not cover its range consecutively (reference §3.3).
+    """The chunk's lines do not cover its range consecutively (``docs/historian/chunk.md``).
 
     Raised by :func:`karni_historian.condense.chunk.check_coverage`; a historian run that
     meets it records a failure instead of calling the historian.

@@ -1,10 +1,10 @@
-"""Deterministic decay: which tier each compartment renders at (reference §1.2–§1.3).
+"""Deterministic decay: which tier each compartment renders at (``docs/historian/decay.md``).
 
 A compartment's detail shrinks with its age, measured in compartments from the
 newest one, against a half-life of 24 compartments at importance 50. Every 25
 importance points double or halve that half-life, and budget pressure scales it
-down when the history budget is tight. The tier boundaries are upstream's
-empirical constants, reproduced exactly. Pressure is computed once per render
+down when the history budget is tight. The tier boundaries are fixed
+empirical constants. Pressure is computed once per render
 pass from the natural (pressure 1) tiers, so the whole choice is linear in the
 number of compartments and needs no model call.
 
@@ -28,7 +28,6 @@ __all__ = [
     "base_tier",
     "half_life",
     "pressure",
-    "pressure_two_pass",
     "tier",
 ]
 
@@ -95,8 +94,7 @@ def base_tier(index: int, importance: float, pressure: float) -> int:
 def tier(index: int, importance: float, pressure: float) -> int:
     """Return the rendered tier of a compartment: 1–4, or 5 when archived.
 
-    The anchor-overlap protection of upstream is unused (overlap is always 0),
-    so a compartment is archived exactly when ``z >= 2.587``.
+    A compartment is archived exactly when ``z >= 2.587``.
 
     Args:
         index: The curve position, 1 for the newest compartment.
@@ -123,7 +121,7 @@ def _natural_cost(items: Iterable[tuple[int, float]], pressure: float) -> int:
 
 
 def pressure(items: Iterable[tuple[int, float]], budget: float) -> float:
-    """Return the budget pressure for one render pass (one-pass formula, §1.3).
+    """Return the budget pressure for one render pass (``docs/historian/decay.md``).
 
     The natural cost is the sum of the tier costs at pressure 1; archived
     compartments cost nothing. Because the half-life scales as ``1 / p``, the
@@ -140,28 +138,3 @@ def pressure(items: Iterable[tuple[int, float]], budget: float) -> float:
     if budget <= 0:
         return 1.0
     return max(PRESSURE_FLOOR, _natural_cost(items, 1.0) / budget)
-
-
-def pressure_two_pass(items: Iterable[tuple[int, float]], budget: float) -> float:
-    """Return the two-pass pressure variant, kept for reference only.
-
-    The renderer does not use it (§1.3); it is here because upstream's golden
-    file pins its values. After the one-pass pressure, if the cost at that
-    pressure still exceeds the budget by more than 10 %, the pressure is scaled
-    by ``actual / budget``.
-
-    Args:
-        items: ``(index, importance)`` pairs, ``index`` 1 for the newest.
-        budget: The history budget in tokens; ``<= 0`` means no budget.
-
-    Returns:
-        The corrected pressure, at least 0.1 (1.0 when there is no budget).
-    """
-    pairs = list(items)
-    p = pressure(pairs, budget)
-    if budget <= 0:
-        return p
-    actual = _natural_cost(pairs, p)
-    if actual > budget * 1.1:
-        p = p * actual / budget
-    return max(PRESSURE_FLOOR, p)

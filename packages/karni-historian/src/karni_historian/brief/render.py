@@ -1,28 +1,20 @@
 """The ``<session-history>`` block: compartments rendered with deterministic decay.
 
-This is the XML-like format of the seed's era (reference §1.7.a): one
-``<compartment>`` element per rendered compartment, oldest first, joined by a
-blank line, archived ones omitted. The tier of each compartment comes from
-:mod:`karni_historian.brief.decay` (one pressure pass over the non-legacy rows), then
-the budget guard of §1.8 demotes the oldest compartments while the body is over
-budget, and the materializer's tightening loop (§1.4) re-renders with a smaller
-effective budget while the whole block is more than 5 % over. The same inputs
-always give the same bytes; no model is called.
-
-Choices where the reference leaves room:
+One ``<compartment>`` element per rendered compartment, oldest first, joined by
+a blank line, archived ones omitted (``docs/historian/blocks.md``). The tier of
+each compartment comes from :mod:`karni_historian.brief.decay` (one pressure
+pass), then the budget guard demotes the oldest compartments while the body is
+over budget, and a tightening loop re-renders with a smaller effective budget
+while the whole block is more than 5 % over (``docs/historian/budgets.md``).
+The same inputs always give the same bytes; no model is called.
 
 - Titles are sanitised: runs of control, line-separator and
-  paragraph-separator characters collapse to one space (the reference's
-  recommendation, §1.7.a), before attribute escaping.
-- :class:`~karni_historian.model.Compartment` stores paraphrases as strings,
-  so "missing" cannot be told from "empty" by type. An empty ``p2`` or ``p3``
-  is treated as missing (the body falls back to the next denser tier, as the
-  parser's defaults of §3.6 would have filled it); an empty ``p4`` is a real
-  anchor and renders self-closing. ``None`` is accepted for any tier and
-  means missing.
+  paragraph-separator characters collapse to one space, before attribute
+  escaping.
+- An empty ``p2`` or ``p3`` counts as missing (the body falls back to the next
+  denser tier); an empty ``p4`` is a real anchor and renders self-closing.
 - Date attributes are emitted verbatim from ``start_date``/``end_date`` (the
   store writes local ``YYYY-MM-DD``), only when both are non-empty.
-- Legacy (and pseudo-v2) bodies are cut by Unicode code points.
 """
 
 from __future__ import annotations
@@ -40,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EMPTY_HISTORY",
-    "LEGACY_CUTS",
     "assign_tiers",
     "compartment_element",
     "paraphrase",
@@ -51,9 +42,6 @@ __all__ = [
 
 EMPTY_HISTORY = "<session-history></session-history>"
 """The block when no compartment is rendered."""
-
-LEGACY_CUTS = {2: 1200, 3: 420}
-"""Character limits of a flat (legacy) body at tiers 2 and 3 and beyond."""
 
 _SEPARATOR = "\n\n"
 _TITLE_BREAKS = None
@@ -85,53 +73,29 @@ def _sanitize_title(title: str) -> str:
     return _TITLE_BREAKS.sub(" ", title)
 
 
-def _is_v2(c: Compartment) -> bool:
-    return isinstance(c.p1, str) and c.p1 != ""
-
-
-def _legacy_initial_tier(content: str) -> int:
-    if content.startswith("U:") or "\nU:" in content:
-        return 3
-    return 4
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit].rstrip() + "…"
-
-
-def _flat_body(content: str, t: int) -> str:
-    """Body of a legacy or pseudo-v2 row at tier ``t`` (< 4); ``""`` self-closes."""
-    if t <= 1:
-        return content
-    if t == 2:
-        return _cut(content, LEGACY_CUTS[2])
-    return _cut(content, LEGACY_CUTS[3])
-
-
 def paraphrase(c: Compartment, t: int) -> str:
-    """Return the body of a tiered (v2) compartment at tier ``t``, 1–4 (§1.6).
+    """Return the body of a compartment at tier ``t``, 1–4 (``docs/historian/blocks.md``).
 
     ``p_t`` when it is set (an empty ``p4`` is a real anchor, an empty ``p2`` or
-    ``p3`` counts as missing), else the nearest denser non-empty tier, else
-    ``content``; always trimmed. An empty result means a title-only element.
+    ``p3`` counts as missing), else the nearest denser non-empty tier; always
+    trimmed. A compartment without ``p1`` uses its ``content`` as ``p1``. An
+    empty result means a title-only element.
 
     Args:
-        c: A compartment whose ``p1`` is non-empty.
+        c: A compartment.
         t: The tier, 1–4.
 
     Returns:
         The trimmed body text (not escaped).
     """
-    tiers = (c.p1, c.p2, c.p3, c.p4)
+    tiers = (c.p1 or c.content, c.p2, c.p3, c.p4)
     chosen = tiers[t - 1]
     if isinstance(chosen, str) and (chosen != "" or t in (1, 4)):
         return chosen.strip()
     for denser in reversed(tiers[: t - 1]):
         if isinstance(denser, str) and denser.strip():
             return denser.strip()
-    return (c.content or "").strip()
+    return ""
 
 
 def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
@@ -144,8 +108,7 @@ def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
             (``temporal_awareness``).
 
     Returns:
-        A self-closing element when the body is empty (or a flat row is at
-        tier 4 or beyond), else the three-line form.
+        A self-closing element when the body is empty, else the three-line form.
     """
     if t >= ARCHIVED:
         return ""
@@ -154,11 +117,7 @@ def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
         start, end = xml_characters(c.start_date), xml_characters(c.end_date)
         attrs += f' start-date="{escape_attr(start)}" end-date="{escape_attr(end)}"'
     attrs += f' title="{escape_attr(xml_characters(_sanitize_title(c.title or "")))}"'
-    if not c.legacy and _is_v2(c):
-        body = paraphrase(c, t)
-    else:
-        content = c.content or ""
-        body = "" if t >= 4 or not content else _flat_body(content, t)
+    body = paraphrase(c, t)
     if not body:
         return f"<compartment {attrs} />"
     return f"<compartment {attrs}>\n{escape_body(xml_characters(body))}\n</compartment>"
@@ -173,11 +132,9 @@ def assign_tiers(
 ) -> list[int]:
     """Choose the rendered tier of every compartment, oldest first.
 
-    Legacy rows (``legacy=True``) take no curve position and add no pressure;
-    they start at tier 3 when their content has a line starting ``U:``, else 4.
-    Every other row takes a curve position counted from the newest non-legacy
-    row (index 1). Pressure is computed once (§1.3), then the budget guard
-    (§1.8) demotes oldest-first while the joined body is over ``budget``.
+    Every compartment takes a curve position counted from the newest (index 1).
+    Pressure is computed once, then the budget guard demotes oldest-first
+    while the joined body is over ``budget`` (``docs/historian/decay.md``).
 
     Args:
         compartments: Compartments of one session, oldest first.
@@ -189,21 +146,13 @@ def assign_tiers(
     Returns:
         One tier per compartment: 1–4, or 5 when omitted.
     """
-    tiers: list[int] = []
-    curve: list[tuple[int, int]] = []
-    index = sum(1 for c in compartments if not c.legacy)
-    for c in compartments:
-        if c.legacy:
-            tiers.append(_legacy_initial_tier(c.content or ""))
-        else:
-            curve.append((index, c.importance if c.importance is not None else 50))
-            tiers.append(0)
-            index -= 1
+    count = len(compartments)
+    curve = [
+        (count - i, c.importance if c.importance is not None else 50)
+        for i, c in enumerate(compartments)
+    ]
     p = pressure(curve, budget)
-    positions = iter(curve)
-    for i, c in enumerate(compartments):
-        if not c.legacy:
-            tiers[i] = tier(*next(positions), p)
+    tiers = [tier(index, importance, p) for index, importance in curve]
     if budget > 0:
 
         def render_one(i: int, t: int) -> str:
@@ -249,14 +198,13 @@ def render_history(
 ) -> str:
     r"""Render the ``<session-history>`` block for one session's compartments.
 
-    Tiers come from :func:`assign_tiers`. Like upstream's materializer, when the
-    whole block is still more than 5 % over ``budget`` the tiers are chosen
-    again for ``budget / 1.15``, then ``budget / 1.15²``, at most
-    ``max_attempts`` renders in all.
+    Tiers come from :func:`assign_tiers`. When the whole block is still more
+    than 5 % over ``budget``, the tiers are chosen again for ``budget / 1.15``,
+    then ``budget / 1.15²``, at most ``max_attempts`` renders in all.
 
     Args:
         compartments: Compartments of one session, oldest first.
-        budget: The history budget in tokens (§1.4); ``<= 0`` means no budget.
+        budget: The history budget in tokens; ``<= 0`` means no budget.
         estimate: The token estimator (default ``ceil(len / 3.5)``).
         dates: Emit date attributes (``temporal_awareness``, default on).
         max_attempts: Renders allowed by the tightening loop.

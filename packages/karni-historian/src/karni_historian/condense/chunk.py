@@ -5,29 +5,11 @@ messages after the last compartment, condensed to one line per block of
 same-role messages (``[12-15] A: I will inspect / TC: read(src/lib.rs)``), with
 commit hashes pulled to the front, noise folded into the next block, and tool
 calls summarised or expanded through ``expand_tools`` templates. This module
-builds that text exactly as reference §3.3 describes, checks its coverage, and
-finds where the protected tail starts (§3.2), so the store knows which
-messages are settled.
+builds that text, checks its coverage, and finds where the protected tail and
+the ``wrapup`` boundary start, so a run knows which messages are settled. The
+format and every rule are in ``docs/historian/chunk.md``.
 
-Choices where the reference leaves room (documented here, see the report):
-
-- ``expand_tools=None`` means the built-in templates; pass ``{}`` for none.
-  A map value ``False`` (or an invalid template) means the compact summary.
-- Commit hashes are recorded only when the text also has a commit verb
-  (``committed``, ``merged``, ``cherry-picked``, ``rebased``…); a bare hex word
-  is not a commit. Extraction runs per text part of an assistant message.
-- Transcripts that carry a tool call on the assistant message *and* its result
-  on the next user message (Claude Code) would show each call twice. A
-  tool-result part whose non-empty ``call_id`` was already summarised in the
-  current block is skipped.
-- Claude Code's ``file_path`` and ``notebook_path`` inputs count as the
-  ``filePath`` key argument of a tool summary.
-- The OMO internal-initiator marker removed from user text is
-  ``<!-- OMO_INTERNAL_INITIATOR -->`` (the reference does not spell it).
-- ``has_more`` is also true whenever the budget stopped reading.
-- Same-role messages merge only when their ordinals are consecutive (noise
-  between them included), so a missing raw message shows up in the coverage
-  check instead of hiding inside a merged block.
+``expand_tools=None`` means the built-in templates; pass ``{}`` for none.
 """
 
 from __future__ import annotations
@@ -45,8 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "INTERNAL_INITIATOR_MARKER",
     "MAX_COMMITS_PER_BLOCK",
-    "OMO_MARKER",
     "PROTECTED_TAIL_USER_TURNS",
     "TRUNCATION_MARKER",
     "Chunk",
@@ -61,7 +43,6 @@ __all__ = [
     "protected_tail_start",
     "raw_tokens",
     "role_letter",
-    "token_tail_start",
     "tool_summary",
     "wrapup_boundary",
 ]
@@ -70,15 +51,15 @@ MAX_COMMITS_PER_BLOCK = 5
 """Most commit hashes shown on one block line."""
 
 PROTECTED_TAIL_USER_TURNS = 5
-"""Meaningful user turns kept raw at the end of a session (v0.21 rule)."""
+"""Meaningful user turns kept raw at the end of a session."""
 
-OMO_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
-"""An agent-framework marker that is not user text (removed from user messages)."""
+INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
+"""A marker some harnesses add to prompts they send themselves; not user text."""
 
-TRUNCATION_MARKER = "\n[… tokens truncated by Magic Context to fit the historian window …]"
+TRUNCATION_MARKER = "\n[… tokens truncated to fit the historian window …]"
 """Appended when the first block alone is larger than the chunk budget."""
 
-_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
+_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"  # a harness directive, not a prompt
 _KEY_ARGS_CUT = ("filePath", "file_path", "notebook_path", "path", "pattern", "query")
 _KEY_ARGS_WHOLE = ("symbol", "module", "action")
 
@@ -195,8 +176,8 @@ def _collapse(text: str) -> str:
 def _clean_user_text(text: str) -> str:
     if "<system-reminder>" in text:
         text = _regex("reminder").sub("", text)
-    if OMO_MARKER in text:
-        text = text.replace(OMO_MARKER, "")
+    if INTERNAL_INITIATOR_MARKER in text:
+        text = text.replace(INTERNAL_INITIATOR_MARKER, "")
     text = _collapse(text)
     if text.startswith(_DIRECTIVE_PREFIX):
         return ""
@@ -206,8 +187,8 @@ def _clean_user_text(text: str) -> str:
 def meaningful_user_text(message: Message) -> str:
     """Return the meaningful text of a user message, parts joined by `` / ``.
 
-    Ignored parts, ``<system-reminder>`` blocks, the OMO marker and
-    ``[SYSTEM DIRECTIVE: MAGIC-CONTEXT…`` directives are not meaningful.
+    Ignored parts, ``<system-reminder>`` blocks, the internal-initiator marker
+    and harness directives are not meaningful (``docs/historian/chunk.md``).
 
     Args:
         message: Any message.
@@ -228,7 +209,7 @@ def meaningful_user_text(message: Message) -> str:
 
 
 def is_meaningful_user_message(message: Message) -> bool:
-    """Tell whether ``message`` is a user turn with meaningful text (§3.2).
+    """Tell whether ``message`` is a user turn with meaningful text (``docs/historian/chunk.md``).
 
     Args:
         message: Any message.
@@ -357,7 +338,7 @@ def build_chunk(
     expand_tools: Mapping[str, str | bool] | None = None,
     estimate: Callable[[str], int] = estimate_tokens,
 ) -> Chunk:
-    """Build the historian chunk for ``offset <= ordinal < eligible_end`` (§3.3).
+    """Build the chunk for ``offset <= ordinal < eligible_end`` (``docs/historian/chunk.md``).
 
     Args:
         messages: The session's messages in ordinal order (a superset of the
@@ -375,98 +356,121 @@ def build_chunk(
     from karni_historian.condense.templates import BUILTIN_TEMPLATES
 
     templates: Mapping[str, Any] = BUILTIN_TEMPLATES if expand_tools is None else expand_tools
-    newline_cost = estimate("\n")
-    lines: list[ChunkLine] = []
-    total = 0
-    clusters = 0
-    stopped = False
-    block: _Block | None = None
-    pending_noise: int | None = None
-    furthest = offset - 1
-    total_messages = 0
+    builder = _ChunkBuilder(offset, budget_tokens, estimate)
+    for message in messages:
+        builder.last_ordinal = max(builder.last_ordinal, message.ordinal)
+        if offset <= message.ordinal < eligible_end and not builder.add(message, templates):
+            break
+    return builder.finish(eligible_end)
 
-    def emit(b: _Block) -> bool:
-        nonlocal total, clusters
-        line = b.line()
-        cost = estimate(line.text) + (newline_cost if lines else 0)
-        if total + cost > budget_tokens and total > 0:
+
+class _ChunkBuilder:
+    """The lines of one chunk as they are built: the open block, the budget, the clusters."""
+
+    def __init__(self, offset: int, budget_tokens: int, estimate: Callable[[str], int]) -> None:
+        self.offset = offset
+        self.budget = budget_tokens
+        self.estimate = estimate
+        self.newline_cost = estimate("\n")
+        self.lines: list[ChunkLine] = []
+        self.total = 0
+        self.clusters = 0
+        self.stopped = False
+        self.block: _Block | None = None
+        self.pending_noise: int | None = None
+        self.furthest = offset - 1
+        self.last_ordinal = 0
+
+    def _emit(self, block: _Block) -> bool:
+        """Add the block's line when it fits the budget (the first line always does)."""
+        line = block.line()
+        cost = self.estimate(line.text) + (self.newline_cost if self.lines else 0)
+        if self.total + cost > self.budget and self.total > 0:
             return False
-        if line.role == "A" and line.commits and (not lines or lines[-1].role != "A"):
-            clusters += 1
-        lines.append(line)
-        total += cost
+        if line.role == "A" and line.commits and (not self.lines or self.lines[-1].role != "A"):
+            self.clusters += 1
+        self.lines.append(line)
+        self.total += cost
         return True
 
-    for message in messages:
+    def add(self, message: Message, templates: Mapping[str, Any]) -> bool:
+        """Read one message of the range; False when the budget stopped the chunk."""
         ordinal = message.ordinal
-        total_messages = max(total_messages, ordinal)
-        if ordinal < offset or ordinal >= eligible_end:
-            continue
         parts, has_text = _message_parts(message, templates)
+        self.furthest = ordinal
         if message.role == "system" or not parts:
-            if pending_noise is None:
-                pending_noise = ordinal
-            furthest = ordinal
-            continue
+            if self.pending_noise is None:
+                self.pending_noise = ordinal  # noise is folded into the next block
+            return True
         tool_results = message.role == "user" and not has_text
-        if tool_results:
-            role = "A"
-            shown = parts
-        else:
-            role = role_letter(message.role)
-            shown = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
-        first = ordinal if pending_noise is None else pending_noise
+        role = "A" if tool_results else role_letter(message.role)
+        if not tool_results:
+            parts = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
+        block = self._block_for(ordinal, role)
+        if block is None:
+            return False
+        self.pending_noise = None
+        block.end = ordinal
+        block.ordinals.append(ordinal)
+        _fill_block(block, parts, assistant=message.role == "assistant", results=tool_results)
+        return True
+
+    def _block_for(self, ordinal: int, role: str) -> _Block | None:
+        """The open block when the message continues it, else a new one; None when full."""
+        first = ordinal if self.pending_noise is None else self.pending_noise
+        block = self.block
         if block is not None and block.role == role and first == block.end + 1:
-            target = block
-        else:
-            if block is not None and not emit(block):
-                stopped = True
-                block = None
-                break
-            target = _Block(first, role)
-            block = target
-        pending_noise = None
-        target.end = ordinal
-        target.ordinals.append(ordinal)
-        furthest = ordinal
-        for kind, text, call_id in shown:
-            if kind == "text":
-                if role == "A" and message.role == "assistant":
-                    text, hashes = _extract_commits(text)
-                    for h in hashes:
-                        if h not in target.commits and len(target.commits) < MAX_COMMITS_PER_BLOCK:
-                            target.commits.append(h)
-                target.has_text = True
-            elif call_id:
-                if tool_results and call_id in target.call_ids:
-                    continue
-                target.call_ids.add(call_id)
-            target.parts.append(text)
-    if block is not None and not stopped and not emit(block):
-        stopped = True
-    text = "\n".join(line.text for line in lines)
-    truncated = False
-    token_estimate = estimate(text) if text else 0
-    if text and token_estimate > budget_tokens:
-        text = _truncate(text, budget_tokens, estimate)
-        token_estimate = estimate(text)
-        truncated = True
-    last_emitted = lines[-1].end if lines else offset - 1
-    if stopped:
-        has_more = True
-    else:
-        has_more = max(last_emitted, furthest) < min(eligible_end - 1, total_messages)
-    return Chunk(
-        text=text,
-        start=offset,
-        end=last_emitted,
-        has_more=has_more,
-        commit_clusters=clusters,
-        tool_only_ranges=_merge_ranges([(ln.start, ln.end) for ln in lines if ln.tool_only]),
-        lines=tuple(lines),
-        token_estimate=token_estimate,
-        truncated=truncated,
-    )
+            return block
+        if block is not None and not self._emit(block):
+            self.stopped = True
+            self.block = None
+            return None
+        self.block = _Block(first, role)
+        return self.block
+
+    def finish(self, eligible_end: int) -> Chunk:
+        """Emit the open block and assemble the chunk."""
+        if self.block is not None and not self.stopped and not self._emit(self.block):
+            self.stopped = True
+        lines = self.lines
+        text = "\n".join(line.text for line in lines)
+        token_estimate = self.estimate(text) if text else 0
+        truncated = bool(text) and token_estimate > self.budget
+        if truncated:
+            text = _truncate(text, self.budget, self.estimate)
+            token_estimate = self.estimate(text)
+        last_emitted = lines[-1].end if lines else self.offset - 1
+        reached = max(last_emitted, self.furthest)
+        return Chunk(
+            text=text,
+            start=self.offset,
+            end=last_emitted,
+            has_more=self.stopped or reached < min(eligible_end - 1, self.last_ordinal),
+            commit_clusters=self.clusters,
+            tool_only_ranges=_merge_ranges([(ln.start, ln.end) for ln in lines if ln.tool_only]),
+            lines=tuple(lines),
+            token_estimate=token_estimate,
+            truncated=truncated,
+        )
+
+
+def _fill_block(
+    block: _Block, parts: list[tuple[str, str, str]], *, assistant: bool, results: bool
+) -> None:
+    """Append a message's shown parts to its block, pulling commit hashes out of its text."""
+    for kind, text, call_id in parts:
+        if kind == "text":
+            if block.role == "A" and assistant:
+                text, hashes = _extract_commits(text)
+                for h in hashes:
+                    if h not in block.commits and len(block.commits) < MAX_COMMITS_PER_BLOCK:
+                        block.commits.append(h)
+            block.has_text = True
+        elif call_id:
+            if results and call_id in block.call_ids:
+                continue  # the call was already summarised in this block
+            block.call_ids.add(call_id)
+        block.parts.append(text)
 
 
 def _merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -517,7 +521,7 @@ def check_coverage(chunk: Chunk) -> None:
 def protected_tail_start(
     messages: Sequence[Message], turns: int = PROTECTED_TAIL_USER_TURNS
 ) -> int:
-    """Return the first ordinal of the protected tail (v0.21 rule of §3.2).
+    """Return the first ordinal of the protected tail (``docs/historian/chunk.md``).
 
     The tail starts at the ``turns``-th meaningful user message from the end;
     messages before it are settled. With fewer such messages nothing is
@@ -565,80 +569,6 @@ def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_token
             if part.output:
                 total += estimate(part.output)
     return total
-
-
-def token_tail_start(
-    messages: Sequence[Message],
-    tail_tokens: int,
-    *,
-    offset: int = 1,
-    force: bool = False,
-    estimate: Callable[[str], int] = estimate_tokens,
-) -> int:
-    """Return the first ordinal of the token-sized protected tail (newer rule of §3.2).
-
-    Steps: the newest suffix of ``tail_tokens`` true-raw tokens; one message
-    forward when the boundary message alone is huge; fenced around completed
-    tool arcs; snapped back to a meaningful user message or a message with a
-    tool part when that is cheap; fenced again; never past the newest
-    meaningful user message unless ``force``; nothing eligible when fewer than
-    256 tokens would be. The per-run cap is left to the chunk budget.
-
-    Args:
-        messages: The session's messages in ordinal order.
-        tail_tokens: ``N``, from :func:`karni_historian.brief.budget.protected_tail_tokens`.
-        offset: The first ordinal not yet in a compartment.
-        force: The force band is active (usage at or above it).
-        estimate: The token estimator.
-
-    Returns:
-        The exclusive end of the eligible range (``offset`` when nothing is eligible).
-    """
-    if not messages:
-        return offset
-    sizes = {m.ordinal: raw_tokens(m, estimate) for m in messages}
-    by_ordinal = {m.ordinal: m for m in messages}
-    huge = max(2 * tail_tokens, 64_000)
-    boundary = messages[-1].ordinal + 1
-    kept = 0
-    for message in reversed(messages):
-        if kept >= tail_tokens:
-            break
-        kept += sizes[message.ordinal]
-        boundary = message.ordinal
-    if sizes.get(boundary, 0) > huge:
-        boundary += 1
-    arcs = completed_arcs(messages)
-    boundary = fence_boundary(boundary, arcs)
-    allowance = min(1.5 * tail_tokens, 48_000)
-    added = 0
-    probe = boundary
-    while probe > offset:
-        probe -= 1
-        candidate = by_ordinal.get(probe)
-        if candidate is None:
-            continue
-        added += sizes[probe]
-        if added > allowance:
-            break
-        semantic = is_meaningful_user_message(candidate) or any(
-            isinstance(p, ToolPart) for p in candidate.parts
-        )
-        if semantic:
-            if not (candidate.role == "user" and sizes[probe] > huge):
-                boundary = probe
-            break
-    boundary = fence_boundary(boundary, arcs)
-    if not force:
-        newest_user = next(
-            (m.ordinal for m in reversed(messages) if is_meaningful_user_message(m)), None
-        )
-        if newest_user is not None:
-            boundary = min(boundary, newest_user)
-    eligible = sum(size for ordinal, size in sizes.items() if offset <= ordinal < boundary)
-    if eligible < 256:
-        return offset
-    return max(boundary, offset)
 
 
 def completed_arcs(messages: Sequence[Message]) -> list[tuple[int, int]]:
@@ -698,7 +628,7 @@ def wrapup_boundary(
     snap_tokens: int = 2000,
     estimate: Callable[[str], int] = estimate_tokens,
 ) -> int:
-    """Return the first ordinal ``wrapup KEEP`` leaves raw (§3.11).
+    """Return the first ordinal ``wrapup KEEP`` leaves raw (``docs/historian/chunk.md``).
 
     The newest ``keep`` messages of any role stay raw; the boundary is fenced
     around tool arcs, snapped back to a meaningful user message when that adds
@@ -707,7 +637,8 @@ def wrapup_boundary(
     Args:
         messages: The session's messages in ordinal order.
         keep: Raw messages to keep (positive).
-        snap_tokens: ``min(max(trigger_budget, 2000), 48000)`` in the reference.
+        snap_tokens: The allowance of the snap; ``wrapup`` passes
+            ``min(max(trigger budget, 2000), 48000)``.
         estimate: The token estimator for the snap allowance.
 
     Returns:

@@ -1,21 +1,12 @@
 """The historian's output format: writing, lenient parsing and strict validation.
 
-Every historian, the built-in extractive one or a model, produces the same XML
-(reference §3.5): ``<compartments>`` with four paraphrase tiers each, durable
-``<facts>`` by category, optional events, observations and primers, and a
-``<meta>`` block saying where processing stopped. This module writes that XML
-(:func:`emit`), reads it leniently the way upstream does (:func:`parse`, §3.6)
-and checks it against the chunk it was made from (:func:`validate`, §3.7), so
-nothing malformed ever reaches the store.
-
-Choices where the reference leaves room:
-
-- The TypeScript error wording is used (``gap before message 19 (expected 3)``).
-- Attribute values (titles, episode types) are XML-unescaped like bodies.
-- ``importance`` is clamped to 1–100; a missing one is 50.
-- Discard-last also drops the unanchored facts and user observations and the
-  events and primers that point at the dropped compartment (the Rust goldens).
-- The chunk's "present" ordinals are those its lines cover, noise included.
+Every historian, the built-in extractive one or a model, produces the same XML:
+``<compartments>`` with four paraphrase tiers each, durable ``<facts>`` by
+category, optional events, observations and primers, and a ``<meta>`` block
+saying where processing stopped. This module writes that XML (:func:`emit`),
+reads it leniently (:func:`parse`) and checks it against the chunk it was made
+from (:func:`validate`), so nothing malformed ever reaches the store. The
+format and every rule, with its message, are in ``docs/historian/validation.md``.
 """
 
 from __future__ import annotations
@@ -140,7 +131,7 @@ class ValidationResult:
         primer: The primer candidate, if kept.
         unprocessed_from: Where the next run should start, or ``None`` when
             everything up to the chunk end was processed.
-        discarded_last: True when the last compartment was dropped (§3.7).
+        discarded_last: True when the last compartment was dropped.
     """
 
     compartments: list[Compartment]
@@ -204,7 +195,7 @@ def _bullets(text: str) -> list[str]:
 
 
 def parse(xml: str) -> ParsedOutput:
-    """Parse a historian response leniently (§3.6).
+    """Parse a historian response leniently (``docs/historian/validation.md``).
 
     Compartments are found anywhere by pattern, self-closing ones are ignored,
     and rows missing ``start``, ``end`` or a non-empty ``title`` are skipped.
@@ -225,63 +216,72 @@ def parse(xml: str) -> ParsedOutput:
         if row is not None:
             compartments.append(row)
     compartments.sort(key=lambda c: c.start)
-
-    facts_block = _re("facts").search(text)
-    if facts_block is not None:
-        fact_source = facts_block.group(1)
-    else:
-        fact_source = _re("events").sub("", _re("compartment").sub("", text))
-    facts: list[Fact] = []
-    seen: set[tuple[str, str]] = set()
-    for category, body in _re("category").findall(fact_source):
-        for line in _bullets(body):
-            fact = (category, unescape(line))
-            if fact not in seen:
-                seen.add(fact)
-                facts.append(Fact(*fact))
-
-    events = []
-    events_block = _re("events").search(text)
-    if events_block is not None:
-        for kind, at, body in _re("event").findall(events_block.group(1)):
-            fields = {}
-            for name, value, _empty in _re("field").findall(body):
-                value = unescape(value.strip())
-                if name and value:
-                    fields[name] = value
-            events.append(Event(kind, int(at), fields))
-
-    observations: list[str] = []
-    obs_block = _re("observations").search(text)
-    if obs_block is not None:
-        observations = [unescape(b) for b in _bullets(obs_block.group(1))]
-
-    primer: tuple[int | None, str] | None = None
-    primers_block = _re("primers").search(text)
-    if primers_block is not None:
-        element = _re("primer").search(primers_block.group(1))
-        if element is not None:
-            question = unescape(element.group(2).strip())
-            if question:
-                primer = (int(element.group(1)), question)
-        else:
-            bullet = _re("primer_bullet").search(primers_block.group(1))
-            if bullet is not None and bullet.group(1).strip():
-                primer = (None, unescape(bullet.group(1).strip()))
-
     unprocessed = _re("unprocessed").search(text)
     processed = _re("processed").search(text)
     return ParsedOutput(
         compartments=compartments,
-        facts=facts,
-        events=events,
-        user_observations=observations,
-        primer=primer,
+        facts=_parse_facts(text),
+        events=_parse_events(text),
+        user_observations=_parse_observations(text),
+        primer=_parse_primer(text),
         unprocessed_from=int(unprocessed.group(1)) if unprocessed else None,
         messages_processed=(int(processed.group(1)), int(processed.group(2)))
         if processed
         else None,
     )
+
+
+def _parse_facts(text: str) -> list[Fact]:
+    """Facts of ``<facts>``, or of category elements outside compartments and events."""
+    block = _re("facts").search(text)
+    if block is not None:
+        source = block.group(1)
+    else:
+        source = _re("events").sub("", _re("compartment").sub("", text))
+    facts: list[Fact] = []
+    seen: set[tuple[str, str]] = set()
+    for category, body in _re("category").findall(source):
+        for line in _bullets(body):
+            fact = (category, unescape(line))
+            if fact not in seen:
+                seen.add(fact)
+                facts.append(Fact(*fact))
+    return facts
+
+
+def _parse_events(text: str) -> list[Event]:
+    block = _re("events").search(text)
+    if block is None:
+        return []
+    events = []
+    for kind, at, body in _re("event").findall(block.group(1)):
+        fields = {}
+        for name, value, _empty in _re("field").findall(body):
+            value = unescape(value.strip())
+            if name and value:
+                fields[name] = value
+        events.append(Event(kind, int(at), fields))
+    return events
+
+
+def _parse_observations(text: str) -> list[str]:
+    block = _re("observations").search(text)
+    return [] if block is None else [unescape(b) for b in _bullets(block.group(1))]
+
+
+def _parse_primer(text: str) -> tuple[int | None, str] | None:
+    """The first primer candidate: an anchored ``<primer>``, else the first bullet."""
+    block = _re("primers").search(text)
+    if block is None:
+        return None
+    element = _re("primer").search(block.group(1))
+    if element is not None:
+        question = unescape(element.group(2).strip())
+        return (int(element.group(1)), question) if question else None
+    bullet = _re("primer_bullet").search(block.group(1))
+    if bullet is not None and bullet.group(1).strip():
+        return (None, unescape(bullet.group(1).strip()))
+    return None
 
 
 def _splits(boundary_end: int, arcs: Iterable[tuple[int, int]]) -> tuple[int, int] | None:
@@ -307,7 +307,7 @@ def validate(
     emergency: bool = False,
     force_keep: bool = False,
 ) -> ValidationResult:
-    """Check parsed output against its chunk and heal what the reference heals (§3.7).
+    """Check parsed output against its chunk and heal what can be healed.
 
     Steps, in order: no compartments; heal gaps that lie inside one tool-only
     range; extend a last compartment that splits a completed tool arc; map
@@ -328,30 +328,63 @@ def validate(
         The compartments, facts and side channels to publish.
 
     Raises:
-        HistorianOutputError: With the reference's message for the first
+        HistorianOutputError: With the documented message of the first
             failed check.
     """
-    from dataclasses import replace
-
-    rows = list(parsed.compartments)
-    if not rows:
+    if not parsed.compartments:
         raise HistorianOutputError(NO_COMPARTMENTS)
-    cs, ce = chunk.start, chunk.end
-    unprocessed = parsed.unprocessed_from
+    rows = _heal_tool_only_gaps(list(parsed.compartments), chunk)
+    rows, unprocessed = _heal_split_arc(rows, parsed.unprocessed_from, arcs, chunk.end)
+    _check_ranges(rows, chunk)
+    unprocessed = _check_unprocessed(unprocessed, rows[-1].end + 1, chunk.start, chunk.end)
+    if _splits(rows[-1].end, arcs) is not None:
+        raise HistorianOutputError(TERMINAL_SPLIT)
+    result = ValidationResult(
+        compartments=rows,
+        facts=list(parsed.facts),
+        events=list(parsed.events),
+        user_observations=list(parsed.user_observations),
+        primer=parsed.primer,
+        unprocessed_from=unprocessed,
+        discarded_last=False,
+    )
+    if not emergency and not force_keep and _may_discard_last(rows, chunk.end, arcs):
+        _discard_last(result)
+    return _drop_dangling_pointers(result)
+
+
+def _heal_tool_only_gaps(rows: list[Compartment], chunk: Any) -> list[Compartment]:
+    """Give a gap that lies inside one tool-only range to the compartment before it."""
+    from dataclasses import replace
 
     tool_only = list(chunk.tool_only_ranges)
     for i in range(len(rows) - 1):
-        prev, nxt = rows[i], rows[i + 1]
-        gap_start, gap_end = prev.end + 1, nxt.start - 1
+        gap_start, gap_end = rows[i].end + 1, rows[i + 1].start - 1
         if gap_start <= gap_end and any(s <= gap_start and gap_end <= e for s, e in tool_only):
-            rows[i] = replace(prev, end=gap_end)
+            rows[i] = replace(rows[i], end=gap_end)
+    return rows
+
+
+def _heal_split_arc(
+    rows: list[Compartment],
+    unprocessed: int | None,
+    arcs: Sequence[tuple[int, int]],
+    chunk_end: int,
+) -> tuple[list[Compartment], int | None]:
+    """Extend a last compartment that ends inside a completed tool arc to its result."""
+    from dataclasses import replace
 
     split = _splits(rows[-1].end, arcs)
-    if split is not None and split[1] <= ce:
+    if split is not None and split[1] <= chunk_end:
         rows[-1] = replace(rows[-1], end=split[1])
         if unprocessed is not None:
             unprocessed = split[1] + 1
+    return rows, unprocessed
 
+
+def _check_ranges(rows: Sequence[Compartment], chunk: Any) -> None:
+    """Endpoints on the chunk's lines, tiers present, ranges in order and contiguous."""
+    cs, ce = chunk.start, chunk.end
     present = _present_ordinals(chunk)
     for row in rows:
         if row.start not in present or row.end not in present:
@@ -359,83 +392,90 @@ def validate(
                 f"{INVALID_PREFIX}Compartment range {row.start}-{row.end} does not map to raw "
                 f"session lines {cs}-{ce}"
             )
-
     expected = cs
     for i, row in enumerate(rows, 1):
-        if not row.p1:
-            raise HistorianOutputError(
-                f"{INVALID_PREFIX}compartment {i} is missing the tiered paraphrase structure "
-                "(p1..p4); re-emit with all four tiers"
-            )
-        if row.end < row.start:
-            raise HistorianOutputError(f"{INVALID_PREFIX}invalid range {row.start}-{row.end}")
-        if row.start < cs or row.end > ce:
-            raise HistorianOutputError(
-                f"{INVALID_PREFIX}range {row.start}-{row.end} is outside chunk {cs}-{ce}"
-            )
-        if row.start < expected:
-            raise HistorianOutputError(
-                f"{INVALID_PREFIX}overlap before message {expected} (saw {row.start}-{row.end})"
-            )
-        if row.start > expected:
-            raise HistorianOutputError(
-                f"{INVALID_PREFIX}gap before message {row.start} (expected {expected})"
-            )
+        _check_row(i, row, expected, cs, ce)
         expected = row.end + 1
 
-    next_uncovered = rows[-1].end + 1
-    if unprocessed is not None:
-        if unprocessed == ce + 1:
-            unprocessed = None
-        elif not cs <= unprocessed <= ce:
-            raise HistorianOutputError(
-                f"{INVALID_PREFIX}<unprocessed_from> {unprocessed} is outside chunk {cs}-{ce}"
-            )
-        elif unprocessed != next_uncovered:
-            raise HistorianOutputError(
-                f"{INVALID_PREFIX}<unprocessed_from> {unprocessed} does not match next uncovered "
-                f"message {next_uncovered}"
-            )
-    elif next_uncovered <= ce:
+
+def _check_row(position: int, row: Compartment, expected: int, cs: int, ce: int) -> None:
+    """One compartment against the chunk ``cs``-``ce`` and the next expected start."""
+    where = f"{row.start}-{row.end}"
+    if not row.p1:
         raise HistorianOutputError(
-            f"{INVALID_PREFIX}output left uncovered messages {next_uncovered}-{ce} without "
-            "<unprocessed_from>"
+            f"{INVALID_PREFIX}compartment {position} is missing the tiered paraphrase structure "
+            "(p1..p4); re-emit with all four tiers"
+        )
+    if row.end < row.start:
+        raise HistorianOutputError(f"{INVALID_PREFIX}invalid range {where}")
+    if row.start < cs or row.end > ce:
+        raise HistorianOutputError(f"{INVALID_PREFIX}range {where} is outside chunk {cs}-{ce}")
+    if row.start < expected:
+        raise HistorianOutputError(
+            f"{INVALID_PREFIX}overlap before message {expected} (saw {where})"
+        )
+    if row.start > expected:
+        raise HistorianOutputError(
+            f"{INVALID_PREFIX}gap before message {row.start} (expected {expected})"
         )
 
-    if _splits(rows[-1].end, arcs) is not None:
-        raise HistorianOutputError(TERMINAL_SPLIT)
 
-    facts = list(parsed.facts)
-    observations = list(parsed.user_observations)
-    events = list(parsed.events)
-    primer = parsed.primer
-    discarded = False
-    if (
+def _check_unprocessed(
+    unprocessed: int | None, next_uncovered: int, cs: int, ce: int
+) -> int | None:
+    """``<unprocessed_from>`` must name the first uncovered message; None when all is covered."""
+    if unprocessed is None:
+        if next_uncovered <= ce:
+            raise HistorianOutputError(
+                f"{INVALID_PREFIX}output left uncovered messages {next_uncovered}-{ce} without "
+                "<unprocessed_from>"
+            )
+        return None
+    if unprocessed == ce + 1:
+        return None
+    if not cs <= unprocessed <= ce:
+        raise HistorianOutputError(
+            f"{INVALID_PREFIX}<unprocessed_from> {unprocessed} is outside chunk {cs}-{ce}"
+        )
+    if unprocessed != next_uncovered:
+        raise HistorianOutputError(
+            f"{INVALID_PREFIX}<unprocessed_from> {unprocessed} does not match next uncovered "
+            f"message {next_uncovered}"
+        )
+    return unprocessed
+
+
+def _may_discard_last(
+    rows: Sequence[Compartment], chunk_end: int, arcs: Sequence[tuple[int, int]]
+) -> bool:
+    """Whether the last compartment ends so near the chunk's end that it may be unfinished."""
+    return (
         len(rows) >= 2
-        and not emergency
-        and not force_keep
-        and ce - rows[-1].end <= HEALING_SLACK
+        and chunk_end - rows[-1].end <= HEALING_SLACK
         and _splits(rows[-2].end, arcs) is None
-    ):
-        dropped = rows.pop()
-        discarded = True
-        unprocessed = dropped.start
-        facts = []
-        observations = []
-        if primer is not None and (primer[0] is None or primer[0] > len(rows)):
-            primer = None
-    events = [e for e in events if 1 <= e.at_compartment <= len(rows)]
-    if primer is not None and primer[0] is not None and not 1 <= primer[0] <= len(rows):
-        primer = None
-    return ValidationResult(
-        compartments=rows,
-        facts=facts,
-        events=events,
-        user_observations=observations,
-        primer=primer,
-        unprocessed_from=unprocessed,
-        discarded_last=discarded,
     )
+
+
+def _discard_last(result: ValidationResult) -> None:
+    """Drop the last compartment, with the facts and observations of the run."""
+    dropped = result.compartments.pop()
+    result.discarded_last = True
+    result.unprocessed_from = dropped.start
+    result.facts = []
+    result.user_observations = []
+    primer = result.primer
+    if primer is not None and (primer[0] is None or primer[0] > len(result.compartments)):
+        result.primer = None
+
+
+def _drop_dangling_pointers(result: ValidationResult) -> ValidationResult:
+    """Events and a primer that point outside the kept compartments are dropped."""
+    kept = len(result.compartments)
+    result.events = [e for e in result.events if 1 <= e.at_compartment <= kept]
+    primer = result.primer
+    if primer is not None and primer[0] is not None and not 1 <= primer[0] <= kept:
+        result.primer = None
+    return result
 
 
 def emit(
@@ -445,7 +485,7 @@ def emit(
     messages_processed: tuple[int, int] | None = None,
     unprocessed_from: int | None = None,
 ) -> str:
-    """Write historian output in the §3.5 format.
+    """Write historian output in the format of ``docs/historian/validation.md``.
 
     Args:
         compartments: Compartments with all four tiers (``p4`` may be empty).

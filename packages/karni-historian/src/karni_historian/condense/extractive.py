@@ -1,7 +1,7 @@
 """``local/extractive``: the built-in historian that needs no model.
 
 It reads a chunk (see :mod:`karni_historian.condense.chunk`) and the raw messages behind
-it, and writes the same XML a model-backed historian would (reference §3.5),
+it, and writes the same XML a model-backed historian would (``docs/historian/validation.md``),
 so the output goes through the same parser and validator
 (:mod:`karni_historian.condense.compartment_xml`). Everything is extracted, nothing is
 invented, and the same input always gives the same bytes.
@@ -44,9 +44,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk, ChunkLine
-    from karni_historian.condense.compartment_xml import ValidationResult
 
-__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "compartmentalize", "episodes", "summarize"]
+__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "episodes", "summarize"]
 
 HISTORIAN_NAME = "local/extractive"
 """The historian's name as runs record it."""
@@ -585,7 +584,7 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
         messages: The raw messages behind the chunk (any superset of its range).
 
     Returns:
-        The ``<output>`` document of reference §3.5, with one compartment per
+        The ``<output>`` document (``docs/historian/validation.md``), one compartment per
         episode, tiling ``chunk.start``–``chunk.end``, and the promoted facts.
         An empty chunk gives an output with no compartments.
     """
@@ -614,37 +613,3 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
         )
     processed = (chunk.start, chunk.end) if compartments else None
     return emit(compartments, _facts(gathered), messages_processed=processed)
-
-
-def compartmentalize(
-    chunk: Chunk,
-    messages: Sequence[Message],
-    *,
-    arcs: Sequence[tuple[int, int]] = (),
-    emergency: bool = False,
-    force_keep: bool = False,
-) -> ValidationResult:
-    """Summarise ``chunk`` and pass the XML through the parser and validator.
-
-    Args:
-        chunk: The chunk to condense.
-        messages: The raw messages behind it.
-        arcs: Completed tool arcs (see :func:`karni_historian.condense.chunk.completed_arcs`).
-        emergency: Passed to :func:`karni_historian.condense.compartment_xml.validate`.
-        force_keep: Passed to the validator (wrapup runs keep every compartment).
-
-    Returns:
-        The validated compartments and facts, ready to publish.
-
-    Raises:
-        HistorianOutputError: The chunk is empty or the output failed validation.
-    """
-    from karni_historian.condense.compartment_xml import parse, validate
-
-    return validate(
-        parse(summarize(chunk, messages)),
-        chunk,
-        arcs=arcs,
-        emergency=emergency,
-        force_keep=force_keep,
-    )

@@ -1,34 +1,36 @@
 """Historian runs: settled raw messages into published compartments.
 
 ``wrapup KEEP`` condenses everything but the newest KEEP raw messages of each
-session (§3.11); ``run`` condenses only settled messages, those before the
-protected tail (§3.2, :func:`karni_historian.condense.chunk.protected_tail_start`).
-Both loop the same job until the target is reached: build the chunk after the
-last compartment (§3.3), have the historian write its XML (the built-in
-``local/extractive``), parse and validate it exactly as a model's output
-(§3.6, §3.7), then publish the compartments and facts in one transaction with
-a run record (§3.9). A failure is recorded with the session's consecutive
-failure count (§3.10) and stops that session; nothing half-written remains.
-
-Settings come from the ``[historian]`` table of ``.karni/config.toml`` (the
-project) over ``$XDG_CONFIG_HOME/karni/config.toml`` (the user); see
-:func:`load_settings`.
+session; ``run`` condenses only settled messages, those before the protected
+tail (``docs/historian/chunk.md``), and the command does so only when a trigger
+fires (:mod:`karni_historian.condense.triggers`). Both loop the same job until
+the target is reached: build the chunk after the last compartment, have the
+historian write its XML (the built-in ``local/extractive``, or the
+``historian=`` callable), parse and validate it exactly as a model's output,
+then publish the compartments and facts in one transaction with a run record.
+A failure is recorded with the session's consecutive failure count and stops
+that session; nothing half-written remains.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from karni_historian.condense.dates import local_date
 from karni_historian.condense.extractive import HISTORIAN_NAME
+from karni_historian.condense.project_view import project_view
+from karni_historian.condense.settings import Settings, load_settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
+    from karni_historian.condense.chunk import Chunk
+    from karni_historian.condense.compartment_xml import ValidationResult
+    from karni_historian.condense.triggers import TriggerDecision
     from karni_historian.model import Compartment, Fact, Message
-    from karni_historian.store import Store
+    from karni_historian.store import RunRecord, Store
 
     Historian = Callable[[Any, Sequence[Message]], str]
 
@@ -36,9 +38,12 @@ __all__ = [
     "HISTORIAN_NAME",
     "PERSISTENT_FAILURE_THRESHOLD",
     "RunOutcome",
+    "RunPlan",
     "Settings",
+    "historian_name",
     "load_settings",
     "local_date",
+    "plan_run",
     "project_view",
     "run",
     "wrapup",
@@ -48,185 +53,6 @@ PERSISTENT_FAILURE_THRESHOLD = 3
 """Consecutive failures after which a session's failure is reported as persistent."""
 
 _MAX_ROUNDS = 10_000
-
-
-@dataclass(slots=True, kw_only=True)
-class Settings:
-    """The historian settings a project resolves to; the defaults are the reference's (§6).
-
-    Attributes:
-        context_limit: The model's context window, in tokens.
-        execute_threshold_percentage: The share of the window in use before
-            compaction, 20–90.
-        history_budget_percentage: The share of the usable window for the
-            history block, 0.05–0.5.
-        historian_context: The historian's window; a chunk is a quarter of it.
-        temporal_awareness: Date attributes on rendered compartments.
-        expand_tools: The resolved ``expand_tools`` templates; None for the
-            built-ins.
-    """
-
-    context_limit: int = 200_000
-    execute_threshold_percentage: float = 65.0
-    history_budget_percentage: float = 0.15
-    historian_context: int = 128_000
-    temporal_awareness: bool = True
-    expand_tools: Mapping[str, str] | None = None
-
-    @property
-    def history_budget(self) -> int:
-        """The ``<session-history>`` budget in tokens (§1.4)."""
-        from karni_historian.brief.budget import history_budget_tokens
-
-        return history_budget_tokens(
-            self.context_limit, self.execute_threshold_percentage, self.history_budget_percentage
-        )
-
-    @property
-    def chunk_tokens(self) -> int:
-        """The chunk budget of one historian run (§3.3)."""
-        from karni_historian.brief.budget import historian_chunk_tokens
-
-        return historian_chunk_tokens(self.historian_context)
-
-
-_NUMBER_KEYS = {
-    "context_limit": (1_000, 100_000_000),
-    "execute_threshold_percentage": (20, 90),
-    "historian_context": (1_000, 100_000_000),
-}
-
-
-def _read_table(path: str) -> dict[str, Any]:
-    import tomllib
-
-    from karni_historian.errors import ConfigurationError
-
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ConfigurationError(
-            f"cannot read {path}: {error}; fix the file or remove its [historian] table"
-        ) from None
-    table = data.get("historian", {})
-    if not isinstance(table, dict):
-        raise ConfigurationError(f"`historian` in {path} must be a table; write [historian]")
-    return table
-
-
-def load_settings(root: str | os.PathLike[str]) -> Settings:
-    """Read the ``[historian]`` settings of the user and project configuration.
-
-    Keys: ``context_limit`` (tokens, default 200000), ``execute_threshold_percentage``
-    (20–90, default 65), ``history_budget_percentage`` (0.05–0.5, default 0.15),
-    ``historian_context`` (tokens, default 128000), ``temporal_awareness``
-    (default true) and ``expand_tools`` (tool name → template or false, merged
-    per key: built-ins, then user, then project).
-
-    Raises:
-        karni_historian.brief.budget.ConfigurationError: A value is malformed or out
-            of range; the message names the key and the file.
-    """
-    from karni_historian.brief.budget import history_budget_tokens
-    from karni_historian.condense.templates import resolve_templates
-    from karni_historian.errors import ConfigurationError
-
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    user_path = os.path.join(xdg, "karni", "config.toml")
-    project_path = os.path.join(os.fspath(root), ".karni", "config.toml")
-    user = _read_table(user_path)
-    project = _read_table(project_path)
-    values: dict[str, Any] = {}
-    for path, table in ((user_path, user), (project_path, project)):
-        for key, value in table.items():
-            if key == "expand_tools":
-                continue
-            where = f"`historian.{key}` in {path}"
-            if key in _NUMBER_KEYS:
-                low, high = _NUMBER_KEYS[key]
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise ConfigurationError(f"{where} must be a number between {low} and {high}")
-                if not low <= value <= high:
-                    raise ConfigurationError(
-                        f"{where} must be between {low} and {high} (got {value!r})"
-                    )
-            elif key == "history_budget_percentage":
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    raise ConfigurationError(f"{where} must be a number between 0.05 and 0.5")
-                try:
-                    history_budget_tokens(200_000, 65, value)
-                except ConfigurationError as error:
-                    raise ConfigurationError(f"{error} ({path})") from None
-            elif key == "temporal_awareness":
-                if not isinstance(value, bool):
-                    raise ConfigurationError(f"{where} must be true or false")
-            else:
-                raise ConfigurationError(
-                    f"unknown setting {where}; remove it (known: context_limit, "
-                    f"execute_threshold_percentage, history_budget_percentage, "
-                    f"historian_context, temporal_awareness, expand_tools)"
-                )
-            values[key] = value
-    templates = resolve_templates(
-        None,
-        user.get("expand_tools"),
-        project.get("expand_tools"),
-        user_source=user_path,
-        project_source=project_path,
-    )
-    return Settings(expand_tools=templates, **values)
-
-
-def project_view(messages: Sequence[Message], root: str) -> list[Message]:
-    """The messages with absolute tool paths inside ``root`` shown project-relative.
-
-    Agents such as Claude Code pass absolute paths to their tools; the chunk
-    and previews read better, and stay the same on every machine, with the
-    path the project knows the file by. The stored messages are unchanged.
-    """
-    from dataclasses import replace
-
-    from karni_historian.ingest.sink import project_relative, project_roots
-    from karni_historian.model import PATH_KEYS, ToolPart
-
-    roots = project_roots(root)
-    viewed: list[Message] = []
-    for message in messages:
-        parts = []
-        changed = False
-        for part in message.parts:
-            if isinstance(part, ToolPart) and isinstance(part.input, dict):
-                updates = {}
-                for key in PATH_KEYS:
-                    value = part.input.get(key)
-                    if isinstance(value, str) and os.path.isabs(value):
-                        relative = project_relative(roots, value, None)
-                        if relative:
-                            updates[key] = relative
-                if updates:
-                    part = replace(part, input={**part.input, **updates})
-                    changed = True
-            parts.append(part)
-        viewed.append(replace(message, parts=tuple(parts)) if changed else message)
-    return viewed
-
-
-def local_date(timestamp: str | None) -> str | None:
-    """The local ``YYYY-MM-DD`` of an ISO 8601 timestamp, or None."""
-    if not timestamp:
-        return None
-    from datetime import datetime
-
-    try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        return moment.date().isoformat()
-    return moment.astimezone().date().isoformat()
 
 
 @dataclass(slots=True)
@@ -283,25 +109,6 @@ class RunOutcome:
         return text
 
 
-def _publish_dates(
-    compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
-) -> list[Compartment]:
-    from dataclasses import replace
-
-    dated: list[Compartment] = []
-    for compartment in compartments:
-        start = by_ordinal.get(compartment.start)
-        end = by_ordinal.get(compartment.end)
-        dated.append(
-            replace(
-                compartment,
-                start_date=local_date(start.timestamp) if start else None,
-                end_date=local_date(end.timestamp) if end else None,
-            )
-        )
-    return dated
-
-
 def _fact_spans(
     facts: Sequence[Fact], compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
 ) -> list[tuple[int, int] | None]:
@@ -334,7 +141,7 @@ def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
     return summarize(chunk, messages)
 
 
-def _historian_name(historian: Historian | None) -> str:
+def historian_name(historian: Historian | None) -> str:
     """The name a run records: the built-in's, the callable's ``name``, or its qualified name."""
     if historian is None:
         return HISTORIAN_NAME
@@ -344,84 +151,119 @@ def _historian_name(historian: Historian | None) -> str:
     return getattr(historian, "__qualname__", None) or type(historian).__qualname__
 
 
-def _advance(
-    store: Store,
-    session_id: str,
-    messages: Sequence[Message],
-    target: int,
-    outcome: RunOutcome,
-    settings: Settings,
-    *,
-    force_keep: bool,
-    historian: Historian | None = None,
-) -> RunOutcome:
-    """Run the historian until compartments cover every ordinal before ``target``."""
-    name = _historian_name(historian)
-    historian = historian or _historian_xml
-    from karni_historian.condense.chunk import build_chunk, check_coverage, completed_arcs
-    from karni_historian.condense.compartment_xml import parse, validate
-    from karni_historian.errors import ChunkCoverageError, HistorianOutputError
-    from karni_historian.store import RunRecord
+class _Condensation:
+    """One ``run`` or ``wrapup`` of a session: rounds of chunk, historian, validate, publish."""
 
-    messages = project_view(messages, store.root)
-    by_ordinal = {message.ordinal: message for message in messages}
-    arcs = completed_arcs(messages)
-    outcome.target = target
-    for _ in range(_MAX_ROUNDS):
-        offset = store.last_compartment_end(session_id) + 1
-        outcome.covered_to = offset - 1
-        if offset >= target:
-            break
+    def __init__(
+        self,
+        store: Store,
+        outcome: RunOutcome,
+        messages: Sequence[Message],
+        settings: Settings,
+        historian: Historian | None,
+    ) -> None:
+        from karni_historian.condense.chunk import completed_arcs
+
+        self.store = store
+        self.outcome = outcome
+        self.settings = settings
+        self.name = historian_name(historian)
+        self.historian = historian or _historian_xml
+        self.messages = messages
+        self.by_ordinal = {message.ordinal: message for message in messages}
+        self.arcs = completed_arcs(messages)
+
+    def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
+        """Run the historian until compartments cover every ordinal before ``target``."""
+        outcome = self.outcome
+        outcome.target = target
+        for _ in range(_MAX_ROUNDS):
+            offset = self.store.last_compartment_end(outcome.session_id) + 1
+            outcome.covered_to = offset - 1
+            if offset >= target or not self._round(offset, target, force_keep=force_keep):
+                break
+        return self._finish(target)
+
+    def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
+        """Condense one chunk from ``offset``; False when the run should stop."""
+        from karni_historian.condense.chunk import build_chunk
+        from karni_historian.errors import ChunkCoverageError, HistorianOutputError
+
         chunk = build_chunk(
-            messages,
+            self.messages,
             offset=offset,
             eligible_end=target,
-            budget_tokens=settings.chunk_tokens,
-            expand_tools=settings.expand_tools,
+            budget_tokens=self.settings.chunk_tokens,
+            expand_tools=self.settings.expand_tools,
         )
-        record = RunRecord(
-            session_id,
-            outcome.kind,
+        if chunk.is_empty:
+            return False  # only noise is left before the target: nothing to condense
+        record = self._record(chunk)
+        try:
+            result = self._validated(chunk, offset, force_keep=force_keep)
+        except (HistorianOutputError, ChunkCoverageError) as error:
+            self._fail(record, str(error))
+            return False
+        self._publish(result, record)
+        return True
+
+    def _record(self, chunk: Chunk) -> RunRecord:
+        from karni_historian.store import RunRecord
+
+        return RunRecord(
+            self.outcome.session_id,
+            self.outcome.kind,
             "failed",
-            historian=name,
+            historian=self.name,
             chunk_start=chunk.start,
             chunk_end=chunk.end,
         )
-        if chunk.is_empty:
-            break  # only noise is left before the target: nothing to condense
-        try:
-            check_coverage(chunk)
-            xml = historian(chunk, messages)
-            result = validate(parse(xml), chunk, arcs=arcs, force_keep=force_keep)
-            compartments = list(result.compartments)
-            if compartments and compartments[-1].end + 1 <= offset:
-                raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
-        except (HistorianOutputError, ChunkCoverageError) as error:
-            record.failure_reason = str(error)
-            outcome.status = "failed"
-            outcome.error = str(error)
-            outcome.failures = store.record_failure(record)
-            return outcome
-        compartments = _publish_dates(compartments, by_ordinal)
+
+    def _validated(self, chunk: Chunk, offset: int, *, force_keep: bool) -> ValidationResult:
+        """The historian's output for ``chunk``, parsed and validated."""
+        from karni_historian.condense.chunk import check_coverage
+        from karni_historian.condense.compartment_xml import parse, validate
+        from karni_historian.errors import HistorianOutputError
+
+        check_coverage(chunk)
+        xml = self.historian(chunk, self.messages)
+        result = validate(parse(xml), chunk, arcs=self.arcs, force_keep=force_keep)
+        if result.compartments and result.compartments[-1].end + 1 <= offset:
+            raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
+        return result
+
+    def _fail(self, record: RunRecord, error: str) -> None:
+        record.failure_reason = error
+        self.outcome.status = "failed"
+        self.outcome.error = error
+        self.outcome.failures = self.store.record_failure(record)
+
+    def _publish(self, result: ValidationResult, record: RunRecord) -> None:
+        from karni_historian.condense.dates import dated
+
+        compartments = dated(result.compartments, self.by_ordinal)
         facts: list[Fact] = list(result.facts)
         record.status = "ok"
         record.unprocessed_from = result.unprocessed_from
         record.compartments_produced = len(compartments)
         record.facts_emitted = len(facts)
         record.importances = tuple(c.importance for c in compartments)
-        record.discarded_last = bool(getattr(result, "discarded_last", False))
-        spans = _fact_spans(facts, compartments, by_ordinal)
-        store.publish(session_id, compartments, facts, record, fact_spans=spans)
-        outcome.status = "ok"
-        outcome.compartments += len(compartments)
-        outcome.facts += len(facts)
-    outcome.covered_to = store.last_compartment_end(session_id)
-    if outcome.status == "ok" and outcome.covered_to + 1 < target:
-        outcome.status = "partial"
-        outcome.note = f"messages {outcome.covered_to + 1}-{target - 1} left for the next run"
-    elif outcome.status == "nothing":
-        outcome.note = f"no readable messages before message {target} to condense"
-    return outcome
+        record.discarded_last = result.discarded_last
+        spans = _fact_spans(facts, compartments, self.by_ordinal)
+        self.store.publish(self.outcome.session_id, compartments, facts, record, fact_spans=spans)
+        self.outcome.status = "ok"
+        self.outcome.compartments += len(compartments)
+        self.outcome.facts += len(facts)
+
+    def _finish(self, target: int) -> RunOutcome:
+        outcome = self.outcome
+        outcome.covered_to = self.store.last_compartment_end(outcome.session_id)
+        if outcome.status == "ok" and outcome.covered_to + 1 < target:
+            outcome.status = "partial"
+            outcome.note = f"messages {outcome.covered_to + 1}-{target - 1} left for the next run"
+        elif outcome.status == "nothing":
+            outcome.note = f"no readable messages before message {target} to condense"
+        return outcome
 
 
 def wrapup(
@@ -432,7 +274,7 @@ def wrapup(
     *,
     historian: Historian | None = None,
 ) -> RunOutcome:
-    """Condense all but the newest ``keep`` raw messages of a session (§3.11).
+    """Condense all but the newest ``keep`` raw messages of a session.
 
     Args:
         store: The project's store.
@@ -448,31 +290,76 @@ def wrapup(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
         ``keep`` messages sit above the last compartment.
     """
-    from karni_historian.brief.budget import trigger_budget
     from karni_historian.condense.chunk import wrapup_boundary
+    from karni_historian.condense.triggers import trigger_budget
 
     settings = settings or Settings()
     outcome = RunOutcome(session_id, "wrapup")
     last_end = store.last_compartment_end(session_id)
-    raw_count = store.message_count(session_id)
-    above = raw_count - last_end
+    above = store.message_count(session_id) - last_end
+    outcome.covered_to = last_end
     if above <= keep:
-        outcome.covered_to = last_end
         outcome.note = f"nothing to wrap up — only {above} messages above the last compartment"
         return outcome
     messages = store.messages(session_id)
-    snap = min(
-        max(trigger_budget(settings.context_limit, settings.execute_threshold_percentage), 2000),
-        48_000,
-    )
-    target = wrapup_boundary(messages, keep, snap_tokens=snap)
+    budget = trigger_budget(settings.context_limit, settings.execute_threshold_percentage)
+    target = wrapup_boundary(messages, keep, snap_tokens=min(max(budget, 2000), 48_000))
     if target <= last_end + 1:
-        outcome.covered_to = last_end
         outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
         return outcome
-    return _advance(
-        store, session_id, messages, target, outcome, settings, force_keep=True, historian=historian
+    viewed = project_view(messages, store.root)
+    return _Condensation(store, outcome, viewed, settings, historian).advance(
+        target, force_keep=True
     )
+
+
+@dataclass(slots=True)
+class RunPlan:
+    """What ``run`` would condense in a session, and whether a trigger fires.
+
+    Attributes:
+        session_id: The session.
+        covered_to: The last ordinal inside a compartment.
+        target: The exclusive end of the settled messages.
+        messages: The messages after the last compartment, project-relative.
+        settings: The settings the plan was made with.
+    """
+
+    session_id: str
+    covered_to: int
+    target: int
+    messages: list[Message]
+    settings: Settings
+
+    @property
+    def settled(self) -> bool:
+        """Whether any settled message lies after the last compartment."""
+        return self.target > self.covered_to + 1
+
+    def decision(self) -> TriggerDecision:
+        """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``)."""
+        from karni_historian.condense.triggers import evaluate_trigger, session_state
+
+        settings = self.settings
+        state = session_state(self.messages, self.covered_to + 1, self.target, settings)
+        return evaluate_trigger(
+            state, settings.context_limit, settings.execute_threshold_percentage
+        )
+
+
+def plan_run(store: Store, session_id: str, settings: Settings | None = None) -> RunPlan:
+    """Find the settled messages of a session: those before the protected tail.
+
+    The tail starts at the fifth-from-last meaningful user prompt
+    (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
+    never splits a completed tool call and its result.
+    """
+    from karni_historian.condense.chunk import completed_arcs, fence_boundary, protected_tail_start
+
+    last_end = store.last_compartment_end(session_id)
+    messages = project_view(store.messages(session_id, last_end + 1), store.root)
+    target = fence_boundary(protected_tail_start(messages), completed_arcs(messages))
+    return RunPlan(session_id, last_end, target, messages, settings or Settings())
 
 
 def run(
@@ -481,44 +368,30 @@ def run(
     settings: Settings | None = None,
     *,
     historian: Historian | None = None,
+    plan: RunPlan | None = None,
 ) -> RunOutcome:
-    """Condense a session's settled messages: those before the protected tail (§3.2).
+    """Condense a session's settled messages: those before the protected tail.
 
-    The tail starts at the fifth-from-last meaningful user prompt
-    (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
-    never splits a completed tool call and its result.
+    This condenses whether or not a trigger fires; ``karni-historian run``
+    asks :meth:`RunPlan.decision` first.
 
     Args:
         store: The project's store.
         session_id: The session to condense.
         settings: The project's settings; the defaults when None.
         historian: As for :func:`wrapup`.
+        plan: The session's :func:`plan_run`, when already made.
 
     Returns:
         The :class:`RunOutcome`; ``status`` is ``nothing`` when no settled
         message lies after the last compartment.
     """
-    from karni_historian.condense.chunk import completed_arcs, fence_boundary, protected_tail_start
-
-    settings = settings or Settings()
-    outcome = RunOutcome(session_id, "run")
-    last_end = store.last_compartment_end(session_id)
-    messages = store.messages(session_id, last_end + 1)
-    target = fence_boundary(protected_tail_start(messages), completed_arcs(messages))
-    if target <= last_end + 1:
-        outcome.covered_to = last_end
+    plan = plan or plan_run(store, session_id, settings)
+    outcome = RunOutcome(session_id, "run", covered_to=plan.covered_to)
+    if not plan.settled:
         outcome.note = (
             "nothing settled to condense — the newest five prompts and their answers stay raw"
         )
         return outcome
-    messages = store.messages(session_id)
-    return _advance(
-        store,
-        session_id,
-        messages,
-        target,
-        outcome,
-        settings,
-        force_keep=False,
-        historian=historian,
-    )
+    job = _Condensation(store, outcome, plan.messages, plan.settings, historian)
+    return job.advance(plan.target, force_keep=False)

@@ -4,10 +4,10 @@ Most tool calls reach the historian as a compact ``TC: name(arg)`` line. For a
 few tools whose inputs and results carry the story (notes, todos, questions,
 delegation), a template turns the call into one readable line instead, for
 example ``Todos (2): completed: Inspect schema; in_progress: Test renderer``.
-This module parses and evaluates those templates exactly as reference §4.2–§4.4
-describe (the seed's version, with the implicit caps of 300 characters per
-placeholder, 10 list elements and 1,000 characters per expansion), and merges
-the built-in, user and project template maps (§4.1).
+This module parses and evaluates those templates (with the implicit caps of
+300 characters per placeholder, 10 list elements and 1,000 characters per
+expansion), and merges the built-in, user and project template maps. The
+grammar and the evaluation rules are in ``docs/historian/templates.md``.
 
 Grammar, in short: ``${input.a.b}``, ``${output.x}``, ``${input.list[0]}``,
 ``${input.list[*].field}``, then optionally, in this order, ``.each("…")``,
@@ -15,12 +15,12 @@ Grammar, in short: ``${input.a.b}``, ``${output.x}``, ``${input.list[0]}``,
 relative (``${.}`` is the element). Anything else is rejected with
 :class:`TemplateError` naming the 1-based character where parsing failed.
 
-Choices where the reference leaves room:
+Details:
 
 - An index step ``[N]`` after a projection applies to each projected element,
   like a field step does.
-- Numbers render in JavaScript's JSON form (``4`` not ``4.0``; exponents only
-  below 1e-6 or from 1e21), as upstream does.
+- Numbers render in the shortest JSON form a browser writes (``4`` not
+  ``4.0``; exponents only below 1e-6 or from 1e21).
 - ``input=None`` behaves as a missing input; ``output=None`` as a pending result.
 - A template map value must be a string or ``false``; ``true`` and other types
   are configuration errors, like invalid templates.
@@ -86,7 +86,7 @@ BUILTIN_TEMPLATES: dict[str, str] = {
     ),
     "knowhow": "Looked up how-to: ${input.query}${input.id}",
 }
-"""The built-in templates of reference §4.4 (the legacy-preview set)."""
+"""The built-in templates (``docs/historian/templates.md``)."""
 
 
 class _Missing:

@@ -2,7 +2,7 @@
 
 Chronicle keeps one JSONL stream per session under
 ``.chronicle/sessions/YYYY/MM/ses_<ULID>.jsonl``, one event per line in its
-v1 envelope (chronicle-contract.md §4.3). Events become messages of the
+v1 envelope (``docs/chronicle-contract.md``). Events become messages of the
 event's ``session``:
 
 - ``PromptSubmitted`` and ``PromptEdited``: a user message with the prompt;

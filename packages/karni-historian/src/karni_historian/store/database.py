@@ -30,16 +30,27 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _prepare_folder(folder: str) -> None:
-    """Create ``.karni/local`` owner-only, with its ``.gitignore``."""
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)
-    ignore = os.path.join(folder, ".gitignore")
-    if not os.path.exists(ignore):
-        temporary = f"{ignore}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write("*\n")
-        os.replace(temporary, ignore)
+def _create_database(root: str | os.PathLike[str], path: str) -> None:
+    """Create ``.karni/local`` owner-only with its ``.gitignore``, then an empty 0600 database.
+
+    No folder on the way may be a symlink: the store is written inside the
+    project, never wherever a link in a cloned repository points.
+    """
+    from karni.agent.common.files import make_folders, write_atomic
+
+    folder = os.path.dirname(path)
+    try:
+        make_folders(folder, within=os.fspath(root))
+        os.chmod(folder, 0o700)
+        ignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(ignore):
+            write_atomic(ignore, "*\n", within=folder, durable=False)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the historian store in {folder}: {error}; "
+            f"make the folder writable (and not a symlink) and run the command again"
+        ) from None
 
 
 class Database:
@@ -76,9 +87,7 @@ class Database:
                 raise StoreError(
                     f"no historian store at {path}; run `karni-historian ingest` first"
                 )
-            _prepare_folder(os.path.dirname(path))
-            descriptor = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-            os.close(descriptor)
+            _create_database(root, path)
         try:
             if readonly:
                 from pathlib import Path

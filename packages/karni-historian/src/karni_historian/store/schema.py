@@ -137,5 +137,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def db_path(root: str | os.PathLike[str]) -> str:
-    """The database path of the project at ``root``."""
-    return os.path.join(os.fspath(root), *DB_RELATIVE_PATH)
+    """The database path of the project at ``root``, in its ``.karni/local`` folder."""
+    from karni.agent.common.root import local_dir
+
+    return os.path.join(local_dir(root), DB_RELATIVE_PATH[-1])
