@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 
-from karni.cli.ci import CI_VARIABLES
+from karni.agent.common.ci import CI_VARIABLES
 
 _DROPPED_PREFIXES = ("PIP_", "PIPX_", "UV_", "KARNI_", "PYTHON", "VIRTUAL_ENV", "CONDA")
 _KEPT = frozenset({"UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR"})
