@@ -409,7 +409,7 @@ class ProviderContract:
         assert err == "", f"the provider wrote to stderr: {err[:200]!r}"
 
     def test_loading_is_quiet_quick_and_never_exits(self, tmp_path: Path) -> None:
-        """Importing the provider and creating it, as Karni does, prints and raises nothing, quickly.
+        """Importing and creating the provider, as Karni does, prints and raises nothing, quickly.
 
         Karni loads a provider inside the same isolation as its calls: output
         is discarded, any exception (``SystemExit`` and ``GeneratorExit``
