@@ -37,7 +37,7 @@ GOOD_BLOCK = f"HISTORY: {FILE} (good)\ngood brief for {FILE}\n"
 
 
 def install(faults: Any, source: str, *, names: tuple[str, ...] = ("fault",)) -> None:
-    """Install the healthy ``good`` provider and, as ``names``, the faulty ``Fault`` of ``source``."""
+    """Install the healthy ``good`` provider and, as ``names``, ``Fault`` from ``source``."""
     faults.install("good-history", {"good": "good_history:Good"}, {"good_history.py": GOOD})
     faults.install(
         "fault-history",
@@ -161,23 +161,15 @@ def test_11_two_providers_with_one_name(faults):
 
 # --- providers: calls -----------------------------------------------------------------------
 
-CALLING = """
-    import atexit, os, signal, sys, threading, time
-
-    class Fault:
-        name = "fault"
-
-        def detect(self, root):
-            return True
-
-        def context(self, root, path):
-    {body}
-"""
+CALLING = "import atexit, os, signal, sys, threading, time\n" + FAULT_CLASS.replace(
+    'return "good brief for " + path', "{body}"
+)
 
 
 def _calling_fault(body: str) -> str:
-    indented = "\n".join("            " + line for line in body.strip().splitlines())
-    return CALLING.replace("    {body}", indented)
+    """The ``Fault`` provider whose ``context`` runs ``body``."""
+    indented = "\n".join("        " + line for line in body.strip().splitlines())
+    return CALLING.replace("        {body}", indented)
 
 
 LINGERING_WRITERS = """
