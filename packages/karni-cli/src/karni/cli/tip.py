@@ -6,8 +6,7 @@ shown with ``-q/--quiet``, in CI, with ``suggest_tools = false`` (project or
 global settings), when a provider detects a store, or when a third-party
 provider is installed. Showing it is recorded first, in
 ``.karni/local/state.json``; if that fails it is not shown, so it can never
-repeat. ``context``, ``rules``, ``config`` and ``new`` never call this (the seed also
-names ``karni types``, which this CLI does not have).
+repeat. ``context``, ``rules``, ``config`` and ``new`` never call this.
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def run(argv: list[str]) -> int:
     from karni.cli.inventory.cache import cached
 
     # The inventory is out before any provider runs: even a provider that ends
-    # the process cannot take it (docs/writing-a-provider.md).
+    # the process cannot take it (docs/how-to/write-a-provider.md).
     sys.stdout.write(cached(root, _build_inventory))
     sys.stdout.flush()
     if unusable is not None:

@@ -98,8 +98,6 @@ def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFi
         raise RulesFileError(
             error.lineno or 1, f"invalid Python syntax ({error.msg})", f"fix it; {_NOT_RUN}"
         ) from None
-    except ValueError as error:  # e.g. a NUL byte in the source
-        raise RulesFileError(1, f"cannot be parsed ({error})", "save it as UTF-8 text") from None
     assert isinstance(tree, _ast.Module)  # mode "exec" always compiles to a Module
 
     values: dict[str, ast.expr] = {}
@@ -284,35 +282,8 @@ def _parse_add(node: ast.expr) -> tuple[Rule, ...]:
     first_line: dict[str, int] = {}
     for number, element in enumerate(_elements(node, "ADD", f"ADD = {example}"), 1):
         what = f"ADD entry {number}"
-        fields = _fields(element, what, '{"code": "P001", "rule": "..."}')
-        for name, (_, line) in fields.items():
-            if name not in _ADD_FIELDS:
-                raise RulesFileError(
-                    line,
-                    f"{what} has an unknown key `{name}`",
-                    f"use only {', '.join(_ADD_FIELDS)}",
-                )
-        for required in ("code", "rule"):
-            if required not in fields:
-                raise RulesFileError(
-                    element.lineno,
-                    f"{what} has no `{required}`",
-                    f'add "{required}": ' + ('"P001"' if required == "code" else '"..."'),
-                )
-        code_value, code_line = fields["code"]
-        code = _text(code_value, code_line, f"{what}'s `code`")
-        if code.startswith("K"):
-            raise RulesFileError(
-                code_line,
-                f"{what}'s code `{code}` starts with K, which is kept for Karni's rules",
-                "use another letter, e.g. P001; to change a Karni rule use OVERRIDE",
-            )
-        if not _is_project_code(code):
-            raise RulesFileError(
-                code_line,
-                f"{what}'s code `{code}` is not 1-3 capital letters and 3 digits",
-                "use a code like P001",
-            )
+        fields = _add_fields(element, what)
+        code, code_line = _add_code(fields, what)
         if code in first_line:
             raise RulesFileError(
                 code_line,
@@ -320,40 +291,86 @@ def _parse_add(node: ast.expr) -> tuple[Rule, ...]:
                 "give each rule its own code",
             )
         first_line[code] = code_line
-        rule_text = _text(*fields["rule"], f"{code}'s `rule`")
-        if "summary" in fields:
-            summary = _text(*fields["summary"], f"{code}'s `summary`", one_line=True)
-            summary_line = fields["summary"][1]
-        else:
-            summary, summary_line = rule_text, fields["rule"][1]
-            if "\n" in summary or "\r" in summary:
-                raise RulesFileError(
-                    summary_line,
-                    f"{code}'s `rule` spans several lines, so it cannot be the summary",
-                    'add a one-line "summary"',
-                )
-        if len(summary) > _MAX_SUMMARY:
+        rules.append(_add_rule(code, fields))
+    return tuple(rules)
+
+
+def _add_fields(element: ast.expr, what: str) -> dict[str, tuple[Any, int]]:
+    """One ADD entry's fields; unknown keys and a missing ``code`` or ``rule`` are errors."""
+    fields = _fields(element, what, '{"code": "P001", "rule": "..."}')
+    for name, (_, line) in fields.items():
+        if name not in _ADD_FIELDS:
+            raise RulesFileError(
+                line, f"{what} has an unknown key `{name}`", f"use only {', '.join(_ADD_FIELDS)}"
+            )
+    for required in ("code", "rule"):
+        if required not in fields:
+            raise RulesFileError(
+                element.lineno,
+                f"{what} has no `{required}`",
+                f'add "{required}": ' + ('"P001"' if required == "code" else '"..."'),
+            )
+    return fields
+
+
+def _add_code(fields: dict[str, tuple[Any, int]], what: str) -> tuple[str, int]:
+    """The entry's code and its line: a project code, never one of Karni's (K…)."""
+    code_value, code_line = fields["code"]
+    code = _text(code_value, code_line, f"{what}'s `code`")
+    if code.startswith("K"):
+        raise RulesFileError(
+            code_line,
+            f"{what}'s code `{code}` starts with K, which is kept for Karni's rules",
+            "use another letter, e.g. P001; to change a Karni rule use OVERRIDE",
+        )
+    if not _is_project_code(code):
+        raise RulesFileError(
+            code_line,
+            f"{what}'s code `{code}` is not 1-3 capital letters and 3 digits",
+            "use a code like P001",
+        )
+    return code, code_line
+
+
+def _add_summary(code: str, fields: dict[str, tuple[Any, int]], rule_text: str) -> str:
+    """The one-line summary: given, or the rule itself when that is one short line."""
+    if "summary" in fields:
+        summary = _text(*fields["summary"], f"{code}'s `summary`", one_line=True)
+        summary_line = fields["summary"][1]
+    else:
+        summary, summary_line = rule_text, fields["rule"][1]
+        if "\n" in summary or "\r" in summary:
             raise RulesFileError(
                 summary_line,
-                f"{code}'s summary is {len(summary)} characters long (at most {_MAX_SUMMARY})",
-                'add a shorter "summary" and keep the detail in "rule"',
+                f"{code}'s `rule` spans several lines, so it cannot be the summary",
+                'add a one-line "summary"',
             )
-        category = "project"
-        if "category" in fields:
-            category = _choice(*fields["category"], f"{code}'s `category`", CATEGORIES)
-        severity = "must"
-        if "severity" in fields:
-            severity = _choice(*fields["severity"], f"{code}'s `severity`", SEVERITIES)
-        rationale = (
-            _text(*fields["rationale"], f"{code}'s `rationale`") if "rationale" in fields else None
+    if len(summary) > _MAX_SUMMARY:
+        raise RulesFileError(
+            summary_line,
+            f"{code}'s summary is {len(summary)} characters long (at most {_MAX_SUMMARY})",
+            'add a shorter "summary" and keep the detail in "rule"',
         )
-        fix = _text(*fields["fix"], f"{code}'s `fix`") if "fix" in fields else None
-        rules.append(
-            Rule(
-                code, category, severity, summary, rule_text, rationale, fix, source=RULES_FILE_NAME
-            )
-        )
-    return tuple(rules)
+    return summary
+
+
+def _add_rule(code: str, fields: dict[str, tuple[Any, int]]) -> Rule:
+    """The project rule an ADD entry describes, with the defaults filled in."""
+    rule_text = _text(*fields["rule"], f"{code}'s `rule`")
+    summary = _add_summary(code, fields, rule_text)
+    category = "project"
+    if "category" in fields:
+        category = _choice(*fields["category"], f"{code}'s `category`", CATEGORIES)
+    severity = "must"
+    if "severity" in fields:
+        severity = _choice(*fields["severity"], f"{code}'s `severity`", SEVERITIES)
+    rationale = (
+        _text(*fields["rationale"], f"{code}'s `rationale`") if "rationale" in fields else None
+    )
+    fix = _text(*fields["fix"], f"{code}'s `fix`") if "fix" in fields else None
+    return Rule(
+        code, category, severity, summary, rule_text, rationale, fix, source=RULES_FILE_NAME
+    )
 
 
 def _known_karni_code(value: Any, line: int, what: str, fix: str) -> str:

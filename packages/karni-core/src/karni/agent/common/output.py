@@ -16,7 +16,7 @@ calls :func:`claim` once, before any provider is imported. From then on:
 :func:`finish` then flushes Karni's output and ends the process with
 ``os._exit``: nothing a provider left behind (a thread that never ends, an
 ``atexit`` handler) can add a byte or keep the process alive. See
-``docs/writing-a-provider.md``.
+``docs/how-to/write-a-provider.md``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A provider may return a ``str`` subclass whose methods raise or hang, or a
 string holding lone surrogates that no encoder accepts. :func:`plain_text`
-runs inside the isolated provider call (``docs/writing-a-provider.md``), so
+runs inside the isolated provider call (``docs/how-to/write-a-provider.md``), so
 whatever such a value does happens under the call's deadline, and what
 reaches Karni is an exact ``str`` that encodes as UTF-8.
 """

@@ -1,8 +1,9 @@
 """Turning ``karni.history_providers`` entry points into provider objects.
 
-The order of precedence is hatch's: Karni's own registration of a name (the
-built-in Chronicle provider, shipped by ``karni-history-chronicle``) is the
-fallback, and anyone else's entry point of the same name wins over it. When
+Karni's own registration of a name (the built-in Chronicle provider, shipped
+by ``karni-history-chronicle``) is only the fallback: anyone else's entry
+point of the same name wins over it, so a user can replace a built-in by
+installing a package (see docs/concepts/history-providers.md). When
 ``karni-history-chronicle`` is importable but its metadata is missing, the
 built-in is still found by its module path. Every failure is recorded, never
 raised, so ``karni doctor`` can show it and everything else keeps working.
@@ -231,54 +232,56 @@ def discover(
 
     allowed = _allow_list()
     providers: list[InstalledProvider] = []
-    failures: list[LoadFailure] = []
-    if allowed is not None:
-        for unknown in sorted(allowed - set(by_name)):
-            failures.append(
-                LoadFailure(
-                    unknown,
-                    "",
-                    None,
-                    UnknownProviderError(
-                        f"`{ALLOW_LIST_VARIABLE}` names `{unknown}`, which is not installed; "
-                        f"install it or remove it from the list"
-                    ),
-                )
-            )
+    failures = _unknown_names(allowed, by_name)
     for name in sorted(by_name):
         if allowed is not None and name not in allowed:
             continue
         chosen, failure = _choose(name, by_name[name])
+        if chosen is not None:
+            installed, failure = _load(name, chosen)
+            if installed is not None:
+                providers.append(installed)
         if failure is not None:
             failures.append(failure)
-            continue
-        assert chosen is not None
-        loaded = _load(chosen)
-        if isinstance(loaded, LoadFailure):
-            failures.append(loaded)
-        else:
-            providers.append(loaded)
     providers, duplicates = _unique_names(providers)
     failures.extend(duplicates)
     failures.sort(key=lambda failure: failure.name)
     return Discovery(providers, failures)
 
 
-def _load(point: EntryPoint) -> InstalledProvider | LoadFailure:
+def _unknown_names(
+    allowed: set[str] | None, by_name: dict[str, list[EntryPoint]]
+) -> list[LoadFailure]:
+    """A failure for each name ``KARNI_HISTORY_PROVIDERS`` lists that is not installed."""
+    return [
+        LoadFailure(
+            unknown,
+            "",
+            None,
+            UnknownProviderError(
+                f"`{ALLOW_LIST_VARIABLE}` names `{unknown}`, which is not installed; "
+                f"install it or remove it from the list"
+            ),
+        )
+        for unknown in sorted((allowed or set()) - set(by_name))
+    ]
+
+
+def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadFailure | None]:
     """Import, create and name one provider inside the isolated call, under its deadline.
 
     Whatever the provider's code does while loading (print, write to fd 1,
     raise ``SystemExit``, hang) stays inside the call: see
-    ``docs/writing-a-provider.md``.
+    ``docs/how-to/write-a-provider.md``.
     """
     from karni.agent.history.isolation import call_isolated, provider_timeout
 
     where = _describe(point.value, point.distribution)
-    outcome = call_isolated(_load_inside, point.name, point.value, point.distribution)
+    outcome = call_isolated(_load_inside, name, point.value, point.distribution)
     if outcome.ok:
         provider, provider_name = outcome.value
-        return InstalledProvider(
-            point.name,
+        installed = InstalledProvider(
+            name,
             provider,
             point.value,
             point.distribution,
@@ -286,19 +289,19 @@ def _load(point: EntryPoint) -> InstalledProvider | LoadFailure:
             _is_builtin(point),
             provider_name=provider_name,
         )
+        return installed, None
     if isinstance(outcome.error, ProviderLoadError):
         error = outcome.error
     elif outcome.timed_out:
         error = ProviderImportError(
-            f"history provider `{point.name}` from {where} did not load within "
+            f"history provider `{name}` from {where} did not load within "
             f"{provider_timeout():g} s; fix or reinstall that package"
         )
     else:
         error = ProviderImportError(
-            f"history provider `{point.name}` from {where} failed to load; "
-            f"fix or reinstall that package"
+            f"history provider `{name}` from {where} failed to load; fix or reinstall that package"
         )
-    return LoadFailure(point.name, point.value, point.distribution, error)
+    return None, LoadFailure(name, point.value, point.distribution, error)
 
 
 def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, str]:

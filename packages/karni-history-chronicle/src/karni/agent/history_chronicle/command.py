@@ -9,6 +9,7 @@ The child gets its own process group so that a run past the deadline is
 killed together with anything it started (Chronicle runs ``git``); nothing is
 left running and no pipe is left open. Heavy modules are imported here, inside
 the function, because the provider module is imported before every edit.
+See docs/chronicle-contract.md, "Exit status and the deadline".
 """
 
 from __future__ import annotations
