@@ -18,17 +18,8 @@ from karni_historian.brief.budget import (
     history_budget_tokens,
     js_round,
 )
-from karni_historian.cli import main
 from karni_historian.model import Compartment
 from karni_historian.store import RunRecord, Store
-
-
-@pytest.fixture
-def root(tmp_path, monkeypatch):
-    (tmp_path / "manage.py").write_text("")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def many_compartments(root, count=120, words=300):
@@ -43,42 +34,31 @@ def many_compartments(root, count=120, words=300):
         store.publish("s", compartments, [], RunRecord("s", "wrapup", "ok"))
 
 
-def command(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def configure(root, text):
-    (root / ".karni").mkdir(exist_ok=True)
-    (root / ".karni" / "config.toml").write_text(f"[historian]\n{text}\n")
-
-
-def test_status_and_render_use_one_history_budget_at_threshold_90(root, capsys):
+def test_status_and_render_use_one_history_budget_at_threshold_90(root, historian, configure):
     configure(root, "execute_threshold_percentage = 90")
     many_compartments(root)
-    code, status, _ = command(capsys, "status")
+    code, status, _ = historian("status")
     assert code == 0
     assert "- History budget: ~27000 tokens (" in status  # 200k x 90% x 0.15
-    _, rendered, _ = command(capsys, "render")
-    _, at_27000, _ = command(capsys, "render", "--budget", "27000")
-    _, at_24000, _ = command(capsys, "render", "--budget", "24000")
+    _, rendered, _ = historian("render")
+    _, at_27000, _ = historian("render", "--budget", "27000")
+    _, at_24000, _ = historian("render", "--budget", "24000")
     assert rendered == at_27000
     assert rendered != at_24000
     assert estimate_tokens(rendered) <= 27000 * 1.05
 
 
-def test_status_shows_the_default_budget(root, capsys):
+def test_status_shows_the_default_budget(root, historian):
     many_compartments(root, count=2, words=10)
-    _, status, _ = command(capsys, "status")
+    _, status, _ = historian("status")
     assert "- History budget: ~19500 tokens (" in status  # 200k x 65% x 0.15
 
 
 @pytest.mark.parametrize("value", ["0.04", "0.51", "true"])
-def test_an_out_of_range_share_is_a_configuration_error(root, capsys, value):
+def test_an_out_of_range_share_is_a_configuration_error(root, historian, configure, value):
     configure(root, f"history_budget_percentage = {value}")
     many_compartments(root, count=1, words=1)
-    code, out, err = command(capsys, "status")
+    code, out, err = historian("status")
     assert (code, out) == (1, "")
     assert err.startswith("karni-historian: configuration error: ")
     assert "history_budget_percentage" in err and str(root) in err

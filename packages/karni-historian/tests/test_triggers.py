@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from karni_historian.cli import main
 from karni_historian.condense.triggers import (
     TriggerDecision,
     TriggerState,
@@ -12,14 +11,6 @@ from karni_historian.condense.triggers import (
 )
 from karni_historian.model import TextPart
 from karni_historian.store import Store, parts_to_json
-
-
-@pytest.fixture
-def root(tmp_path, monkeypatch):
-    (tmp_path / "manage.py").write_text("")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def conversation(root, turns, *, words=5, commit_every=0):
@@ -35,25 +26,14 @@ def conversation(root, turns, *, words=5, commit_every=0):
             store.write_message("s", 2 * turn + 2, "assistant", parts_to_json([TextPart(answer)]))
 
 
-def configure(root, text):
-    (root / ".karni").mkdir(exist_ok=True)
-    (root / ".karni" / "config.toml").write_text(f"[historian]\n{text}\n")
-
-
 def covered(root):
     with Store.open(root) as store:
         return store.last_compartment_end("s")
 
 
-def run(capsys, *args):
-    code = main(["run", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_no_trigger_no_condensing(root, capsys):
+def test_no_trigger_no_condensing(root, historian):
     conversation(root, 12)
-    code, out, err = run(capsys)
+    code, out, err = historian("run")
     assert code == 0
     assert out == (
         "session s: no trigger fired (context use ~0%, below 63%; 0 commit cluster(s) in "
@@ -64,18 +44,18 @@ def test_no_trigger_no_condensing(root, capsys):
     assert covered(root) == 0
 
 
-def test_force_condenses_without_a_trigger(root, capsys):
+def test_force_condenses_without_a_trigger(root, historian):
     conversation(root, 12)
-    code, out, err = run(capsys, "--force")
+    code, out, err = historian("run", "--force")
     assert code == 0
     assert out.startswith("session s: ") and out.endswith("messages 1-14 condensed\n")
     assert err == ""
     assert covered(root) == 14
 
 
-def test_tail_size_fires_on_a_long_settled_tail(root, capsys):
+def test_tail_size_fires_on_a_long_settled_tail(root, historian):
     conversation(root, 60, words=400)  # about 60k tokens of chunk text
-    code, out, err = run(capsys)
+    code, out, err = historian("run")
     assert code == 0
     assert out.endswith("messages 1-110 condensed\n")
     assert err == (
@@ -85,35 +65,35 @@ def test_tail_size_fires_on_a_long_settled_tail(root, capsys):
     assert covered(root) == 110  # the newest five prompts and their answers stay raw
 
 
-def test_commit_clusters_fire(root, capsys):
+def test_commit_clusters_fire(root, historian):
     conversation(root, 12, words=400, commit_every=2)
-    code, _out, err = run(capsys)
+    code, _out, err = historian("run")
     assert code == 0
     assert err.startswith("karni-historian: session s: trigger commit_clusters fired: 4 commit ")
     assert covered(root) == 14
 
 
-def test_three_commits_are_not_enough_without_a_compartment_of_text(root, capsys):
+def test_three_commits_are_not_enough_without_a_compartment_of_text(root, historian):
     conversation(root, 12, commit_every=2)
-    code, out, err = run(capsys)
+    code, out, err = historian("run")
     assert (code, err) == (0, "")
     assert "; 4 commit cluster(s) in ~" in out
     assert covered(root) == 0
 
 
-def test_pressure_fires_near_a_small_context_limit(root, capsys):
+def test_pressure_fires_near_a_small_context_limit(root, historian, configure):
     configure(root, "context_limit = 1000")
     conversation(root, 12, words=40)
-    code, _out, err = run(capsys)
+    code, _out, err = historian("run")
     assert code == 0
     assert err.startswith("karni-historian: session s: trigger force_band fired: context use ~")
     assert err.endswith("%, at or above 85%\n")
     assert covered(root) == 14
 
 
-def test_dry_run_prints_the_decision_and_writes_nothing(root, capsys):
+def test_dry_run_prints_the_decision_and_writes_nothing(root, historian):
     conversation(root, 60, words=400)
-    code, out, err = run(capsys, "--dry-run")
+    code, out, err = historian("run", "--dry-run")
     assert (code, err) == (0, "")
     assert out == (
         "session s: would condense messages 1-110 with local/extractive "
@@ -124,18 +104,18 @@ def test_dry_run_prints_the_decision_and_writes_nothing(root, capsys):
         assert store.runs() == []
 
 
-def test_dry_run_without_a_trigger_and_with_force(root, capsys):
+def test_dry_run_without_a_trigger_and_with_force(root, historian):
     conversation(root, 12)
-    _code, out, _err = run(capsys, "--dry-run")
+    _code, out, _err = historian("run", "--dry-run")
     assert out.startswith("session s: would not condense messages 1-14: no trigger fired (")
-    _code, out, _err = run(capsys, "--dry-run", "--force")
+    _code, out, _err = historian("run", "--dry-run", "--force")
     assert out == "session s: would condense messages 1-14 with local/extractive (forced)\n"
     assert covered(root) == 0
 
 
-def test_nothing_settled_is_said_before_any_trigger(root, capsys):
+def test_nothing_settled_is_said_before_any_trigger(root, historian):
     conversation(root, 4)
-    _code, out, _err = run(capsys, "--force")
+    _code, out, _err = historian("run", "--force")
     assert out == (
         "session s: nothing settled to condense — the newest five prompts and their "
         "answers stay raw\n"

@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     from karni_historian.condense.runner import RunOutcome
     from karni_historian.condense.settings import Settings
@@ -49,7 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
+    _add_writing_commands(commands)
+    _add_reading_commands(commands)
+    return parser
 
+
+def _add_writing_commands(commands: Any) -> None:
+    """``ingest``, ``run`` and ``wrapup``: the commands that change the store."""
     ingest = commands.add_parser("ingest", help="import new transcript lines into the store")
     ingest.add_argument(
         "--from",
@@ -73,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     wrapup.add_argument("keep", nargs="?", default=None, metavar="KEEP", help="default 20")
     wrapup.add_argument("--session", metavar="ID", help="only this session (default: every one)")
 
+
+def _add_reading_commands(commands: Any) -> None:
+    """``render``, ``status``, ``expand``, ``sessions`` and ``brief``: read-only."""
     render = commands.add_parser("render", help="print the <session-history> block")
     render.add_argument("--session", metavar="ID", help="default: the newest session")
     render.add_argument("--budget", metavar="TOKENS", help="history budget in tokens")
@@ -96,7 +105,6 @@ def _parser() -> argparse.ArgumentParser:
 
     brief = commands.add_parser("brief", help="the full, uncapped history brief")
     brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
-    return parser
 
 
 def _root(args: argparse.Namespace) -> str:

@@ -508,24 +508,34 @@ def emit(
         lines.append(f"<p4>{escape_body(c.p4)}</p4>" if c.p4 else "<p4/>")
         lines.append("</compartment>")
     lines.append("</compartments>")
+    lines += _fact_lines(facts)
+    lines += _meta_lines(messages_processed, unprocessed_from)
+    lines.append("</output>")
+    return "\n".join(lines)
+
+
+def _fact_lines(facts: Sequence[Fact]) -> list[str]:
+    """The ``<facts>`` block, one element per category in first-seen order; none when empty."""
     by_category: dict[str, list[str]] = {}
     for fact in facts:
         by_category.setdefault(fact.category, []).append(" ".join(fact.content.split()))
-    if by_category:
-        lines.append("<facts>")
-        for category, items in by_category.items():
-            lines.append(f"<{category}>")
-            lines.extend(f"* {escape_body(item)}" for item in items)
-            lines.append(f"</{category}>")
-        lines.append("</facts>")
-    lines.append("<meta>")
-    if messages_processed is not None:
-        lines.append(
-            f"<messages_processed>{messages_processed[0]}-{messages_processed[1]}"
-            "</messages_processed>"
-        )
+    if not by_category:
+        return []
+    lines = ["<facts>"]
+    for category, items in by_category.items():
+        lines.append(f"<{category}>")
+        lines.extend(f"* {escape_body(item)}" for item in items)
+        lines.append(f"</{category}>")
+    lines.append("</facts>")
+    return lines
+
+
+def _meta_lines(processed: tuple[int, int] | None, unprocessed_from: int | None) -> list[str]:
+    """The ``<meta>`` block: the processed range and where processing stopped."""
+    lines = ["<meta>"]
+    if processed is not None:
+        lines.append(f"<messages_processed>{processed[0]}-{processed[1]}</messages_processed>")
     if unprocessed_from is not None:
         lines.append(f"<unprocessed_from>{unprocessed_from}</unprocessed_from>")
     lines.append("</meta>")
-    lines.append("</output>")
-    return "\n".join(lines)
+    return lines

@@ -123,67 +123,66 @@ _CONTINUATIONS = (
 )
 _LEADING_ACK = ("ok", "okay", "yes", "yep", "great", "good", "thanks", "perfect", "nice", "cool")
 
+_I = 2  # re.IGNORECASE, without importing re at module load
+_PATTERNS: dict[str, tuple[str, int]] = {
+    "sentence": (r"(?<=[.!?])\s+|\n+", 0),
+    "words": (r"[a-z0-9']+", _I),
+    "polite": (
+        r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
+        r"would you|will you|i want you to|i'd like you to|i need you to|let's|lets|"
+        r"we need to|we should|i want to|help me(?: to)?)\s+",
+        _I,
+    ),
+    "decision": (
+        r"\b(decid(?:e|ed|ing)|decision|we(?:'ll| will) (?:use|go with|keep)|going with|"
+        r"let's (?:use|go with|keep|switch)|switch(?:ed)? to|instead of|chose|"
+        r"opt(?:ed)? for|settled on|agreed)\b",
+        _I,
+    ),
+    "prohibit": (
+        r"\b(never|must not|mustn't|do not|don't|cannot|can't|should not|shouldn't|"
+        r"not allowed|forbidden|avoid)\b",
+        _I,
+    ),
+    "rule": (r"\b(always|from now on|every time|make sure)\b", _I),
+    "soft_rule": (r"\b(must|required)\b", _I),
+    "revert": (r"\b(revert(?:ed|ing|s)?|roll(?:ed)? ?back|undo|undid|back(?:ed)? out)\b", _I),
+    "fix": (r"\b(fix(?:ed|es|ing)?|bug|error|fail(?:s|ed|ing|ure)?|broken|crash(?:es|ed)?)\b", _I),
+    "config": (
+        r"\b(timeout|port|limit|max(?:imum)?|min(?:imum)?|default|threshold|retries|"
+        r"interval|ttl|version|budget)\b",
+        _I,
+    ),
+    "value": (r"\d|=|:\s*\S", 0),
+    "naming": (
+        r"\b(naming|named? (?:after|in|using|like)|(?:should|must) be (?:called|named)|"
+        r"are (?:called|named)|call (?:them|these|those|every|each|all)|"
+        r"(?:prefix|suffix)(?:ed|es)? (?:with|by)|snake_case|camel_?case|kebab-case|"
+        r"pascal_?case|upper_case)\b",
+        _I,
+    ),
+    "test": (r"\b(pytest|tests?|spec)\b", _I),
+    "correction": (r"^(?:no|not|nope|actually|instead|wait|but|don't|do not)\b", _I),
+    "result": (
+        r"\b(changed|added|fixed|implemented|created|updated|removed|froze|wrote|moved|"
+        r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
+        _I,
+    ),
+    "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
+}
+"""The sentence patterns the extractive historian reads with, compiled on first use."""
+
 _RE: dict[str, Any] = {}
 
 
 def _re(name: str) -> Any:
-    if not _RE:
+    pattern = _RE.get(name)
+    if pattern is None:
         import re
 
-        i = re.I
-        _RE.update(
-            sentence=re.compile(r"(?<=[.!?])\s+|\n+"),
-            words=re.compile(r"[a-z0-9']+", i),
-            polite=re.compile(
-                r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
-                r"would you|will you|i want you to|i'd like you to|i need you to|let's|lets|"
-                r"we need to|we should|i want to|help me(?: to)?)\s+",
-                i,
-            ),
-            decision=re.compile(
-                r"\b(decid(?:e|ed|ing)|decision|we(?:'ll| will) (?:use|go with|keep)|going with|"
-                r"let's (?:use|go with|keep|switch)|switch(?:ed)? to|instead of|chose|"
-                r"opt(?:ed)? for|settled on|agreed)\b",
-                i,
-            ),
-            prohibit=re.compile(
-                r"\b(never|must not|mustn't|do not|don't|cannot|can't|should not|shouldn't|"
-                r"not allowed|forbidden|avoid)\b",
-                i,
-            ),
-            rule=re.compile(r"\b(always|from now on|every time|make sure)\b", i),
-            soft_rule=re.compile(r"\b(must|required)\b", i),
-            revert=re.compile(
-                r"\b(revert(?:ed|ing|s)?|roll(?:ed)? ?back|undo|undid|back(?:ed)? out)\b", i
-            ),
-            fix=re.compile(
-                r"\b(fix(?:ed|es|ing)?|bug|error|fail(?:s|ed|ing|ure)?|broken|crash(?:es|ed)?)\b", i
-            ),
-            config=re.compile(
-                r"\b(timeout|port|limit|max(?:imum)?|min(?:imum)?|default|threshold|retries|"
-                r"interval|ttl|version|budget)\b",
-                i,
-            ),
-            value=re.compile(r"\d|=|:\s*\S"),
-            naming=re.compile(
-                r"\b(naming|named? (?:after|in|using|like)|(?:should|must) be (?:called|named)|"
-                r"are (?:called|named)|call (?:them|these|those|every|each|all)|"
-                r"(?:prefix|suffix)(?:ed|es)? (?:with|by)|snake_case|camel_?case|kebab-case|"
-                r"pascal_?case|upper_case)\b",
-                i,
-            ),
-            test=re.compile(r"\b(pytest|tests?|spec)\b", i),
-            correction=re.compile(r"^(?:no|not|nope|actually|instead|wait|but|don't|do not)\b", i),
-            result=re.compile(
-                r"\b(changed|added|fixed|implemented|created|updated|removed|froze|wrote|moved|"
-                r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
-                i,
-            ),
-            lead=re.compile(
-                r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", i
-            ),
-        )
-    return _RE[name]
+        source, flags = _PATTERNS[name]
+        pattern = _RE[name] = re.compile(source, flags)
+    return pattern
 
 
 def _clause(sentence: str, pattern: Any) -> str:

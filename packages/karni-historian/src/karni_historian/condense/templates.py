@@ -216,49 +216,66 @@ def _parse_field(s: str, pos: int) -> tuple[str, int]:
     return s[pos:end], end
 
 
-def _parse_expr(s: str, pos: int, relative: bool) -> tuple[_Placeholder, int]:
-    steps: list[tuple[Any, ...]] = []
-    self_root = False
+def _parse_root(s: str, pos: int, relative: bool) -> tuple[tuple[Any, ...], int]:
+    """The first step: ``input``/``output``, or inside ``.each`` ``.`` or a field name."""
     if relative and s[pos : pos + 1] == "." and not _is_operator(s, pos):
-        steps.append(("self",))
-        self_root = True
-        pos += 1
-    else:
-        end = _ident_end(s, pos)
-        if end == pos:
-            raise TemplateError(pos + 1)
-        name = s[pos:end]
-        if not relative and name not in ("input", "output"):
-            raise TemplateError(end + 1)
-        if s[end : end + 1] == "(":
-            raise TemplateError(end + 1)
-        steps.append(("root", name) if not relative else ("rel", name))
-        pos = end
+        return ("self",), pos + 1
+    end = _ident_end(s, pos)
+    if end == pos:
+        raise TemplateError(pos + 1)
+    name = s[pos:end]
+    if not relative and name not in ("input", "output"):
+        raise TemplateError(end + 1)
+    if s[end : end + 1] == "(":
+        raise TemplateError(end + 1)
+    return (("rel", name) if relative else ("root", name)), end
+
+
+def _parse_steps(s: str, pos: int, steps: list[tuple[Any, ...]]) -> int:
+    """Field, ``[N]`` and ``[*].field`` steps after the root, up to the first operator."""
     while pos < len(s):
         c = s[pos]
         if c == "." and not _is_operator(s, pos):
-            if self_root:
+            if steps[0] == ("self",):
                 raise TemplateError(pos + 1)
             name, pos = _parse_field(s, pos + 1)
             steps.append(("field", name))
+        elif c == "[" and s.startswith("[*].", pos):
+            name, pos = _parse_field(s, pos + 4)
+            steps.append(("project", name))
         elif c == "[":
-            if s.startswith("[*].", pos):
-                name, pos = _parse_field(s, pos + 4)
-                steps.append(("project", name))
-            else:
-                end = _digits_end(s, pos + 1)
-                if end == pos + 1:
-                    raise TemplateError(pos + 2)
-                index = int(s[pos + 1 : end])
-                pos = _expect(s, end, "]")
-                steps.append(("index", index))
+            end = _digits_end(s, pos + 1)
+            if end == pos + 1:
+                raise TemplateError(pos + 2)
+            steps.append(("index", int(s[pos + 1 : end])))
+            pos = _expect(s, end, "]")
         else:
             break
+    return pos
+
+
+def _parse_truncate(s: str, pos: int) -> tuple[int, int]:
+    """The N of ``.truncate(N)`` starting at ``pos``, and where parsing goes on."""
+    start = pos + len(".truncate(")
+    end = _digits_end(s, start)
+    if end == start:
+        raise TemplateError(start + 1)
+    limit = int(s[start:end])
+    if limit > MAX_SAFE_INTEGER:
+        raise TemplateError(start + 1)
+    return limit, _expect(s, end, ")")
+
+
+def _parse_expr(s: str, pos: int, relative: bool) -> tuple[_Placeholder, int]:
+    """One placeholder after ``${``: root, steps, then the operators in their order."""
+    root, pos = _parse_root(s, pos, relative)
+    steps: list[tuple[Any, ...]] = [root]
+    pos = _parse_steps(s, pos, steps)
     each = join = truncate = None
     count = False
     if s.startswith(".each(", pos):
         if relative:
-            raise TemplateError(pos + 7)
+            raise TemplateError(pos + 7)  # only one .each level
         text, pos = _json_string(s, pos + 6)
         each = _parse_segments(text, relative=True)
         pos = _expect(s, pos, ")")
@@ -271,14 +288,7 @@ def _parse_expr(s: str, pos: int, relative: bool) -> tuple[_Placeholder, int]:
         count = True
         pos += 6
     if s.startswith(".truncate(", pos):
-        start = pos + 10
-        end = _digits_end(s, start)
-        if end == start:
-            raise TemplateError(start + 1)
-        truncate = int(s[start:end])
-        if truncate > MAX_SAFE_INTEGER:
-            raise TemplateError(start + 1)
-        pos = _expect(s, end, ")")
+        truncate, pos = _parse_truncate(s, pos)
     pos = _expect(s, pos, "}")
     return _Placeholder(steps, each, join, count, truncate), pos
 
@@ -407,28 +417,32 @@ def resolve_templates(
     """
     merged: dict[str, str] = dict(BUILTIN_TEMPLATES if builtin is None else builtin)
     for source, entries in ((user_source, user), (project_source, project)):
-        if entries is None:
-            continue
-        if not hasattr(entries, "items"):
-            raise ConfigurationError(
-                f"`historian.expand_tools` in {source} must be a table of "
-                "tool names to templates or false"
-            )
-        for name, value in entries.items():
-            key = f"`historian.expand_tools.{name}` in {source}"
-            if value is False:
-                merged.pop(name, None)
-                continue
-            if not isinstance(value, str):
-                raise ConfigurationError(f"{key} must be a template string or false")
-            try:
-                compile_template(value)
-            except TemplateError as error:
-                raise ConfigurationError(
-                    f"{key}: {error}; fix the template or set it to false"
-                ) from None
-            merged[name] = value
+        if entries is not None:
+            _merge_entries(merged, entries, source)
     return merged
+
+
+def _merge_entries(merged: dict[str, str], entries: Any, source: str) -> None:
+    """Apply one file's ``expand_tools`` to ``merged``, checking every value."""
+    if not hasattr(entries, "items"):
+        raise ConfigurationError(
+            f"`historian.expand_tools` in {source} must be a table of "
+            "tool names to templates or false"
+        )
+    for name, value in entries.items():
+        key = f"`historian.expand_tools.{name}` in {source}"
+        if value is False:
+            merged.pop(name, None)
+            continue
+        if not isinstance(value, str):
+            raise ConfigurationError(f"{key} must be a template string or false")
+        try:
+            compile_template(value)
+        except TemplateError as error:
+            raise ConfigurationError(
+                f"{key}: {error}; fix the template or set it to false"
+            ) from None
+        merged[name] = value
 
 
 class _Root:
