@@ -7,6 +7,9 @@ installing a package (see docs/concepts/history-providers.md). When
 ``karni-history-chronicle`` is importable but its metadata is missing, the
 built-in is still found by its module path. Every failure is recorded, never
 raised, so ``karni doctor`` can show it and everything else keeps working.
+Loading (the import, calling the class or factory, reading ``name``) runs
+inside an isolated call with the same deadline as ``detect``, and two
+providers may not share a ``name``.
 
 ``KARNI_HISTORY_PROVIDERS`` (comma-separated names) limits discovery to the
 providers it names; set but empty, it loads none. Tests and users can point

@@ -6,6 +6,12 @@ to file descriptors 1 and 2 (by C code or a child process it starts), so
 Karni's stdout stays machine-readable. An exception means "no result", and a
 call that outlives its deadline is abandoned: its thread is left to finish on
 its own with its output still discarded, and Karni carries on.
+
+In a program that claimed its output (:mod:`karni.agent.common.output`, as
+the ``karni`` command does), descriptors 1 and 2 already lead to
+``/dev/null`` and Karni's own streams accept only Karni's thread, so a call
+only swaps the Python-level streams; otherwise the descriptors are pointed
+at ``/dev/null`` for the duration of the call.
 """
 
 from __future__ import annotations
