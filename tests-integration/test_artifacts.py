@@ -24,7 +24,7 @@ def _released_mode() -> bool:
 
 DOCUMENTED_ENTRY_POINTS: dict[str, dict[str, dict[str, str]]] = {
     "karni-core": {},
-    "karni-cli": {"console_scripts": {"karni": "karni.cli.main:main"}},
+    "karni-cli": {"console_scripts": {"karni": "karni.cli.main:console"}},
     "karni-history-chronicle": {
         "karni.history_providers": {
             "gigai-chronicle": "karni.agent.history_chronicle:ChronicleProvider"

@@ -210,7 +210,9 @@ def test_help_lists_every_setting(capsys) -> None:
 def test_set_is_atomic_and_leaves_no_temporary_files(project: Path, capsys) -> None:
     for value in ("true", "false", "true"):
         config(capsys, "set", "suggest_tools", value)
-    assert sorted(p.name for p in (project / ".karni").iterdir()) == ["config.toml"]
+    assert sorted(p.name for p in (project / ".karni").iterdir()) == [".gitignore", "config.toml"]
+    # a write killed before its rename leaves a temporary file that git ignores
+    assert (project / ".karni" / ".gitignore").read_text().splitlines()[-1] == ".*.tmp"
 
 
 def test_one_table_declares_every_key() -> None:

@@ -107,6 +107,25 @@ class KeepsToItsRoom(MyHistoryProvider):
         return "\\n".join(kept) or None
 
 
+class PrintsWhenCreated(MyHistoryProvider):
+    def __init__(self):
+        os.write(1, b"creating the provider\\n")
+
+
+class ExitsWhenCreated(MyHistoryProvider):
+    def __init__(self, exits=True):
+        if exits:
+            raise SystemExit(3)
+
+
+class HangsWhenCreated(MyHistoryProvider):
+    def __init__(self, hangs=True):
+        if hangs:
+            import threading
+
+            threading.Event().wait()
+
+
 class ColouredBrief(MyHistoryProvider):
     def context(self, project_root, path):
         brief = super().context(project_root, path)
@@ -116,8 +135,12 @@ class ColouredBrief(MyHistoryProvider):
 VARIANTS = (
     CONTRACT_BASE
     + """
+from loud import LoudOnImport
 from faulty import (
     AlwaysDetects,
+    ExitsWhenCreated,
+    HangsWhenCreated,
+    PrintsWhenCreated,
     WrongStoreMarkers,
     ChildWritesToStdout,
     ColouredBrief,
@@ -217,8 +240,41 @@ class TestIgnoresItsRoom(Base):
 class TestKeepsToItsRoom(Base):
     def make_provider(self):
         return KeepsToItsRoom()
+
+
+class TestLoudOnImport(Base):
+    def make_provider(self):
+        return LoudOnImport()
+
+
+class TestPrintsWhenCreated(Base):
+    def make_provider(self):
+        return PrintsWhenCreated()
+
+
+class TestExitsWhenCreated(Base):
+    def make_provider(self):
+        return ExitsWhenCreated(exits=False)
+
+
+class TestHangsWhenCreated(Base):
+    call_timeout = 2.0
+
+    def make_provider(self):
+        return HangsWhenCreated(hangs=False)
 """
 )
+
+LOUD = '''
+"""The docs' example provider in a module that prints when it is imported."""
+print("importing the provider")
+
+from my_history.karni_provider import MyHistoryProvider
+
+
+class LoudOnImport(MyHistoryProvider):
+    pass
+'''
 
 EXPECTED_FAILURES: dict[str, set[str]] = {
     "TestGood": set(),
@@ -249,6 +305,16 @@ EXPECTED_FAILURES: dict[str, set[str]] = {
         "test_a_brief_keeps_within_its_room[1100]",
     },
     "TestKeepsToItsRoom": set(),
+    "TestLoudOnImport": {"test_loading_is_quiet_quick_and_never_exits"},
+    "TestPrintsWhenCreated": {"test_loading_is_quiet_quick_and_never_exits"},
+    "TestExitsWhenCreated": {
+        "test_loading_is_quiet_quick_and_never_exits",
+        "test_karni_context_shows_the_brief",
+    },
+    "TestHangsWhenCreated": {
+        "test_loading_is_quiet_quick_and_never_exits",
+        "test_karni_context_shows_the_brief",
+    },
 }
 
 
@@ -269,7 +335,7 @@ def _failures(lines: list[str]) -> dict[str, set[str]]:
 def test_each_fault_fails_its_own_conformance_test(
     pytester: pytest.Pytester, example_installed: Path
 ) -> None:
-    pytester.makepyfile(faulty=FAULTY, test_variants=VARIANTS)
+    pytester.makepyfile(faulty=FAULTY, loud=LOUD, test_variants=VARIANTS)
     result = pytester.runpytest_subprocess("-rfE", "-p", "no:cacheprovider")
     failures = _failures(result.outlines)
     problems = []

@@ -448,13 +448,28 @@ _COMMANDS = {
 }
 
 
+def _run_command(args: argparse.Namespace, root: str) -> int:
+    """Run one command; a failure of the store or the disk is one line, never a traceback."""
+    import sqlite3
+
+    try:
+        return _COMMANDS[args.command](args, root)
+    except BrokenPipeError:
+        raise
+    except (sqlite3.Error, OSError) as error:
+        from karni_historian.store.failures import describe_failure
+        from karni_historian.store.schema import db_path
+
+        raise CliError(describe_failure(db_path(root), error)) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``karni-historian`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser().parse_args(arguments)
         root = _root(args)
-        return _COMMANDS[args.command](args, root)
+        return _run_command(args, root)
     except CliError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return error.exit_code

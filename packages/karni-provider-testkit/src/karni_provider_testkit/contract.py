@@ -408,6 +408,43 @@ class ProviderContract:
         assert out == "", f"the provider wrote to stdout: {out[:200]!r}"
         assert err == "", f"the provider wrote to stderr: {err[:200]!r}"
 
+    def test_loading_is_quiet_quick_and_never_exits(self, tmp_path: Path) -> None:
+        """Importing and creating the provider, as Karni does, prints and raises nothing, quickly.
+
+        Karni loads a provider inside the same isolation as its calls: output
+        is discarded, any exception (``SystemExit`` and ``GeneratorExit``
+        too) makes it a load failure that ``karni doctor`` lists, and loading
+        that outlasts the deadline (10 s) is abandoned; either way the
+        provider never runs. Fix: at import and in ``__init__``, print
+        nothing, start nothing, never exit, and leave slow work (opening
+        the store, starting programs) to the first call.
+        """
+        from karni.agent.history import DEFAULT_PROVIDER_TIMEOUT
+
+        from karni_provider_testkit.loading import load_in_subprocess
+
+        value = self._entry_point_value()
+        seconds = min(self.call_timeout, DEFAULT_PROVIDER_TIMEOUT)
+        report = load_in_subprocess(value, seconds, tmp_path)
+        assert not report.timed_out, (
+            f"loading `{value}` took over {seconds:g} s; Karni abandons it by then"
+        )
+        assert report.error is None, f"loading `{value}` raised {report.error}"
+        assert report.stdout == "", f"loading `{value}` wrote to stdout: {report.stdout[:200]!r}"
+        assert report.stderr == "", f"loading `{value}` wrote to stderr: {report.stderr[:200]!r}"
+
+    def _entry_point_value(self) -> str:
+        """The installed entry point's value, or the class of :meth:`make_provider`."""
+        if self.entry_point_name is not None:
+            from karni.agent.history.discovery import ENTRY_POINT_GROUP
+            from karni.agent.history.entry_points import entry_points
+
+            for point in entry_points(ENTRY_POINT_GROUP):
+                if point.name == self.entry_point_name:
+                    return point.value
+        kind = type(self.make_provider())
+        return f"{kind.__module__}:{kind.__qualname__}"
+
     def test_every_external_call_is_bounded(self, contract_store: Path) -> None:
         """Every process the provider waits for, and every socket it connects, has a timeout.
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from karni.cli.errors import KarniError
-
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "console", "main"]
 
 COMMANDS: dict[str, str] = {
     "context": "karni.cli.commands.context",
@@ -52,7 +50,57 @@ def _usage() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``karni`` with ``argv`` (default ``sys.argv[1:]``) and return the exit status."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _dispatch(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:
+        return _interrupted()
+    except BrokenPipeError:
+        from karni.agent.common.pipes import stop_on_broken_pipe
+
+        return stop_on_broken_pipe()
+
+
+def _interrupted() -> int:
+    print("karni: interrupted", file=sys.stderr)
+    return 130
+
+
+def console() -> None:
+    """The ``karni`` command and ``python -m karni.cli``: :func:`main` in a process Karni owns.
+
+    Karni's stdout and stderr move out of reach of provider code first
+    (:mod:`karni.agent.common.output`); once the command is done the process
+    ends at once with its status, so nothing a provider left behind can add
+    output or keep it alive. Ctrl-C at any point after this module is
+    imported ends with "karni: interrupted" and status 130.
+    """
+    try:
+        from karni.agent.common.output import claim
+
+        claim()
+        status = main()
+    except KeyboardInterrupt:
+        status = _interrupted()
+    except SystemExit as stop:
+        status = _exit_status(stop)
+    except BaseException:  # a bug in Karni itself: show it, as the interpreter would
+        import traceback
+
+        traceback.print_exc()
+        status = 1
+    from karni.agent.common.output import finish
+
+    finish(status)
+
+
+def _exit_status(stop: SystemExit) -> int:
+    if stop.code is None or isinstance(stop.code, int):
+        return stop.code or 0
+    print(stop.code, file=sys.stderr)
+    return 1
+
+
+def _dispatch(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         print(_usage())
         return 0 if args else 2
@@ -68,20 +116,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import importlib
 
-    command = importlib.import_module(module_name)
+    from karni.cli.errors import KarniError
+
     try:
+        command = importlib.import_module(module_name)
         return int(command.run(args[1:]))
     except KarniError as error:
         print(f"karni: {error}", file=sys.stderr)
         return error.exit_code
-    except KeyboardInterrupt:
-        print("karni: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        from karni.agent.common.pipes import stop_on_broken_pipe
-
-        return stop_on_broken_pipe()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

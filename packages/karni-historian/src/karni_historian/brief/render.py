@@ -26,6 +26,7 @@ from karni_historian.xml_text import escape_attr, escape_body
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from re import Pattern
 
     from karni_historian.model import Compartment
 
@@ -36,6 +37,7 @@ __all__ = [
     "paraphrase",
     "render_body",
     "render_history",
+    "xml_characters",
 ]
 
 EMPTY_HISTORY = "<session-history></session-history>"
@@ -43,6 +45,21 @@ EMPTY_HISTORY = "<session-history></session-history>"
 
 _SEPARATOR = "\n\n"
 _TITLE_BREAKS = None
+_NOT_XML: Pattern[str] | None = None
+
+
+def xml_characters(text: str) -> str:
+    """``text`` without the characters XML 1.0 forbids, so the block stays well-formed.
+
+    Those are the C0 controls but tab and the newlines (ESC among them), lone
+    surrogates, U+FFFE and U+FFFF: a prompt may hold any of them.
+    """
+    global _NOT_XML
+    if _NOT_XML is None:
+        import re
+
+        _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+    return _NOT_XML.sub("", text)
 
 
 def _sanitize_title(title: str) -> str:
@@ -97,12 +114,13 @@ def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:
         return ""
     attrs = f'start="{c.start}" end="{c.end}"'
     if dates and c.start_date and c.end_date:
-        attrs += f' start-date="{escape_attr(c.start_date)}" end-date="{escape_attr(c.end_date)}"'
-    attrs += f' title="{escape_attr(_sanitize_title(c.title or ""))}"'
+        start, end = xml_characters(c.start_date), xml_characters(c.end_date)
+        attrs += f' start-date="{escape_attr(start)}" end-date="{escape_attr(end)}"'
+    attrs += f' title="{escape_attr(xml_characters(_sanitize_title(c.title or "")))}"'
     body = paraphrase(c, t)
     if not body:
         return f"<compartment {attrs} />"
-    return f"<compartment {attrs}>\n{escape_body(body)}\n</compartment>"
+    return f"<compartment {attrs}>\n{escape_body(xml_characters(body))}\n</compartment>"
 
 
 def assign_tiers(

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import open_regular_file
+
 from karni_historian.errors import IngestError
 from karni_historian.ingest.registry import STORE_KINDS
 
@@ -134,6 +136,11 @@ def check_sources(sources: Sequence[str]) -> None:
         IngestError: Naming the first missing path.
     """
     for path in sources:
+        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+            raise IngestError(
+                f"--from {path} is not a regular file or a folder; "
+                "pass a transcript file or a folder of them"
+            )
         if not os.path.isfile(path) and not os.path.isdir(path):
             raise IngestError(
                 f"no such transcript file or folder: {path}; "
@@ -156,7 +163,7 @@ def _sniff(path: str) -> str | None:
     from karni_historian.ingest.registry import sniff_record
 
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             for count, (line, _) in enumerate(iter_lines(handle, 0)):
                 if count >= _SNIFF_LINES:
                     break
@@ -369,7 +376,7 @@ class _FileIngest:
 
         added_before = self.sink.messages_added
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed in the finally below
+            handle = open_regular_file(self.path)  # closed in the finally below
         except OSError:
             return None
         try:

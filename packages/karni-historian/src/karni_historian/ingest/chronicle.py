@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import open_regular_file
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -63,8 +65,8 @@ def find_files(root: str) -> list[str]:
     for directory, subdirectories, names in os.walk(sessions):
         subdirectories[:] = sorted(d for d in subdirectories if d != "blobs")
         for name in names:
-            if name.endswith(".jsonl"):
-                path = os.path.join(directory, name)
+            path = os.path.join(directory, name)
+            if name.endswith(".jsonl") and os.path.isfile(path):
                 found.append((os.path.relpath(path, sessions).replace(os.sep, "/"), path))
     return [path for _, path in sorted(found)]
 
@@ -105,7 +107,8 @@ class ChronicleReader:
             if not name.startswith("sha256-") or "/" in name or "\\" in name:
                 return None
             try:
-                with open(os.path.join(self.folder, "blobs", f"{name}.md"), "rb") as handle:
+                blob = os.path.join(self.folder, "blobs", f"{name}.md")
+                with open_regular_file(blob) as handle:
                     data = handle.read(_BLOB_LIMIT + 1)
             except OSError:
                 return (f"[missing blob {name}]", True)

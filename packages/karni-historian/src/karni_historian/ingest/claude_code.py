@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import open_regular_file
 from karni_historian.ingest.claude_code_records import ClaudeCodeAgentReader, ClaudeCodeReader
 
 TYPE_CHECKING = False
@@ -89,7 +90,7 @@ def _recorded_cwd(path: str) -> str | None:
     import json
 
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             for count, line in enumerate(handle):
                 if count >= 50:
                     break

@@ -86,6 +86,8 @@ def expand(path: str) -> list[tuple[str, str | None]]:
                 found.append((full, opencode.KIND))
             elif not name.endswith(".jsonl") or name == "journal.jsonl":
                 continue
+            elif not os.path.isfile(full):
+                continue  # a FIFO or a device is never opened
             elif name.startswith("agent-"):
                 agents.append((full, AGENT_KIND))
             elif os.path.basename(directory) != "subagents":

@@ -99,7 +99,9 @@ class Database:
                     timeout=1.0,
                 )
             else:
-                connection = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+                from karni_historian.store.failures import busy_timeout
+
+                connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout())
             store = cls(connection, path, readonly)
             store._configure()
         except sqlite3.Error as error:
@@ -189,5 +191,10 @@ class Transaction:
             return
         if kind is None:
             store.connection.execute("COMMIT")
-        else:
-            store.connection.execute("ROLLBACK")
+        elif store.connection.in_transaction:
+            # SQLite may already have rolled back on its own (a full disk, an
+            # I/O error): rolling back again would hide the real error.
+            try:
+                store.connection.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass

@@ -12,11 +12,14 @@ import sys
 
 from karni.cli.errors import KarniError, UsageError
 
-__all__ = ["SUMMARY", "history_text", "parse_args", "resolve_path", "run"]
+__all__ = ["SUMMARY", "history_text", "parse_args", "resolve_path", "run", "unusable_path"]
 
 SUMMARY = "print the project inventory; --with-history adds history briefs"
 
 USAGE = "usage: karni context [--with-history [PATH]]"
+
+_NAME_MAX = 255
+_PATH_MAX = 4096
 
 
 def _help() -> str:
@@ -134,13 +137,42 @@ def run(argv: list[str]) -> int:
     from karni.cli.project import find_project_root
 
     root = find_project_root()
-    relative = resolve_path(root, path) if path is not None else None
+    unusable = unusable_path(path) if path is not None else None
+    relative = resolve_path(root, path) if path is not None and unusable is None else None
 
     from karni.cli.inventory.cache import cached
 
-    output = cached(root, _build_inventory)
-    if with_history:
-        output += history_text(root, relative)
-    sys.stdout.write(output)
+    # The inventory is out before any provider runs: even a provider that ends
+    # the process cannot take it (docs/how-to/write-a-provider.md).
+    sys.stdout.write(cached(root, _build_inventory))
     sys.stdout.flush()
+    if unusable is not None:
+        sys.stderr.write(f"karni: {unusable}\n")
+    elif with_history:
+        sys.stdout.write(history_text(root, relative))
+        sys.stdout.flush()
     return 0
+
+
+def unusable_path(path: str) -> str | None:
+    """Why no provider can be asked about ``path`` (one line), or None when it is usable.
+
+    A PATH that is not valid UTF-8 or too long for a file name is reported
+    as clean text; the inventory is still printed, without history.
+    """
+    from karni.agent.common.sanitize import clean_line
+
+    raw = path.encode("utf-8", "surrogateescape")
+    shown = clean_line(raw.decode("utf-8", "replace"))
+    if len(shown) > 60:
+        shown = shown[:60] + "…"
+    if raw.decode("utf-8", "replace") != path:
+        problem = "is not valid UTF-8; rename the file or name it in UTF-8"
+    elif len(raw) >= _PATH_MAX or any(len(part) > _NAME_MAX for part in raw.split(b"/")):
+        problem = (
+            f"is too long for a file name (over {_NAME_MAX} bytes a part or {_PATH_MAX} "
+            f"in all); name a file with a shorter path"
+        )
+    else:
+        return None
+    return f"PATH `{shown}` {problem}; no history is shown"

@@ -68,6 +68,18 @@ def _candidates(text: str, key: str, value: bool) -> list[str]:
     return out
 
 
+def _ignore_temporaries(folder: str, within: str) -> None:
+    """Give a project's ``.karni/`` a ``.gitignore`` for temporary files of killed writes."""
+    from karni.agent.common.files import TEMPORARY_PATTERN, write_atomic
+
+    gitignore = os.path.join(folder, ".gitignore")
+    if not os.path.lexists(gitignore):
+        text = (
+            f"# temporary files of an interrupted write (Karni removes them)\n{TEMPORARY_PATTERN}\n"
+        )
+        write_atomic(gitignore, text, within=within)
+
+
 def set_value(path: str, key: str, value: bool, *, within: str | None = None) -> None:
     """Set ``key`` to ``value`` in the file at ``path``, keeping everything else.
 
@@ -93,6 +105,8 @@ def set_value(path: str, key: str, value: bool, *, within: str | None = None) ->
 
     try:
         make_folders(os.path.dirname(path), within=within)
+        if within is not None:
+            _ignore_temporaries(os.path.dirname(path), within)
         write_atomic(path, edited, within=within)
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None

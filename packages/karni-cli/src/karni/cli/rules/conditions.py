@@ -38,10 +38,9 @@ def active_conditions(
     raw = os.environ.get(CONDITIONS_VARIABLE)
     if raw is not None:
         return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-    from karni.agent.history import detect, discover, provider_name
+    from karni.agent.history import detect, named_providers
 
-    chosen = discover().objects() if providers is None else list(providers)
-    for provider in sorted(chosen, key=lambda p: provider_name(p) or ""):
-        if provider_name(provider) and detect(provider, project_root):
+    for _, provider in named_providers(providers):
+        if detect(provider, project_root):
             return frozenset({HISTORY})  # one store is enough: the others are not asked
     return frozenset()

@@ -20,7 +20,18 @@ import stat
 
 from karni.agent.common.errors import FileTooLargeError, UnsafePathError
 
-__all__ = ["make_folders", "read_regular_file", "write_atomic"]
+__all__ = [
+    "TEMPORARY_PATTERN",
+    "make_folders",
+    "open_regular_file",
+    "read_regular_file",
+    "sweep_temporaries",
+    "write_atomic",
+]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -102,6 +113,7 @@ def write_atomic(
     if mode is None and existing is not None:
         mode = existing.st_mode & 0o7777
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    sweep_temporaries(path)
     temporary = os.path.join(
         folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     )
@@ -124,6 +136,71 @@ def write_atomic(
         raise
 
 
+def open_regular_file(path: str, *, follow_symlinks: bool = True) -> BinaryIO:
+    """Open ``path`` for reading in binary, only when it is a regular file.
+
+    The open never blocks: a FIFO or a device is refused before anything is
+    read from it.
+
+    Raises:
+        FileNotFoundError: Nothing is at ``path``.
+        UnsafePathError: ``path`` is not a regular file, or is a symlink and
+            ``follow_symlinks`` is False.
+        OSError: It cannot be opened.
+    """
+    flags = os.O_RDONLY | _NONBLOCK | _BINARY | (0 if follow_symlinks else _NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        if not follow_symlinks and os.path.islink(path):
+            raise UnsafePathError(f"{path} is a symlink; Karni does not read it", path) from None
+        if os.path.isdir(path):
+            raise UnsafePathError(f"{path} is not a regular file", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePathError(f"{path} is not a regular file", path)
+    return open(fd, "rb")
+
+
+TEMPORARY_PATTERN = ".*.tmp"
+"""The names of :func:`write_atomic`'s temporary files, for a ``.gitignore``."""
+
+
+def sweep_temporaries(path: str) -> None:
+    """Remove temporary files an earlier, killed :func:`write_atomic` of ``path`` left behind.
+
+    A temporary file is named ``.<name>.<pid>.<random>.tmp``; one whose
+    process is gone is removed. A live writer's file is left alone.
+    """
+    folder, name = os.path.split(os.path.abspath(path))
+    prefix = f".{name}."
+    try:
+        with os.scandir(folder) as listing:
+            leftovers = [
+                e.name for e in listing if e.name.startswith(prefix) and e.name.endswith(".tmp")
+            ]
+    except OSError:
+        return
+    for leftover in leftovers:
+        pid = leftover[len(prefix) :].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _process_alive(int(pid)):
+            try:
+                os.unlink(os.path.join(folder, leftover))
+            except OSError:
+                pass
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
+
+
 def read_regular_file(path: str, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
     """The contents of the regular file at ``path``, refusing anything larger than ``max_bytes``.
 
@@ -139,19 +216,7 @@ def read_regular_file(path: str, max_bytes: int, *, follow_symlinks: bool = True
         FileTooLargeError: The file holds more than ``max_bytes`` bytes.
         OSError: It cannot be opened or read.
     """
-    flags = os.O_RDONLY | _NONBLOCK | _BINARY | (0 if follow_symlinks else _NOFOLLOW)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        if not follow_symlinks and os.path.islink(path):
-            raise UnsafePathError(f"{path} is a symlink; Karni does not read it", path) from None
-        if os.path.isdir(path):
-            raise UnsafePathError(f"{path} is not a regular file", path) from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UnsafePathError(f"{path} is not a regular file", path)
-    with open(fd, "rb") as handle:
+    with open_regular_file(path, follow_symlinks=follow_symlinks) as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise FileTooLargeError(f"{path} is larger than {max_bytes:,} bytes", path)

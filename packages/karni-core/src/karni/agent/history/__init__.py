@@ -22,6 +22,7 @@ from karni.agent.history.compose import (
     compose,
     detect,
     detecting_providers,
+    named_providers,
     provider_name,
 )
 from karni.agent.history.discovery import (
@@ -69,6 +70,7 @@ __all__ = [
     "detecting_providers",
     "discover",
     "estimate_tokens",
+    "named_providers",
     "provider_name",
 ]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from karni.agent.common.sanitize import clean_line, iter_brief_lines
+from karni.agent.common.text import plain_text
 from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, body_room, fit_blocks
 from karni.agent.history.isolation import call_isolated
 from karni.agent.history.markers import markers_rule_out
@@ -22,6 +23,7 @@ __all__ = [
     "compose",
     "detect",
     "detecting_providers",
+    "named_providers",
     "provider_name",
 ]
 
@@ -31,16 +33,40 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from karni.agent.history.isolation import ProviderCallOutcome
-
 
 def provider_name(provider: Any) -> str | None:
-    """The provider's ``name`` as one clean line, or None when it has none."""
-    name = getattr(provider, "name", None)
-    if not isinstance(name, str):
+    """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
+
+    Reading ``name`` runs provider code (it may be a property): Karni reads
+    it inside the isolated call (see :func:`named_providers`).
+    """
+    try:
+        name = plain_text(getattr(provider, "name", None))
+    except Exception:
+        return None
+    if name is None:
         return None
     cleaned = clean_line(name.replace("\n", " ")).strip()
     return cleaned or None
+
+
+def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, Any]]:
+    """``(name, provider)`` pairs in name order; each name read inside the isolated call.
+
+    The installed providers (the default) were named when they were loaded.
+    A provider whose name cannot be read in time is left out.
+    """
+    if providers is None:
+        from karni.agent.history.discovery import discover
+
+        pairs = [(found.provider_name, found.provider) for found in discover().providers]
+    else:
+        pairs = []
+        for provider in providers:
+            outcome = call_isolated(provider_name, provider, provider=provider)
+            if outcome.ok and outcome.value:
+                pairs.append((outcome.value, provider))
+    return sorted(pairs, key=lambda pair: pair[0])
 
 
 def _as_path(project_root: str | os.PathLike[str]) -> Path:
@@ -55,30 +81,35 @@ def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
     A provider whose declared ``store_markers`` all are absent is not asked
     (see :mod:`karni.agent.history.markers`).
     """
-    method = getattr(provider, "detect", None)
-    if not callable(method) or markers_rule_out(provider, project_root):
+    return _detected(provider, project_root, _detects)
+
+
+def _detected(provider: Any, project_root: str | os.PathLike[str], check: Any, *args: Any) -> bool:
+    """Whether ``check(provider, root, *args)``, run in the isolated call, is true in time."""
+    if markers_rule_out(provider, project_root):
         return False
-    root = _as_path(project_root)
-    outcome = call_isolated(lambda: bool(method(root)), provider=provider)
-    return bool(outcome.ok and outcome.value)
+    outcome = call_isolated(check, provider, _as_path(project_root), *args, provider=provider)
+    return outcome.ok and outcome.value is True
 
 
-def _installed_providers() -> list[Any]:
-    from karni.agent.history.discovery import discover
+def _detects(provider: Any, root: Path) -> bool:
+    """Runs inside the isolated call: whether ``provider.detect(root)`` is true."""
+    method = getattr(provider, "detect", None)
+    return callable(method) and bool(method(root))
 
-    return discover().objects()
+
+def _detects_with_brief(provider: Any, root: Path, path: str | None) -> bool:
+    """Runs inside the isolated call: it detects a store and has the method for ``path``."""
+    return _detects(provider, root) and _brief_method(provider, path) is not None
 
 
 def detecting_providers(
     project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
 ) -> list[Any]:
     """The providers, in name order, that detect a store for ``project_root``."""
-    chosen = _installed_providers() if providers is None else list(providers)
-    named = sorted(
-        ((name, provider) for provider in chosen if (name := provider_name(provider))),
-        key=lambda pair: pair[0],
-    )
-    return [provider for _, provider in named if detect(provider, project_root)]
+    return [
+        provider for _, provider in named_providers(providers) if detect(provider, project_root)
+    ]
 
 
 def _one_line(value: Any) -> str | None:
@@ -99,21 +130,33 @@ def _heading(name: str, path: str | None) -> str:
     return f"HISTORY: {where} ({name})"
 
 
-def _ask(provider: Any, root: Path, path: str | None, room: int) -> ProviderCallOutcome:
-    """Call the brief method, passing ``room`` only to a provider that declares ``accepts_room``."""
+def _brief(provider: Any, root: Path, path: str | None, room: int) -> str | None:
+    """Runs inside the isolated call: the brief as plain text.
+
+    ``room`` is passed only to a provider that declares ``accepts_room``.
+    """
     method = _brief_method(provider, path)
+    if method is None:
+        return None
     args = (root,) if path is None else (root, path)
     if getattr(provider, "accepts_room", False) is True:
-        return call_isolated(lambda: method(*args, room=room), provider=provider)
-    return call_isolated(method, *args, provider=provider)
+        return plain_text(method(*args, room=room))
+    return plain_text(method(*args))
+
+
+def _call_text(provider: Any, method: str, *args: Any) -> str | None:
+    """Runs inside the isolated call: ``provider.method(*args)`` as plain text."""
+    function = getattr(provider, method, None)
+    return plain_text(function(*args)) if callable(function) else None
 
 
 def _block(
     provider: Any, name: str, root: Path, path: str | None, max_tokens: int, asked_count: int
 ) -> BriefBlock | None:
     heading = _heading(name, path)
-    outcome = _ask(provider, root, path, body_room(heading, asked_count, max_tokens))
-    if not outcome.ok or not isinstance(outcome.value, str) or not outcome.value.strip():
+    room = body_room(heading, asked_count, max_tokens)
+    outcome = call_isolated(_brief, provider, root, path, room, provider=provider)
+    if not outcome.ok or outcome.value is None or not outcome.value.strip():
         return None
 
     asked: list[str | None] = []  # full_command is a provider call: ask it once at most
@@ -131,10 +174,7 @@ def _block(
 
 
 def _full_command(provider: Any, root: Path, path: str | None) -> str | None:
-    method = getattr(provider, "full_command", None)
-    if not callable(method):
-        return None
-    outcome = call_isolated(method, root, path, provider=provider)
+    outcome = call_isolated(_call_text, provider, "full_command", root, path, provider=provider)
     return _one_line(outcome.value) if outcome.ok else None
 
 
@@ -162,14 +202,12 @@ def compose(
         something to say, in name order.
     """
     asked = [
-        provider
-        for provider in detecting_providers(project_root, providers)
-        if _brief_method(provider, path) is not None
+        (name, provider)
+        for name, provider in named_providers(providers)
+        if _detected(provider, project_root, _detects_with_brief, path)
     ]
     blocks: list[BriefBlock] = []
-    for provider in asked:
-        name = provider_name(provider)
-        assert name is not None
+    for name, provider in asked:
         block = _block(provider, name, _as_path(project_root), path, max_tokens, len(asked))
         if block is not None:
             blocks.append(block)

@@ -7,6 +7,9 @@ installing a package (see docs/concepts/history-providers.md). When
 ``karni-history-chronicle`` is importable but its metadata is missing, the
 built-in is still found by its module path. Every failure is recorded, never
 raised, so ``karni doctor`` can show it and everything else keeps working.
+Loading (the import, calling the class or factory, reading ``name``) runs
+inside an isolated call with the same deadline as ``detect``, and two
+providers may not share a ``name``.
 
 ``KARNI_HISTORY_PROVIDERS`` (comma-separated names) limits discovery to the
 providers it names; set but empty, it loads none. Tests and users can point
@@ -58,7 +61,7 @@ BUILTIN_PROVIDERS: dict[str, tuple[str, str]] = {
 class InstalledProvider:
     """A provider that loaded, with where it came from."""
 
-    __slots__ = ("builtin", "distribution", "name", "provider", "value", "version")
+    __slots__ = ("builtin", "distribution", "name", "provider", "provider_name", "value", "version")
 
     def __init__(
         self,
@@ -68,6 +71,8 @@ class InstalledProvider:
         distribution: str | None,
         version: str | None,
         builtin: bool,
+        *,
+        provider_name: str | None = None,
     ) -> None:
         """Record a loaded provider.
 
@@ -78,6 +83,8 @@ class InstalledProvider:
             distribution: The distribution that registered it, if known.
             version: That distribution's version, if known.
             builtin: Whether this is Karni's own registration of the name.
+            provider_name: The provider's own ``name``, read when it was loaded
+                (the entry-point name when not given).
         """
         self.name = name
         self.provider = provider
@@ -85,6 +92,7 @@ class InstalledProvider:
         self.distribution = distribution
         self.version = version
         self.builtin = builtin
+        self.provider_name = provider_name or name
 
     def __repr__(self) -> str:
         return (
@@ -238,6 +246,8 @@ def discover(
                 providers.append(installed)
         if failure is not None:
             failures.append(failure)
+    providers, duplicates = _unique_names(providers)
+    failures.extend(duplicates)
     failures.sort(key=lambda failure: failure.name)
     return Discovery(providers, failures)
 
@@ -260,30 +270,108 @@ def _unknown_names(
     ]
 
 
-def _load(name: str, chosen: EntryPoint) -> tuple[InstalledProvider | None, LoadFailure | None]:
-    """The provider the entry point names, or the failure to load it."""
+def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadFailure | None]:
+    """Import, create and name one provider inside the isolated call, under its deadline.
+
+    Whatever the provider's code does while loading (print, write to fd 1,
+    raise ``SystemExit``, hang) stays inside the call: see
+    ``docs/how-to/write-a-provider.md``.
+    """
+    from karni.agent.history.isolation import call_isolated, provider_timeout
+
+    where = _describe(point.value, point.distribution)
+    outcome = call_isolated(_load_inside, name, point.value, point.distribution)
+    if outcome.ok:
+        provider, provider_name = outcome.value
+        installed = InstalledProvider(
+            name,
+            provider,
+            point.value,
+            point.distribution,
+            point.version or None,
+            _is_builtin(point),
+            provider_name=provider_name,
+        )
+        return installed, None
+    if isinstance(outcome.error, ProviderLoadError):
+        error = outcome.error
+    elif outcome.timed_out:
+        error = ProviderImportError(
+            f"history provider `{name}` from {where} did not load within "
+            f"{provider_timeout():g} s; fix or reinstall that package"
+        )
+    else:
+        error = ProviderImportError(
+            f"history provider `{name}` from {where} failed to load; fix or reinstall that package"
+        )
+    return None, LoadFailure(name, point.value, point.distribution, error)
+
+
+def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, str]:
+    """Runs in the isolated call: every failure becomes a one-line :class:`ProviderLoadError`."""
+    from karni.agent.history.compose import provider_name
+
+    where = _describe(value, distribution)
     try:
-        provider = provider_from_object(
-            name, chosen.value, load_value(chosen.value), chosen.distribution
+        obj = load_value(value)
+    except BaseException as error:  # in the call's own thread no Ctrl-C is real
+        raise ProviderImportError(
+            f"history provider `{name}` from {where} failed to import: "
+            f"{_one_line_error(error)}; fix or reinstall that package"
+        ) from error
+    try:
+        provider = provider_from_object(name, value, obj, distribution)
+        label = provider_name(provider)
+    except ProviderLoadError:
+        raise
+    except BaseException as error:
+        raise ProviderImportError(
+            f"history provider `{name}` from {where}: calling it raised "
+            f"{_one_line_error(error)}; fix or reinstall that package"
+        ) from error
+    if label is None:
+        raise NotAProviderError(
+            f"history provider `{name}` from {where} is not a provider: its `name` is not "
+            f"one line of text; see 'Writing a provider' in the docs"
         )
-    except ProviderLoadError as error:
-        return None, LoadFailure(name, chosen.value, chosen.distribution, error)
-    except Exception as error:  # importing third-party code can raise anything
-        wrapped = ProviderImportError(
-            f"history provider `{name}` from {_describe(chosen.value, chosen.distribution)} "
-            f"failed to import: {type(error).__name__}: {error}; fix or reinstall that package"
+    return provider, label
+
+
+def _one_line_error(error: BaseException) -> str:
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.text import plain_text
+
+    try:
+        detail = plain_text(str(error)) or ""
+    except Exception:
+        detail = ""
+    kind = plain_text(type(error).__name__) or "error"
+    line = clean_line(" ".join(f"{kind}: {detail}".split()))
+    return line.rstrip(": ")
+
+
+def _unique_names(
+    providers: list[InstalledProvider],
+) -> tuple[list[InstalledProvider], list[LoadFailure]]:
+    """The first provider of each ``name`` wins; a later one is a load failure naming both."""
+    kept: dict[str, InstalledProvider] = {}
+    duplicates: list[LoadFailure] = []
+    for installed in providers:
+        label = installed.provider_name or installed.name
+        first = kept.get(label)
+        if first is None:
+            kept[label] = installed
+            continue
+        error = DuplicateProviderError(
+            f"history provider `{installed.name}` from "
+            f"{_describe(installed.value, installed.distribution)} is named `{label}`, like "
+            f"`{first.name}` from {_describe(first.value, first.distribution)}; provider names "
+            f"must be unique: uninstall one of them or rename it"
         )
-        wrapped.__cause__ = error
-        return None, LoadFailure(name, chosen.value, chosen.distribution, wrapped)
-    installed = InstalledProvider(
-        name,
-        provider,
-        chosen.value,
-        chosen.distribution,
-        chosen.version or None,
-        _is_builtin(chosen),
-    )
-    return installed, None
+        duplicates.append(
+            LoadFailure(installed.name, installed.value, installed.distribution, error)
+        )
+    return list(kept.values()), duplicates
 
 
 def _is_builtin(point: EntryPoint) -> bool:

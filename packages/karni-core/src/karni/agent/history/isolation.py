@@ -6,6 +6,12 @@ to file descriptors 1 and 2 (by C code or a child process it starts), so
 Karni's stdout stays machine-readable. An exception means "no result", and a
 call that outlives its deadline is abandoned: its thread is left to finish on
 its own with its output still discarded, and Karni carries on.
+
+In a program that claimed its output (:mod:`karni.agent.common.output`, as
+the ``karni`` command does), descriptors 1 and 2 already lead to
+``/dev/null`` and Karni's own streams accept only Karni's thread, so a call
+only swaps the Python-level streams; otherwise the descriptors are pointed
+at ``/dev/null`` for the duration of the call.
 """
 
 from __future__ import annotations
@@ -42,7 +48,10 @@ def provider_timeout(provider: Any = None) -> float:
     configured = _positive(os.environ.get(TIMEOUT_VARIABLE, ""))
     if configured is not None:
         return configured
-    own = _positive(getattr(provider, "timeout", None))
+    try:
+        own = _positive(getattr(provider, "timeout", None))
+    except Exception:  # a provider's broken attribute is its own default
+        own = None
     return max(DEFAULT_PROVIDER_TIMEOUT, own + 1.0) if own is not None else DEFAULT_PROVIDER_TIMEOUT
 
 
@@ -183,6 +192,51 @@ def call_isolated(
         finally:
             finished.release()
 
+    from karni.agent.common.output import claimed
+
+    if claimed():
+        abandoned = _run_with_owned_output(run, finished, deadline)
+    else:
+        abandoned = _run_redirected(run, finished, deadline, worker_ident)
+    if abandoned:
+        outcome.timed_out = True
+        outcome.value = None
+    return outcome
+
+
+def _start(run: Callable[[], None], finished: Any, deadline: float) -> bool:
+    """Start ``run`` on its own thread; True when it outlives ``deadline`` (abandoned)."""
+    # `_thread` rather than `threading`: it is already loaded at start-up,
+    # and an abandoned worker must not be joined at exit.
+    _thread.start_new_thread(run, ())
+    return not finished.acquire(timeout=deadline)
+
+
+def _run_with_owned_output(run: Callable[[], None], finished: Any, deadline: float) -> bool:
+    """The call when Karni owns its output (:mod:`karni.agent.common.output`).
+
+    Descriptors 1 and 2 already lead to /dev/null and Karni's streams accept
+    only its own thread, so only the Python-level streams are swapped, and
+    the descriptors are put back in case the provider moved or closed them.
+    """
+    from karni.agent.common.output import restore_standard_fds
+
+    real_stdout, real_stderr = sys.stdout, sys.stderr
+    cwd = _getcwd()
+    sys.stdout = sys.stderr = _Discard()
+    try:
+        return _start(run, finished, deadline)
+    finally:
+        sys.stdout, sys.stderr = real_stdout, real_stderr
+        restore_standard_fds()
+        if cwd is not None and _getcwd() != cwd:
+            os.chdir(cwd)
+
+
+def _run_redirected(
+    run: Callable[[], None], finished: Any, deadline: float, worker_ident: list[int]
+) -> bool:
+    """The call in a process whose output Karni does not own: redirect 1 and 2 meanwhile."""
     real_stdout, real_stderr = sys.stdout, sys.stderr
     for stream in (real_stdout, real_stderr):
         if stream is not None:
@@ -194,10 +248,7 @@ def call_isolated(
     sys.stdout = sys.stderr = _Discard()
     abandoned = False
     try:
-        # `_thread` rather than `threading`: it is already loaded at start-up,
-        # and an abandoned worker must not be joined at exit.
-        _thread.start_new_thread(run, ())
-        abandoned = not finished.acquire(timeout=deadline)
+        abandoned = _start(run, finished, deadline)
     finally:
         if abandoned:
             _abandoned_threads.update(worker_ident)
@@ -213,10 +264,7 @@ def call_isolated(
             sys.stdout, sys.stderr = real_stdout, real_stderr
             if cwd is not None and _getcwd() != cwd:
                 os.chdir(cwd)
-    if abandoned:
-        outcome.timed_out = True
-        outcome.value = None
-    return outcome
+    return abandoned
 
 
 def _getcwd() -> str | None:

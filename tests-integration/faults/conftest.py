@@ -1,0 +1,105 @@
+"""The fault suite's fixtures, and its count line: "fault cases: N, passed: M".
+
+Every case runs the real console scripts (``karni``, ``karni-historian``)
+of the workspace's environment in a subprocess, with a temporary HOME, a
+private copy of the example project, and fake providers installed as real
+distributions (a module and a ``.dist-info`` with ``entry_points.txt``) in
+a folder on ``PYTHONPATH``. The README's reliability section quotes the
+count line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "eventsite"
+BIN = Path(sys.executable).parent
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL")
+
+_counts = {"cases": 0, "passed": 0}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "tests-integration/faults/" not in report.nodeid.replace("\\", "/"):
+        return
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        _counts["cases"] += 1
+        _counts["passed"] += int(report.passed)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _counts["cases"]:
+        terminalreporter.write_line(f"fault cases: {_counts['cases']}, passed: {_counts['passed']}")
+
+
+class Faults:
+    """A temporary project, HOME and site folder, and the real commands run in them."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.project = tmp_path / "eventsite"
+        shutil.copytree(EXAMPLE, self.project, ignore=shutil.ignore_patterns("__pycache__"))
+        self.home = tmp_path / "home"
+        self.home.mkdir()
+        self.site = tmp_path / "site"
+        self.site.mkdir()
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in CI_VARIABLES and not key.startswith(("KARNI_", "PYTEST_"))
+        }
+        self.env.update(
+            HOME=str(self.home),
+            XDG_CONFIG_HOME=str(self.home / "config"),
+            KARNI_CACHE_DIR=str(self.home / "cache"),
+            KARNI_HISTORY_PROVIDERS="",
+            PYTHONPATH=str(self.site),
+            NO_COLOR="1",
+            TZ="UTC",
+        )
+
+    def install(self, distribution: str, points: dict[str, str], modules: dict[str, str]) -> None:
+        """Install ``distribution`` with ``karni.history_providers`` entry points and modules."""
+        for name, source in modules.items():
+            (self.site / name).write_text(textwrap.dedent(source), encoding="utf-8")
+        folder = self.site / f"{distribution.replace('-', '_')}-1.0.dist-info"
+        folder.mkdir()
+        (folder / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 1.0\n", encoding="utf-8"
+        )
+        lines = ["[karni.history_providers]", *(f"{k} = {v}" for k, v in points.items()), ""]
+        (folder / "entry_points.txt").write_text("\n".join(lines), encoding="utf-8")
+
+    def run(
+        self,
+        program: str,
+        *args: str | bytes,
+        env: dict[str, str] | None = None,
+        timeout: float = 120,
+        **options: object,
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run ``program`` (a console script of this environment) in the project."""
+        return subprocess.run(
+            [str(BIN / program), *args],
+            cwd=options.pop("cwd", self.project),
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            timeout=timeout,
+            **options,  # type: ignore[arg-type]
+        )
+
+    def karni(self, *args: str | bytes, **options: object) -> subprocess.CompletedProcess[bytes]:
+        """Run the real ``karni`` command."""
+        return self.run("karni", *args, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def faults(tmp_path: Path) -> Faults:
+    return Faults(tmp_path)
