@@ -296,6 +296,7 @@ TIP_FREE_RUNS = {
     "rules": [["rules"], ["rules", "--json"], ["rules", "--explain", "K001"]],
     "config": [["config", "list"], ["config", "get", "suggest_tools"]],
     "new": [["new", "{tmp}/fresh"]],
+    "trust": [["trust", "--list"]],
 }
 """Every command except doctor and check, as run in the test below (`karni types` is not a
 command of this CLI; a new command must be added here or to TIP_COMMANDS)."""

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "karni.cli.commands.doctor",
     "check": "karni.cli.commands.check",
     "config": "karni.cli.commands.config",
+    "trust": "karni.cli.commands.trust",
     "new": "karni.cli.commands.new",
 }
 """Command name → module. The order is the order ``karni --help`` lists them in."""
