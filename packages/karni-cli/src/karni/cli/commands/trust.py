@@ -64,10 +64,23 @@ def _list() -> int:
     return 0
 
 
+def _change(flags: dict[str, bool], positionals: list[str]) -> int:
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.trust import revoke, trust
+
+    target = _target(positionals)
+    if flags["revoke"]:
+        done = "no longer trusted" if revoke(target) else "not trusted"
+        sys.stdout.write(f"{done}: {clean_line(os.path.realpath(target))}\n")
+        return 0
+    record = trust(target, force=flags["force"])
+    sys.stdout.write(f"trusted: {clean_line(record.path)}\n")
+    return 0
+
+
 def run(argv: list[str]) -> int:
     """Run ``karni trust``."""
-    from karni.agent.common.sanitize import clean_line
-    from karni.agent.common.trust import TrustError, revoke, trust
+    from karni.agent.common.trust import TrustError
     from karni.cli.errors import KarniError, UsageError
     from karni.cli.options import parse
 
@@ -75,20 +88,9 @@ def run(argv: list[str]) -> int:
     if flags["help"]:
         sys.stdout.write(HELP)
         return 0
-    if flags["list"]:
-        if positionals or flags["revoke"] or flags["force"]:
-            raise UsageError(f"`karni trust --list` takes nothing else; {USAGE}")
-        return _list()
-    target = _target(positionals)
+    if flags["list"] and (positionals or flags["revoke"] or flags["force"]):
+        raise UsageError(f"`karni trust --list` takes nothing else; {USAGE}")
     try:
-        if flags["revoke"]:
-            if not revoke(target):
-                sys.stdout.write(f"not trusted: {clean_line(os.path.realpath(target))}\n")
-                return 0
-            sys.stdout.write(f"no longer trusted: {clean_line(os.path.realpath(target))}\n")
-            return 0
-        record = trust(target, force=flags["force"])
+        return _list() if flags["list"] else _change(flags, positionals)
     except TrustError as error:
         raise KarniError(str(error)) from None
-    sys.stdout.write(f"trusted: {clean_line(record.path)}\n")
-    return 0
