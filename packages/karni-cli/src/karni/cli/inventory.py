@@ -617,11 +617,14 @@ def inventory_lines(root: str) -> list[str]:
 
 def build(root: str) -> tuple[str, list[tuple[str, ...]]]:
     """The rendered inventory and every file-system fact it was derived from."""
+    from karni.agent.common.sanitize import clean_field
+
     global _facts
     facts: list[tuple[str, ...]] = []
     _facts = facts
     try:
-        lines = inventory_lines(root)
+        # App labels and file names come from the repository: one clean line each.
+        lines = [clean_field(line) for line in inventory_lines(root)]
     finally:
         _facts = None
     facts.append(("c", __file__, *_stat_pair(__file__)))  # a new Karni may render differently
