@@ -62,9 +62,10 @@ def test_trust_list_and_revoke(cloned: Path, tmp_path: Path, run_cli, isolated_e
     assert (trusted.returncode, trusted.stdout) == (0, f"trusted: {cloned.resolve()}\n")
     record = json.loads((isolated_env / "config" / "karni" / "trusted-projects.json").read_text())
     assert record == {"projects": [{"path": str(cloned.resolve()), "owner": os.getuid()}]}
-    assert stat.S_IMODE(
-        os.stat(isolated_env / "config" / "karni" / "trusted-projects.json").st_mode
-    ) == 0o600
+    assert (
+        stat.S_IMODE(os.stat(isolated_env / "config" / "karni" / "trusted-projects.json").st_mode)
+        == 0o600
+    )
     listed = run_cli("trust", "--list", cwd=tmp_path)
     assert listed.stdout == f"{cloned.resolve()} (uid {os.getuid()})\n"
 

@@ -86,11 +86,12 @@ def clean_line(line: str) -> str:
 def clean_field(value: str) -> str:
     """One field read from a store (a title, a date, a category) as a single clean line.
 
-    Line breaks become spaces, then the text is cleaned as :func:`clean_line`
+    Line breaks (and the whitespace around them) become one space, then the text is cleaned as :func:`clean_line`
     does and stripped on both sides.
     """
-    if "\r" in value or "\n" in value:
-        value = " ".join(value.splitlines())
+    parts = value.splitlines()
+    if len(parts) > 1:
+        value = " ".join(part.strip() for part in parts if part.strip())
     return clean_line(value).strip()
 
 
