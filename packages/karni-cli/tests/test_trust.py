@@ -179,3 +179,25 @@ def test_safe_directories_count_only_in_the_users_own_file(
 def test_main_lists_the_trust_command(capsys) -> None:
     assert main(["--help"]) == 0
     assert "  trust     let `karni check` run a project's own code" in capsys.readouterr().out
+
+
+def test_python_m_does_not_take_providers_from_the_working_folder(
+    eventsite: Path, tmp_path: Path, run_cli
+) -> None:
+    info = eventsite / "evil-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[karni.history_providers]\nevil = evil_provider:P\n")
+    (eventsite / "evil_provider.py").write_text(
+        f"open({str(tmp_path / 'proof')!r}, 'w').close()\n"
+        "class P:\n    name = 'evil'\n    def detect(self, root):\n        return True\n"
+        "    def context(self, root, path):\n        return 'HISTORY: planted'\n",
+        encoding="utf-8",
+    )
+    env = {"KARNI_HISTORY_PROVIDERS": "evil"}
+    result = run_cli("context", "--with-history", "manage.py", cwd=eventsite, env=env)
+    assert result.returncode == 0
+    assert not (tmp_path / "proof").exists()
+    doctor = run_cli("doctor", cwd=eventsite)
+    assert "evil" not in doctor.stdout
+    assert not (tmp_path / "proof").exists()
