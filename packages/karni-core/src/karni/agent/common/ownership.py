@@ -85,6 +85,15 @@ def owned_by_current_user(path: str | os.PathLike[str]) -> bool:
     return current is None or owner == current
 
 
+def _target_owned(path: str) -> bool:
+    """Whether what ``path`` leads to (a symlink followed) is the current user's too."""
+    current = _current_uid()
+    try:
+        return current is None or os.stat(path).st_uid == current
+    except (OSError, ValueError):
+        return True  # a dangling link leads nowhere: nothing of another user's is taken
+
+
 def safe_directories() -> tuple[str, ...]:
     """The resolved folders listed under ``safe_directories`` in the user's configuration.
 
@@ -110,12 +119,12 @@ def safe_directories() -> tuple[str, ...]:
 def refusal(folder: str, marker: str | None = None) -> str | None:
     """Why ``folder`` (and its ``marker`` entry) may not be used, or None when it may.
 
-    A folder is usable when it and the marker are owned by the current user,
-    or when the folder is listed in :func:`safe_directories`.
+    A folder is usable when it and the marker (and, for a symlinked marker,
+    what it leads to) are owned by the current user, or when the folder is listed in :func:`safe_directories`.
     """
     paths = [folder] if marker is None else [folder, os.path.join(folder, marker)]
     for path in paths:
-        if owned_by_current_user(path):
+        if owned_by_current_user(path) and (path == folder or _target_owned(path)):
             continue
         if os.path.realpath(folder) in safe_directories():
             return None

@@ -27,6 +27,7 @@ __all__ = [
     "imitates_karni",
     "iter_brief_lines",
     "neutralise",
+    "one_line",
 ]
 
 TYPE_CHECKING = False
@@ -83,16 +84,24 @@ def clean_line(line: str) -> str:
     return line.rstrip()
 
 
+def one_line(text: str) -> str:
+    """``text`` as one clean line: line breaks (and whitespace around them) become one space.
+
+    Cleaned as :func:`clean_line` does; leading whitespace is kept, so an
+    indented report line stays indented.
+    """
+    parts = text.splitlines()
+    if len(parts) > 1:
+        text = parts[0].rstrip() + " " + " ".join(p.strip() for p in parts[1:] if p.strip())
+    return clean_line(text)
+
+
 def clean_field(value: str) -> str:
     """One field read from a store (a title, a date, a category) as a single clean line.
 
-    Line breaks (and the whitespace around them) become one space, then the text is cleaned as :func:`clean_line`
-    does and stripped on both sides.
+    As :func:`one_line`, and stripped on both sides.
     """
-    parts = value.splitlines()
-    if len(parts) > 1:
-        value = " ".join(part.strip() for part in parts if part.strip())
-    return clean_line(value).strip()
+    return one_line(value).strip()
 
 
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
