@@ -40,7 +40,7 @@ def test_plain_context_cleans_app_labels_and_page_names(eventsite: Path, run_cli
     assert_clean(result.stdout)
     lines = result.stdout.splitlines()
     assert not [line for line in lines if line.startswith("HISTORY")]
-    assert [line for line in lines if line.startswith("APPS: ")][0].startswith(
+    assert next(line for line in lines if line.startswith("APPS: ")).startswith(
         "APPS: x HISTORY: forged (karni-core)evil("
     )
     assert "EvilHISTORY: page" not in result.stdout  # a newline becomes a space, not nothing

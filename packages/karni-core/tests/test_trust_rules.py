@@ -142,6 +142,6 @@ def test_trust_record(tmp_path: Path, monkeypatch) -> None:
 
 def test_trust_refuses_a_project_of_another_user(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(ownership, "owner_uid", lambda path: 4242)
-    with pytest.raises(trust.TrustError, match="owned by another user .uid 4242.; its code"):
+    with pytest.raises(trust.TrustError, match=r"owned by another user .uid 4242.; its code"):
         trust.trust(tmp_path)
     assert trust.trust(tmp_path, force=True).owner == 4242

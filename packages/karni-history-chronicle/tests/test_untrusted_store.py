@@ -1,4 +1,4 @@
-"""A `.chronicle/` another user owns, in a shared parent folder, is never used (through real `karni`)."""
+"""A `.chronicle/` another user owns, in a shared parent folder, is never used by `karni`."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def karni(project, home, *args):
 
 
 def test_context_ignores_it_and_chronicle_never_runs(planted, fake_chronicle, tmp_path):
-    shared, project = planted
+    _, project = planted
     plain = karni(project, tmp_path / "home", "context")
     briefed = karni(project, tmp_path / "home", "context", "--with-history", FILE)
     assert (briefed.returncode, briefed.stderr) == (0, "")

@@ -12,6 +12,7 @@ import sys
 if sys.path and not sys.flags.safe_path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from karni.cli.main import main  # noqa: E402 - only once the working folder is off sys.path
+# Imported only once the working folder is off sys.path.
+from karni.cli.main import main
 
 sys.exit(main())

@@ -3,8 +3,9 @@
 Built in: agent adapters fresh (what ``karni rules sync --check`` checks),
 ``karni.rules.py`` valid, settings valid, and Django's system checks through
 the project's own interpreter, which run only for a project the user trusts
-(``karni trust``; see ``docs/security.md``): the rest never run the project's code. Anything registered under the ``karni.checks``
-entry-point group runs too::
+(``karni trust``; see ``docs/security.md``): the rest never run the
+project's code. Anything registered under the ``karni.checks`` entry-point
+group runs too::
 
     [project.entry-points."karni.checks"]
     migrations-applied = "my_pkg.checks:migrations_applied"

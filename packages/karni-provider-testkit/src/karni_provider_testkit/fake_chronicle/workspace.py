@@ -15,6 +15,7 @@ import json
 import os
 
 from karni.agent.common.files import write_atomic
+
 from karni_provider_testkit.fake_chronicle.formats import VERSION, dumps, ulid, utc_now
 
 __all__ = [

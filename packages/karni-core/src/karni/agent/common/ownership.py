@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 SAFE_DIRECTORIES_KEY = "safe_directories"
-"""The key, in the user's own configuration file, listing folders other users own that Karni may use."""
+"""The key, in the user's own configuration file, listing other users' folders Karni may use."""
 
 
 class IgnoredFolder:
@@ -60,7 +60,7 @@ _ignored: list[IgnoredFolder] = []
 
 
 def owner_uid(path: str | os.PathLike[str]) -> int | None:
-    """The user id owning ``path`` (not followed when a symlink); None when it cannot be examined."""
+    """The user id owning ``path`` (a symlink not followed); None when it cannot be examined."""
     try:
         return os.lstat(path).st_uid
     except (OSError, ValueError):
@@ -120,7 +120,8 @@ def refusal(folder: str, marker: str | None = None) -> str | None:
     """Why ``folder`` (and its ``marker`` entry) may not be used, or None when it may.
 
     A folder is usable when it and the marker (and, for a symlinked marker,
-    what it leads to) are owned by the current user, or when the folder is listed in :func:`safe_directories`.
+    what it leads to) are owned by the current user, or when the folder is
+    listed in :func:`safe_directories`.
     """
     paths = [folder] if marker is None else [folder, os.path.join(folder, marker)]
     for path in paths:

@@ -1,4 +1,4 @@
-"""Finding and running a helper program so that nothing from the working folder runs and nothing outlives the call.
+"""Finding and running a helper program: nothing from the working folder, nothing left running.
 
 :func:`find_program` looks a command up in the absolute ``PATH`` entries
 only: an empty or relative entry (which means the working folder, a
