@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 
-from karni.cli.ci import CI_VARIABLES
+from karni.agent.common.ci import CI_VARIABLES
 
 _DROPPED_PREFIXES = ("PIP_", "PIPX_", "UV_", "KARNI_", "PYTHON", "VIRTUAL_ENV", "CONDA")
 _KEPT = frozenset({"UV_CACHE_DIR", "UV_PYTHON_INSTALL_DIR"})
@@ -17,7 +17,7 @@ def clean_env(**extra: str) -> dict[str, str]:
     """The caller's environment without pip, pipx, uv, Python, Karni or CI settings.
 
     This machine's pip configuration can fake "offline" (a global find-links and
-    extra index, style §3.4 note 4), and CI variables change Karni's output (the
+    extra index), and CI variables change Karni's output (the
     one-time tip), so none of them leak into a test. uv's cache and interpreter
     folders are kept: offline builds and installs take hatchling, pytest and
     syrupy from the cache that ``uv sync`` filled, wherever it is. Output is

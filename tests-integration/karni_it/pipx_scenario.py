@@ -102,7 +102,7 @@ def notes_store(project: Path) -> None:
 
 
 def chronicle_store(project: Path, chronicle_home: Path) -> None:
-    """A ``.chronicle/`` store that the Chronicle double briefs from (the seed's example)."""
+    """A ``.chronicle/`` store the Chronicle double briefs from (docs/chronicle-contract.md)."""
     from karni_provider_testkit.fake_chronicle import FakeChronicle
 
     store = FakeChronicle(chronicle_home).create_store(project)

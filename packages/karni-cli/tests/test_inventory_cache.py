@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from karni.cli import inventory
-from karni.cli.inventory_cache import cache_path, cached
+from karni.cli.inventory import report as inventory
+from karni.cli.inventory.cache import cache_path, cached
 from karni.cli.main import main
 
 
@@ -94,7 +94,7 @@ def test_a_new_renderer_invalidates(aged: Path, monkeypatch) -> None:
     age(source.parent / "eventsite")
     stamp = time.time() - 60
     os.utime(source, (stamp, stamp))
-    monkeypatch.setattr(inventory, "__file__", str(source))
+    monkeypatch.setattr(inventory, "_renderer_files", lambda: [str(source)])
     build = Counter()
     cached(str(aged), build)
     cached(str(aged), build)
@@ -102,6 +102,12 @@ def test_a_new_renderer_invalidates(aged: Path, monkeypatch) -> None:
     source.write_text("# an upgraded renderer\n")
     cached(str(aged), build)
     assert build.builds == 2
+
+
+def test_every_module_that_renders_is_a_fact() -> None:
+    folder = Path(inventory.__file__).parent
+    renderers = {path.name for path in folder.glob("*.py")} - {"__init__.py", "cache.py"}
+    assert {Path(path).name for path in inventory._renderer_files()} == renderers
 
 
 def test_fresh_files_are_never_trusted(aged: Path) -> None:

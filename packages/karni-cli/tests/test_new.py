@@ -165,7 +165,7 @@ def test_usage_errors(tmp_path: Path, capsys, argv: list[str]) -> None:
 
 
 def test_a_failure_midway_leaves_nothing(tmp_path: Path, capsys, monkeypatch) -> None:
-    from karni.cli import adapters
+    from karni.cli.rules import adapters
 
     def broken_sync(*args, **kwargs):
         raise OSError(28, "No space left on device")

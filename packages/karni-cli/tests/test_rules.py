@@ -294,7 +294,7 @@ def test_plain_listing_imports_stay_lean(project: Path) -> None:
         "from karni.cli.main import main\n"
         "main(['rules'])\n"
         "heavy = ('argparse', 'json', 'subprocess', 'dataclasses', 'typing', 'tomllib',\n"
-        "         'tempfile', 'shutil', 'karni.cli.adapters', 'importlib.metadata')\n"
+        "         'tempfile', 'shutil', 'karni.cli.rules.adapters', 'importlib.metadata')\n"
         "print(sorted(name for name in heavy if name in sys.modules), file=sys.stderr)\n"
     )
     (project / "karni.rules.py").write_text('DISABLE = ["K006"]\n')
@@ -316,10 +316,10 @@ def test_runs_from_a_subfolder_of_the_project(project: Path, capsys, monkeypatch
     assert run(capsys) == (0, top, "")
 
 
-def test_seed_disable_k008_end_to_end(
+def test_disable_k008_end_to_end(
     eventsite: Path, store_provider: Path, record_brief, run_cli
 ) -> None:
-    """The seed: "Disable the rule like any other: DISABLE = ["K008"] in karni.rules.py"."""
+    """K008 is disabled like any other rule: ``DISABLE = ["K008"]`` in karni.rules.py."""
     (eventsite / "karni.rules.py").write_text('DISABLE = ["K008"]\n')
     no_store = run_cli("rules", cwd=eventsite)
     assert (no_store.returncode, no_store.stderr) == (0, "")

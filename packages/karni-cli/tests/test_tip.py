@@ -10,17 +10,23 @@ from pathlib import Path
 
 import pytest
 from karni.agent.common.ci import CI_VARIABLES, in_ci
+from karni.cli.config.state import STATE_FILE, claim_once, read_state
 from karni.cli.distributions import OWN_PROVIDER_DISTRIBUTIONS, is_third_party
 from karni.cli.main import main
-from karni.cli.state import STATE_FILE, claim_once, read_state
 from karni.cli.tip import STATE_KEY, TIP
 
-SEED_TIP = """\
-tip: no prompt-history store found. `karni context --with-history` can brief
-     an agent with what was already asked about a file. Works with Gigai
-     Chronicle (MIT, local-only, by Karni's author).
-     Silence this: karni config set suggest_tools false
-"""
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _documented_tip() -> str:
+    """The tip as the README's "one-time suggestion" section shows it."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## The one-time suggestion") :]
+    block = section[section.index("```\n") + 4 :]
+    return block[: block.index("```")]
+
+
+DOCUMENTED_TIP = _documented_tip()
 
 
 @pytest.fixture
@@ -39,17 +45,28 @@ def doctor(capsys, *args: str) -> str:
     return captured.out
 
 
-def test_the_tip_is_the_seed_text_word_for_word() -> None:
-    assert TIP == SEED_TIP
+def test_the_tip_is_the_one_the_readme_documents() -> None:
+    assert DOCUMENTED_TIP.startswith("tip: no prompt-history store found.")
+    assert TIP == DOCUMENTED_TIP
+    assert all(len(line) <= 80 for line in TIP.splitlines())
+
+
+def test_the_tips_own_silencing_command_silences_it(project: Path, capsys) -> None:
+    command = TIP.splitlines()[-1].split("Silence this: ", 1)[1].split()
+    assert command[0] == "karni"
+    assert main(command[1:]) == 0
+    capsys.readouterr()
+    assert "tip:" not in doctor(capsys)
+    assert not (project / ".karni" / "local").exists()  # suppressed, not used up
 
 
 def test_doctor_shows_it_once_after_the_report(project: Path, capsys) -> None:
     first = doctor(capsys)
-    assert first.endswith("\n" + SEED_TIP)
+    assert first.endswith("\n" + DOCUMENTED_TIP)
     assert first.count("tip:") == 1
     second = doctor(capsys)
     assert "tip:" not in second
-    assert second == first[: -len(SEED_TIP)]
+    assert second == first[: -len(DOCUMENTED_TIP)]
     assert read_state(str(project)) == {STATE_KEY: True}
     assert (project / ".karni" / "local" / ".gitignore").read_text() == "*\n"
 
@@ -59,7 +76,7 @@ def test_clean_check_shows_it_on_stderr_only(project: Path, capsys) -> None:
     captured = capsys.readouterr()
     assert captured.out.endswith("karni check: ok\n")
     assert "tip:" not in captured.out
-    assert captured.err == SEED_TIP
+    assert captured.err == DOCUMENTED_TIP
     assert main(["check"]) == 0
     assert capsys.readouterr().err == ""
     assert "tip:" not in doctor(capsys)
@@ -77,7 +94,7 @@ def test_own_provider_without_a_store_still_gets_the_tip(
     project: Path, monkeypatch, capsys
 ) -> None:
     monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
-    assert doctor(capsys).endswith(SEED_TIP)
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
 
 
 def test_not_shown_when_a_provider_detects_a_store(project: Path, monkeypatch, capsys) -> None:
@@ -123,7 +140,7 @@ def test_not_shown_in_ci(project: Path, monkeypatch, capsys, variable: str) -> N
 def test_false_values_do_not_count_as_ci(project: Path, monkeypatch, capsys, value: str) -> None:
     for variable in CI_VARIABLES:
         monkeypatch.setenv(variable, value)
-    assert doctor(capsys).endswith(SEED_TIP)
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
 
 
 def test_in_ci() -> None:
@@ -147,7 +164,7 @@ def test_project_true_overrides_global_false(project: Path, capsys) -> None:
     main(["config", "set", "--global", "suggest_tools", "false"])
     main(["config", "set", "suggest_tools", "true"])
     capsys.readouterr()
-    assert doctor(capsys).endswith(SEED_TIP)
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
 
 
 def test_invalid_settings_keep_it_quiet(project: Path, capsys) -> None:
@@ -163,14 +180,14 @@ def test_quiet_and_json_neither_show_nor_use_it_up(project: Path, capsys) -> Non
     assert main(["check", "-q"]) == 0
     assert capsys.readouterr().err == ""
     assert not (project / ".karni" / "local").exists()
-    assert doctor(capsys).endswith(SEED_TIP)
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
 
 
 def test_corrupt_state_is_treated_as_empty_and_rewritten(project: Path, capsys) -> None:
     state = project / ".karni" / "local" / "state.json"
     state.parent.mkdir(parents=True)
     state.write_text('{"history_tip_sh')
-    assert doctor(capsys).endswith(SEED_TIP)
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
     assert json.loads(state.read_text()) == {STATE_KEY: True}
     state.write_text("[1, 2]")
     assert read_state(str(project)) == {}
@@ -217,7 +234,7 @@ def test_third_party_means_not_one_of_ours() -> None:
 SYNCHRONIZED = """
 import os, sys, time
 import karni.agent.history, karni.cli.commands.doctor, karni.cli.commands.check
-import karni.cli.tip, karni.cli.state, karni.cli.settings, json, fcntl
+import karni.cli.tip, karni.cli.config.state, karni.cli.config.settings, json, fcntl
 from karni.cli.main import main
 barrier = sys.argv[1]
 open(os.path.join(barrier, f"ready-{os.getpid()}"), "w").close()
@@ -282,8 +299,8 @@ def test_twenty_concurrent_processes_show_it_at_most_once(
     shown = sum(out.count("tip:") + err.count("tip:") for out, err in outputs)
     assert shown == 1
     assert (
-        sum(out.endswith(SEED_TIP) for out, _ in outputs[::2])
-        + sum(err == SEED_TIP for _, err in outputs[1::2])
+        sum(out.endswith(DOCUMENTED_TIP) for out, _ in outputs[::2])
+        + sum(err == DOCUMENTED_TIP for _, err in outputs[1::2])
         == 1
     )
     assert json.loads((project / STATE_FILE).read_text()) == {STATE_KEY: True}
@@ -298,8 +315,8 @@ TIP_FREE_RUNS = {
     "new": [["new", "{tmp}/fresh"]],
     "trust": [["trust", "--list"]],
 }
-"""Every command except doctor and check, as run in the test below (`karni types` is not a
-command of this CLI; a new command must be added here or to TIP_COMMANDS)."""
+"""Every command except doctor and check, as run in the test below (a new command must be
+added here or to TIP_COMMANDS)."""
 
 TIP_COMMANDS = {"doctor", "check"}
 
@@ -323,4 +340,4 @@ def test_no_other_command_shows_the_tip_or_creates_local_state(
     assert not (project / ".karni").exists()
     assert (tmp_path / "fresh" / "manage.py").is_file()
     assert not (tmp_path / "fresh" / ".karni" / "local").exists()
-    assert doctor(capsys).endswith(SEED_TIP)  # the tip was still available all along
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)  # the tip was still available all along

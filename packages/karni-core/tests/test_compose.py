@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from karni.agent.history import active_conditions, compose, detecting_providers
+from karni.agent.history import compose, detecting_providers
 
 ROOT = Path("/project")
 
@@ -98,27 +98,6 @@ def test_object_without_a_name_is_ignored(kinds):
     assert compose(ROOT, "a.py", providers=[Nameless()]) is None
 
 
-def test_active_conditions_follow_detection(kinds):
-    assert active_conditions(ROOT, providers=[kinds.Static(detect=False)]) == frozenset()
-    assert active_conditions(ROOT, providers=[kinds.Static()]) == {"history"}
-    assert active_conditions(ROOT, providers=[]) == frozenset()
-
-
-def test_active_conditions_variable_replaces_detection(kinds, monkeypatch):
-    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "")
-    assert active_conditions(ROOT, providers=[kinds.Static()]) == frozenset()
-    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", "history")
-    assert active_conditions(ROOT, providers=[kinds.Static(detect=False)]) == {"history"}
-    monkeypatch.setenv("KARNI_AGENT_CONDITIONS", " History , other,, ")
-    assert active_conditions(ROOT, providers=[]) == {"history", "other"}
-
-
-def test_active_conditions_never_asks_for_a_brief(kinds):
-    provider = kinds.Static()
-    active_conditions(ROOT, providers=[provider])
-    assert [call[0] for call in provider.calls] == ["detect"]
-
-
 def test_detecting_providers_in_name_order(kinds):
     b, a, none = (
         kinds.Static(name="b"),
@@ -188,7 +167,7 @@ def test_no_store_composition_never_imports_pathlib(tmp_path):
 
     code = f"""
 import sys
-from karni.agent.history import compose, active_conditions
+from karni.agent.history import compose, detecting_providers
 
 class Marked:
     name = "marked"
@@ -199,7 +178,7 @@ class Marked:
         return "x"
 
 assert compose({str(tmp_path)!r}, "a.py", providers=[Marked()]) is None
-assert active_conditions({str(tmp_path)!r}, providers=[Marked()]) == frozenset()
+assert detecting_providers({str(tmp_path)!r}, providers=[Marked()]) == []
 print(sorted(m for m in ("pathlib", "threading", "re", "typing") if m in sys.modules))
 """
     result = subprocess.run(

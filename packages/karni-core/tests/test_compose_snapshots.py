@@ -8,7 +8,7 @@ from karni.agent.history import compose
 
 ROOT = Path("/project")
 
-SEED_BRIEF = """## Why this file looks the way it does (Project Memory)
+CHRONICLE_BRIEF = """## Why this file looks the way it does (Project Memory)
 **Failed / superseded approaches (do NOT repeat)**
 - Hard delete with ON DELETE CASCADE — reverted: it destroyed payment history
 ## What shaped this file
@@ -16,8 +16,8 @@ SEED_BRIEF = """## Why this file looks the way it does (Project Memory)
 """
 
 
-def test_seed_example_block(kinds, snapshot_text):
-    provider = kinds.Static(name="gigai-chronicle", brief=SEED_BRIEF)
+def test_chronicle_example_block(kinds, snapshot_text):
+    provider = kinds.Static(name="gigai-chronicle", brief=CHRONICLE_BRIEF)
     assert compose(ROOT, "apps/events/models.py", providers=[provider]) == snapshot_text
 
 

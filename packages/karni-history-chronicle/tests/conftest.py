@@ -12,5 +12,5 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
 
 @pytest.fixture
 def example(fake_chronicle, tmp_path):
-    """The contract's example store (§1.6, §2.5) in tmp_path/repo."""
+    """The example store of docs/chronicle-contract.md in tmp_path/repo."""
     return fake_chronicle.example_store(tmp_path / "repo")

@@ -113,7 +113,7 @@ def test_bad_configuration_is_a_clear_error(arguments, message):
     assert str(raised.value) == f"ChronicleProvider: {message}"
 
 
-def test_the_seed_replacement_example_works():
+def test_the_documented_replacement_example_works():
     provider = ChronicleProvider(timeout=15.0)
     assert provider.timeout == 15.0
     assert provider.limit == 5

@@ -9,7 +9,7 @@ import pytest
 from karni.agent.history import HISTORY_TOKEN_CAP, compose, estimate_tokens
 from karni.agent.history_chronicle import ChronicleProvider
 
-SEED_EXAMPLE = """\
+CONTRACT_EXAMPLE = """\
 HISTORY: apps/events/models.py (gigai-chronicle)
 ## Why this file looks the way it does (Project Memory)
 **Failed / superseded approaches (do NOT repeat)**
@@ -56,7 +56,7 @@ def test_knowledge_fallback_through_compose(example, snapshot_text):
     assert output == snapshot_text
 
 
-def test_the_seed_example_compacts_byte_for_byte(fake_chronicle, tmp_path, snapshot_text):
+def test_the_contract_example_compacts_byte_for_byte(fake_chronicle, tmp_path, snapshot_text):
     store = fake_chronicle.create_store(tmp_path)
     store.add_session()
     store.add_prompt(
@@ -69,7 +69,7 @@ def test_the_seed_example_compacts_byte_for_byte(fake_chronicle, tmp_path, snaps
         "Hard delete with ON DELETE CASCADE — reverted: it destroyed payment history",
     )
     output = compose(tmp_path, "apps/events/models.py", providers=[ChronicleProvider()])
-    assert output == SEED_EXAMPLE
+    assert output == CONTRACT_EXAMPLE
     assert output == snapshot_text
 
 

@@ -31,15 +31,12 @@ def test_a_run_past_the_timeout_is_killed_with_everything_it_started(
     fake_chronicle.configure(delay=60, grandchild=True)
     provider = ChronicleProvider(timeout=1.0)
 
-    started = time.monotonic()
     if through_compose:
         result = compose(example.root, FILE, providers=[provider])
     else:
         result = provider.context(example.root, FILE)
-    elapsed = time.monotonic() - started
 
-    assert result is None
-    assert elapsed < 1.0 + 1.0
+    assert result is None  # a run left to finish would have answered after 60 s
     (call,) = fake_chronicle.calls()
     assert call.grandchild is not None
     assert _wait_until_gone(call.pid), f"the double (pid {call.pid}) is still running"
@@ -47,15 +44,20 @@ def test_a_run_past_the_timeout_is_killed_with_everything_it_started(
 
 
 def test_a_run_inside_the_timeout_is_briefed(example, fake_chronicle):
+    prompt = ChronicleProvider(timeout=5.0).context(example.root, FILE)
     fake_chronicle.configure(delay=0.3)
-    assert ChronicleProvider(timeout=5.0).context(example.root, FILE) is not None
+    slow = ChronicleProvider(timeout=5.0).context(example.root, FILE)
+    assert slow == prompt  # waiting changes nothing in the brief
+    assert slow is not None and slow.startswith(
+        "## Why this file looks the way it does (Project Memory)\n**Active decisions**\n"
+        "- No, keep session state in PostgreSQL.\n"
+    )
+    assert [call.argv[:2] for call in fake_chronicle.calls()] == [["context", FILE]] * 2
 
 
 def test_the_project_brief_has_the_same_deadline(example, fake_chronicle):
     fake_chronicle.configure(delay=60)
-    started = time.monotonic()
     assert ChronicleProvider(timeout=0.5).project_context(example.root) is None
-    assert time.monotonic() - started < 0.5 + 1.0
     (call,) = fake_chronicle.calls()
     assert _wait_until_gone(call.pid)
 
@@ -169,7 +171,7 @@ def test_no_decisions_is_no_project_brief(fake_chronicle, tmp_path):
 
 
 def test_a_longer_timeout_is_not_cut_short_by_karni(example, fake_chronicle):
-    # The seed's replacement, ChronicleProvider(timeout=15.0): a reply after 10.5 s (past
+    # The documented replacement, ChronicleProvider(timeout=15.0): a reply after 10.5 s (past
     # Karni's default 10 s deadline) still reaches the brief, because Karni waits for the
     # provider's own timeout plus a second.
     fake_chronicle.configure(delay=10.5)

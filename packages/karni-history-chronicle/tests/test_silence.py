@@ -1,4 +1,4 @@
-"""Every case the seed lists as "no brief", silently; and stderr warnings that are not."""
+"""Every "no brief" case of docs/chronicle-contract.md, silently; and stderr that is not one."""
 
 from __future__ import annotations
 

@@ -193,7 +193,7 @@ def test_memory_with_only_unrendered_kinds_prints_neither_block(fake_chronicle, 
     assert "## " not in pack["markdown"].split("## What shaped this file")[1]
 
 
-def test_the_upstream_minimal_example(fake_chronicle, store):
+def test_the_minimal_example(fake_chronicle, store):
     store.add_session()
     text = "let's use JWT — add token auth to auth.js\nTODO: revisit later for refresh rotation"
     store.add_prompt(text, {"auth.js": (1, 0)}, ts="2026-07-14T10:00:00.000Z")

@@ -160,29 +160,51 @@ def parse_record(file: str, text: str) -> AdrRecord | None:
         return None
     lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     meta, body = _front_matter(lines)
+    found = _title(body, number)
+    if found is None:
+        return None
+    title, title_index = found
+    status_lines, header_fields = _status_section_and_header(body[title_index + 1 :])
+    status, superseded_by, supersedes = _status(
+        meta.get("status") or header_fields.get("status"), status_lines
+    )
+    return AdrRecord(
+        number=number,
+        title=title,
+        status=status,
+        date=_date(meta.get("date") or header_fields.get("date") or ""),
+        file=file,
+        text=text,
+        superseded_by=superseded_by,
+        supersedes=supersedes,
+    )
 
-    title = None
-    title_index = 0
+
+def _title(body: list[str], number: int) -> tuple[str, int] | None:
+    """The first ``# Title`` (without the record's own number) and its line index."""
     for index, line in enumerate(body):
         match = _TITLE.match(line)
         if match and match.group(1).strip():
-            title, title_index = match.group(1), index
-            break
-    if title is None:
-        return None
-    prefix = _TITLE_NUMBER.match(title)
-    if prefix and int(prefix.group(1)) == number:
-        title = title[prefix.end() :]
-    title = _clean(title)
-    if not title:
-        return None
+            title = match.group(1)
+            prefix = _TITLE_NUMBER.match(title)
+            if prefix and int(prefix.group(1)) == number:
+                title = title[prefix.end() :]
+            title = _clean(title)
+            return (title, index) if title else None
+    return None
 
+
+def _status_section_and_header(lines: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The first ``## Status`` section's lines, and the fields between the title and a heading.
+
+    The fields are ``Status:`` and ``Date:`` lines (MADR 2 bullets included).
+    """
     status_lines: list[str] = []
     header_fields: dict[str, str] = {}
     in_header = True  # between the title and the first section heading
     in_status = False
     seen_status = False
-    for line in body[title_index + 1 :]:
+    for line in lines:
         heading = _HEADING.match(line)
         if heading:
             in_header = False
@@ -197,15 +219,17 @@ def parse_record(file: str, text: str) -> AdrRecord | None:
         elif in_header:
             field_match = _FIELD.match(line)
             if field_match:
-                key = field_match.group(1).lower()
-                header_fields.setdefault(key, field_match.group(2).strip())
+                header_fields.setdefault(field_match.group(1).lower(), field_match.group(2).strip())
+    return status_lines, header_fields
 
-    raw_status = meta.get("status") or header_fields.get("status")
-    if raw_status:
-        status_lines.insert(0, raw_status)
+
+def _status(
+    raw_status: str | None, section: list[str]
+) -> tuple[str | None, tuple[int, ...], tuple[int, ...]]:
+    """The status word and the records this one is superseded by and supersedes."""
+    status_lines = [raw_status, *section] if raw_status else list(section)
     status_lines = [_clean(line.lstrip("*_-+ ").strip()) for line in status_lines]
     status_lines = [line for line in status_lines if line]
-
     superseded_by: list[int] = []
     supersedes: list[int] = []
     for line in status_lines:
@@ -217,29 +241,22 @@ def parse_record(file: str, text: str) -> AdrRecord | None:
     status = _status_word(status_lines[0]) if status_lines else None
     if superseded_by:
         status = "superseded"
+    return status, tuple(superseded_by), tuple(supersedes)
 
-    raw_date = meta.get("date") or header_fields.get("date") or ""
-    date_match = _ISO_DATE.search(raw_date)
-    date = "-".join(date_match.groups()) if date_match else None
 
-    return AdrRecord(
-        number=number,
-        title=title,
-        status=status,
-        date=date,
-        file=file,
-        text=text,
-        superseded_by=tuple(superseded_by),
-        supersedes=tuple(supersedes),
-    )
+def _date(raw_date: str) -> str | None:
+    """The first ``YYYY-MM-DD`` in the date field, or None."""
+    match = _ISO_DATE.search(raw_date)
+    return "-".join(match.groups()) if match else None
 
 
 def _read(path: str) -> str | None:
+    """The record's text with universal newlines; None when unreadable, not UTF-8 or too large."""
+    from karni.agent.common.files import read_regular_file
+
     try:
-        if os.path.getsize(path) > MAX_RECORD_BYTES:
-            return None
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+        data = read_regular_file(path, MAX_RECORD_BYTES)
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except (OSError, UnicodeError, ValueError):
         return None
 

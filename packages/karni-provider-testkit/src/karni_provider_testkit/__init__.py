@@ -18,7 +18,9 @@ from karni_provider_testkit.lazy import lazy_attributes
 
 __all__ = [
     "CI_VARIABLES",
-    "DETECT_BUDGET_SECONDS",
+    "DETECT_MAX_READS",
+    "DETECT_MAX_STATS",
+    "DETECT_STATS_PER_FOLDER",
     "HOSTILE_PATHS",
     "ChronicleCall",
     "FakeChronicle",
@@ -29,6 +31,7 @@ __all__ = [
     "ProviderInstallation",
     "RawTextSnapshotExtension",
     "bounded_call",
+    "count_file_system_calls",
     "entry_point_value",
     "find_karni_command",
     "forbid_processes_and_sockets",
@@ -41,7 +44,9 @@ __all__ = [
 
 _WHERE = {
     "CI_VARIABLES": ".runner",
-    "DETECT_BUDGET_SECONDS": ".contract",
+    "DETECT_MAX_READS": ".contract",
+    "DETECT_MAX_STATS": ".contract",
+    "DETECT_STATS_PER_FOLDER": ".contract",
     "HOSTILE_PATHS": ".contract",
     "ChronicleCall": ".fake_chronicle",
     "FakeChronicle": ".fake_chronicle",
@@ -52,6 +57,7 @@ _WHERE = {
     "ProviderInstallation": ".install",
     "RawTextSnapshotExtension": ".snapshots",
     "bounded_call": ".probes",
+    "count_file_system_calls": ".probes",
     "entry_point_value": ".install",
     "find_karni_command": ".runner",
     "forbid_processes_and_sockets": ".probes",
@@ -65,7 +71,9 @@ _WHERE = {
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from karni_provider_testkit.contract import (
-        DETECT_BUDGET_SECONDS,
+        DETECT_MAX_READS,
+        DETECT_MAX_STATS,
+        DETECT_STATS_PER_FOLDER,
         HOSTILE_PATHS,
         ProviderContract,
     )
@@ -78,6 +86,7 @@ if TYPE_CHECKING:
     from karni_provider_testkit.probes import (
         ForbiddenCall,
         bounded_call,
+        count_file_system_calls,
         forbid_processes_and_sockets,
         unbounded_waits,
     )

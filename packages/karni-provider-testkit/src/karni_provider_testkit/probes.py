@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-__all__ = ["ForbiddenCall", "bounded_call", "forbid_processes_and_sockets", "unbounded_waits"]
+__all__ = [
+    "FileSystemCalls",
+    "ForbiddenCall",
+    "bounded_call",
+    "count_file_system_calls",
+    "forbid_processes_and_sockets",
+    "unbounded_waits",
+]
 
 
 class ForbiddenCall(Exception):
@@ -104,6 +111,56 @@ def forbid_processes_and_sockets() -> Iterator[list[str]]:
         pass
     with _patched(patches):
         yield attempts
+
+
+class FileSystemCalls:
+    """What :func:`count_file_system_calls` saw: each call, as ``(kind, path)``."""
+
+    def __init__(self) -> None:
+        self.stats: list[str] = []
+        """``os.stat``/``os.lstat`` calls (``is_dir``, ``exists``, ``realpath`` go through them)."""
+        self.reads: list[str] = []
+        """Files opened and folders listed (``open``, ``os.open``, ``scandir``, ``listdir``)."""
+
+
+_STAT_FUNCTIONS = ("stat", "lstat")
+_READ_FUNCTIONS = ("open", "scandir", "listdir")
+
+
+@contextmanager
+def count_file_system_calls() -> Iterator[FileSystemCalls]:
+    """Count the stats, opens and listings done in the block; the calls go ahead unchanged.
+
+    Patched: ``os.stat``, ``os.lstat``, ``os.open``, ``os.scandir``,
+    ``os.listdir``, ``builtins.open`` and ``io.open`` (``pathlib`` and
+    ``os.path`` call these at call time, so their checks are counted too).
+    """
+    import builtins
+    import io
+
+    seen = FileSystemCalls()
+
+    def counting(original: Callable[..., Any], into: list[str], what: str) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            into.append(f"{what}({repr(args[0])[:80] if args else ''})")
+            return original(*args, **kwargs)
+
+        return counted
+
+    patches: list[tuple[Any, str, Any]] = [
+        (os, name, counting(getattr(os, name), seen.stats, f"os.{name}"))
+        for name in _STAT_FUNCTIONS
+    ]
+    patches += [
+        (os, name, counting(getattr(os, name), seen.reads, f"os.{name}"))
+        for name in _READ_FUNCTIONS
+    ]
+    patches += [
+        (builtins, "open", counting(builtins.open, seen.reads, "open")),
+        (io, "open", counting(io.open, seen.reads, "io.open")),
+    ]
+    with _patched(patches):
+        yield seen
 
 
 @contextmanager

@@ -76,7 +76,7 @@ def check_adapters(root: str) -> CheckResult:
     name = "agent adapters"
     from pathlib import Path
 
-    from karni.cli.adapters import find_stale
+    from karni.cli.rules.adapters import find_stale
 
     try:
         stale = find_stale(Path(root))
@@ -91,7 +91,7 @@ def check_rules_file(root: str) -> CheckResult:
     """``karni.rules.py`` (when present) is valid."""
     from pathlib import Path
 
-    from karni.cli.rules_file import RulesFileError, load_rules_file
+    from karni.cli.rules.file import RulesFileError, load_rules_file
 
     name = "karni.rules.py"
     if not os.path.isfile(os.path.join(root, "karni.rules.py")):
@@ -105,7 +105,12 @@ def check_rules_file(root: str) -> CheckResult:
 
 def check_settings(root: str) -> CheckResult:
     """The project's ``.karni/config.toml`` and the global settings file are valid."""
-    from karni.cli.settings import ConfigError, global_config_path, project_config_path, read_config
+    from karni.cli.config.settings import (
+        ConfigError,
+        global_config_path,
+        project_config_path,
+        read_config,
+    )
 
     name = "settings"
     checked = []

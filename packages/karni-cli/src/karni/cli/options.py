@@ -1,11 +1,16 @@
-"""A small parser for the flag-and-positional command lines of ``doctor``, ``check``, ``config``.
+"""Parsing the command lines of ``doctor``, ``check``, ``config`` and ``new`` with ``argparse``.
 
-``argparse`` prints its own error format and exits by itself; Karni's
-commands report every mistake the same way (one ``karni: ...`` line, exit 2)
-through :class:`~karni.cli.errors.UsageError`, so they share this instead.
+Karni reports every mistake the same way, one ``karni: ...`` line and exit
+status 2, through :class:`~karni.cli.errors.UsageError`, and prints its own
+help text. So the parser here never prints or exits by itself: it raises.
+``context`` and ``rules`` parse by hand instead: they run before almost every
+step an agent takes, and importing ``argparse`` would cost them more than
+their own work.
 """
 
 from __future__ import annotations
+
+import argparse
 
 from karni.cli.errors import UsageError
 
@@ -14,6 +19,19 @@ __all__ = ["parse", "parse_flags"]
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import NoReturn
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose mistakes are :class:`UsageError`, never an exit."""
+
+    def __init__(self, command: str, usage: str) -> None:
+        super().__init__(prog=command, add_help=False, allow_abbrev=False, exit_on_error=False)
+        self.command = command
+        self.usage_line = usage
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} for `{self.command}`; {self.usage_line}")
 
 
 def parse(
@@ -28,25 +46,24 @@ def parse(
         usage: The usage line shown with a mistake.
 
     Returns:
-        ``({name: given}, positionals)``; ``--`` ends the options.
+        ``({name: given}, positionals)``; flags may come anywhere, ``--`` ends them.
 
     Raises:
         UsageError: An option that is not in ``flags``.
     """
-    given = dict.fromkeys(flags, False)
-    spelled = {spelling: name for name, spellings in flags.items() for spelling in spellings}
-    positionals: list[str] = []
-    options_done = False
-    for argument in argv:
-        if options_done or not argument.startswith("-") or argument == "-":
-            positionals.append(argument)
-        elif argument == "--":
-            options_done = True
-        elif argument in spelled:
-            given[spelled[argument]] = True
-        else:
+    parser = _Parser(command, usage)
+    for name, spellings in flags.items():
+        parser.add_argument(*spellings, dest=name, action="store_true")
+    parser.add_argument("positionals", nargs="*")
+    try:
+        namespace, unknown = parser.parse_known_intermixed_args(argv)
+    except argparse.ArgumentError as error:
+        parser.error(str(error))
+    for argument in unknown:
+        if argument.startswith("-") and argument != "-":
             raise UsageError(f"unknown option `{argument}` for `{command}`; {usage}")
-    return given, positionals
+    given = {name: bool(getattr(namespace, name)) for name in flags}
+    return given, [*namespace.positionals, *unknown]
 
 
 def parse_flags(

@@ -55,7 +55,7 @@ def _umask() -> int:
 
 def _build(staging: str, name: str) -> list[str]:
     from karni.agent.common.files import write_atomic
-    from karni.cli.adapters import sync
+    from karni.cli.rules.adapters import sync
 
     written = []
     for relative, text in project_files(name):

@@ -6,8 +6,7 @@ shown with ``-q/--quiet``, in CI, with ``suggest_tools = false`` (project or
 global settings), when a provider detects a store, or when a third-party
 provider is installed. Showing it is recorded first, in
 ``.karni/local/state.json``; if that fails it is not shown, so it can never
-repeat. ``context``, ``rules``, ``config`` and ``new`` never call this (the seed also
-names ``karni types``, which this CLI does not have).
+repeat. ``context``, ``rules``, ``config`` and ``new`` never call this.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ STATE_KEY = "history_tip_shown"
 
 
 def _suggest_tools(root: str) -> bool:
-    from karni.cli.settings import ConfigError, resolve
+    from karni.cli.config.settings import ConfigError, resolve
 
     try:
         value, _, _ = resolve("suggest_tools", root)
@@ -99,7 +98,7 @@ def offer_tip(
     """
     if suppressed_by(root, quiet=quiet, discovery=discovery, detected=detected) is not None:
         return False
-    from karni.cli.state import claim_once
+    from karni.cli.config.state import claim_once
 
     if not claim_once(root, STATE_KEY):
         return False

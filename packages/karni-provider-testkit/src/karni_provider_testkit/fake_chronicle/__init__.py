@@ -1,7 +1,7 @@
 r"""A faithful double of Gigai Chronicle's ``chronicle`` command, for tests.
 
 Gigai Chronicle cannot be installed here, so providers are tested against this
-double. It follows ``chronicle-contract.md`` for the two commands a history
+double. It follows ``docs/chronicle-contract.md`` for the two commands a history
 provider uses, ``chronicle context <file> [--limit N]`` and ``chronicle
 knowledge [--type decision|todo] [--session ID]`` (``--json`` anywhere on the
 command line):
@@ -96,7 +96,7 @@ init``). Every key is optional::
 
 :class:`FakeStore` writes this file for you (``add_session``, ``add_prompt``,
 ``add_knowledge``, ``add_memory``); :meth:`FakeChronicle.example_store` copies
-the store behind the contract's §1.6 and §2.5 examples.
+the store behind the examples of docs/chronicle-contract.md.
 
 Per-test behaviour: ``$FAKE_CHRONICLE_HOME/config.json``
 ========================================================

@@ -106,7 +106,7 @@ class FakeChronicle:
         return store
 
     def example_store(self, folder: str | os.PathLike[str]) -> FakeStore:
-        """Create the store behind the contract's examples (§1.6 (a)–(c), §2.5).
+        """Create the store behind the contract's examples (docs/chronicle-contract.md).
 
         ``context src/session/cache.ts`` gives example (a),
         ``context src/session/store.ts`` example (b) and

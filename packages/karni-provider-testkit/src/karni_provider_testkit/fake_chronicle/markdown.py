@@ -1,6 +1,6 @@
 """Chronicle's human-readable output: the context pack's Markdown and the knowledge listing.
 
-The templates are the contract's (§1.5 and §2.6), byte for byte: the empty
+The templates are Chronicle's (docs/chronicle-contract.md), byte for byte: the empty
 pack, the prompt list, the Project Memory block with its fixed groups, the
 older "Decisions & TODOs" fallback and the footer.
 """
@@ -106,7 +106,7 @@ def context_markdown(
 
 
 def knowledge_listing(items: list[dict[str, Any]], kinds: Sequence[str]) -> str:
-    """``chronicle knowledge`` human output (the contract's §2.6 template)."""
+    """``chronicle knowledge`` human output, as Chronicle prints it without ``--json``."""
     if not items:
         return (
             "No decisions or TODOs found in the Chronicle record yet.\n"

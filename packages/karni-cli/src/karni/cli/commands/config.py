@@ -3,7 +3,7 @@
 The project's ``.karni/config.toml`` (committed, team-wide) is the default
 target; ``--global`` targets ``$XDG_CONFIG_HOME/karni/config.toml``. When
 reading, the project file wins over the global one, which wins over the
-default. See :mod:`karni.cli.settings` for the keys and the file rules.
+default. See :mod:`karni.cli.config.settings` for the keys and the file rules.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ FLAGS = {"global": ("--global",), "help": ("-h", "--help")}
 
 
 def _help() -> str:
-    from karni.cli.settings import SETTINGS
+    from karni.cli.config.settings import SETTINGS
 
     keys = "\n".join(
         f"  {s.name} (default {'true' if s.default else 'false'})\n      {s.help}"
@@ -67,13 +67,22 @@ def _literal(value: bool) -> str:
 
 def run(argv: list[str]) -> int:
     """Run ``karni config``."""
-    from karni.cli.errors import UsageError
     from karni.cli.options import parse
 
     flags, positionals = parse(argv, "karni config", FLAGS, USAGE)
     if flags["help"]:
         sys.stdout.write(_help())
         return 0
+    action, arguments = _action(positionals)
+    if action == "set":
+        return _set(*arguments, global_only=flags["global"])
+    return _show(action, arguments, global_only=flags["global"])
+
+
+def _action(positionals: list[str]) -> tuple[str, list[str]]:
+    """The action and its arguments, checked against what each action takes."""
+    from karni.cli.errors import UsageError
+
     if not positionals:
         raise UsageError(f"`karni config` needs an action: get, set or list; {USAGE}")
     action, arguments = positionals[0], positionals[1:]
@@ -83,29 +92,35 @@ def run(argv: list[str]) -> int:
     if len(arguments) != expected:
         shape = {"get": "KEY", "set": "KEY VALUE", "list": "no arguments"}[action]
         raise UsageError(f"`karni config {action}` takes {shape}; {USAGE}")
+    return action, arguments
 
-    from karni.cli import settings
 
-    global_only = flags["global"]
-    if action == "set":
-        key, text = arguments
-        settings.lookup(key)
-        value = settings.parse_bool(key, text)
-        root = None
-        if global_only:
-            path = settings.global_config_path()
-        else:
-            root = _root_or_none()
-            if root is None:
-                raise settings.ConfigError(
-                    f"no Karni project at or above {os.getcwd()} (looked for manage.py or "
-                    f"karni.rules.py), so there is no .karni/config.toml to set `{key}` in; "
-                    f"run it inside a project, or pass --global"
-                )
-            path = settings.project_config_path(root)
-        settings.set_value(path, key, value, within=root)
-        sys.stdout.write(f"{key} = {_literal(value)} ({path})\n")
-        return 0
+def _set(key: str, text: str, *, global_only: bool) -> int:
+    """``karni config set KEY VALUE``: write the project's file, or the global one."""
+    from karni.cli.config import settings
+    from karni.cli.config.editing import set_value
+
+    settings.lookup(key)
+    value = settings.parse_bool(key, text)
+    root = None if global_only else _root_or_none()
+    if global_only:
+        path = settings.global_config_path()
+    elif root is None:
+        raise settings.ConfigError(
+            f"no Karni project at or above {os.getcwd()} (looked for manage.py or "
+            f"karni.rules.py), so there is no .karni/config.toml to set `{key}` in; "
+            f"run it inside a project, or pass --global"
+        )
+    else:
+        path = settings.project_config_path(root)
+    set_value(path, key, value, within=root)
+    sys.stdout.write(f"{key} = {_literal(value)} ({path})\n")
+    return 0
+
+
+def _show(action: str, arguments: list[str], *, global_only: bool) -> int:
+    """``karni config get KEY`` (the value) or ``list`` (every key, value and source)."""
+    from karni.cli.config import settings
 
     root = None if global_only else _root_or_none()
     keys = [arguments[0]] if action == "get" else list(settings.SETTINGS)

@@ -109,7 +109,7 @@ def resolve_path(root: str, path: str) -> str:
 
 def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:
     # Imported only when the cache misses: parsing is the expensive part.
-    from karni.cli.inventory import build
+    from karni.cli.inventory.report import build
 
     return build(root)
 
@@ -125,7 +125,7 @@ def run(argv: list[str]) -> int:
     root = find_project_root()
     relative = resolve_path(root, path) if path is not None else None
 
-    from karni.cli.inventory_cache import cached
+    from karni.cli.inventory.cache import cached
 
     output = cached(root, _build_inventory)
     if with_history:

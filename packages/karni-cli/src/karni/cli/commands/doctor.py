@@ -58,7 +58,7 @@ def _adapters(root: str | None) -> dict[str, Any]:
     if root is None:
         return {"status": "no-project", "stale": [], "error": None}
     try:
-        from karni.cli.adapters import find_stale
+        from karni.cli.rules.adapters import find_stale
     except ImportError as error:
         return {
             "status": "unavailable",

@@ -23,17 +23,17 @@ options:
   -h, --help  show this help
 """
 
+FLAGS = {"help": ("-h", "--help")}
+
 
 def run(argv: list[str]) -> int:
     """Run ``karni new`` with the arguments after ``new``; return the exit status."""
-    positional: list[str] = []
-    for arg in argv:
-        if arg in ("-h", "--help"):
-            print(USAGE, end="")
-            return 0
-        if arg.startswith("-"):
-            raise UsageError(f"unknown option `{arg}` for `karni new`; run `karni new --help`")
-        positional.append(arg)
+    from karni.cli.options import parse
+
+    flags, positional = parse(argv, "karni new", FLAGS, "run `karni new --help`")
+    if flags["help"]:
+        print(USAGE, end="")
+        return 0
     if len(positional) != 1:
         raise UsageError("`karni new` takes one folder name, e.g. `karni new my-shop`")
 

@@ -1,8 +1,9 @@
 """``karni rules``: the project's rules for an agent, and ``karni rules sync`` for the adapters.
 
 This runs before almost every task an agent starts, so arguments are parsed
-by hand and anything not needed for the plain listing (``json``, the adapter
-code) is imported only when asked for.
+by hand (importing ``argparse`` would cost more than the listing itself) and
+anything not needed for the plain listing (``json``, the adapter code) is
+imported only when asked for.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from karni.cli.rules_file import RulesFile
-    from karni.cli.rules_registry import Rule
+    from karni.cli.rules.model import Rule, RulesFile
 
 SUMMARY = "print the project's rules (--explain CODE, --json); `sync` the agent adapters"
 
@@ -89,10 +89,10 @@ def run(argv: list[str]) -> int:
 
     from pathlib import Path
 
-    from karni.agent.history import active_conditions
     from karni.cli.project import find_project_root
-    from karni.cli.rules_file import load_rules_file
-    from karni.cli.rules_registry import effective_rules, format_listing
+    from karni.cli.rules.conditions import active_conditions
+    from karni.cli.rules.file import load_rules_file
+    from karni.cli.rules.registry import effective_rules, format_listing
 
     root = Path(find_project_root())
     rules_file = load_rules_file(root)
@@ -109,7 +109,7 @@ def run(argv: list[str]) -> int:
 def _explain(
     code: str, rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile
 ) -> int:
-    from karni.cli.rules_registry import format_explanation, inactive_reason
+    from karni.cli.rules.registry import format_explanation, inactive_reason
 
     wanted = code.strip().upper()
     for rule in rules:
@@ -122,7 +122,7 @@ def _explain(
 def _json(rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile) -> int:
     import json
 
-    from karni.cli.rules_registry import KARNI_RULES
+    from karni.cli.rules.registry import KARNI_RULES
 
     active = {rule.code: rule for rule in rules}
     override = rules_file.override
@@ -174,7 +174,7 @@ def _sync(argv: list[str]) -> int:
 
 
 def _check(root: Path) -> int:
-    from karni.cli.adapters import adapter_states
+    from karni.cli.rules.adapters import adapter_states
 
     stale = [state for state in adapter_states(root) if state.state != "fresh"]
     for state in stale:
@@ -188,7 +188,7 @@ def _check(root: Path) -> int:
 
 
 def _write(root: Path, force: bool) -> int:
-    from karni.cli.adapters import sync
+    from karni.cli.rules.adapters import sync
 
     report = sync(root, force=force)
     backups = dict(report.backed_up)

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP, estimate_tokens
 from karni.agent.history.compose import (
-    CONDITIONS_VARIABLE,
-    active_conditions,
     compose,
     detect,
     detecting_providers,
@@ -51,7 +49,6 @@ from karni.agent.history.isolation import (
 __all__ = [
     "BUILTIN_PROVIDERS",
     "CHARS_PER_TOKEN",
-    "CONDITIONS_VARIABLE",
     "DEFAULT_PROVIDER_TIMEOUT",
     "ENTRY_POINT_GROUP",
     "HISTORY_TOKEN_CAP",
@@ -66,7 +63,6 @@ __all__ = [
     "ProviderImportError",
     "ProviderLoadError",
     "UnknownProviderError",
-    "active_conditions",
     "call_isolated",
     "compose",
     "detect",

@@ -8,7 +8,14 @@ ends with a line naming the command that prints the full brief.
 
 from __future__ import annotations
 
-__all__ = ["CHARS_PER_TOKEN", "HISTORY_TOKEN_CAP", "BriefBlock", "estimate_tokens", "fit_blocks"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "HISTORY_TOKEN_CAP",
+    "BriefBlock",
+    "body_room",
+    "estimate_tokens",
+    "fit_blocks",
+]
 
 HISTORY_TOKEN_CAP = 300
 """The cap, in estimated tokens, on the block ``karni context --with-history`` appends."""
@@ -26,6 +33,19 @@ if TYPE_CHECKING:
 def estimate_tokens(text: str) -> int:
     """Estimate the tokens in ``text`` as ``ceil(len(text) / 4)``."""
     return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def body_room(heading: str, providers: int, max_tokens: int = HISTORY_TOKEN_CAP) -> int:
+    """The characters a brief body may use and still never be cut by :func:`fit_blocks`.
+
+    The body is the brief's cleaned lines joined with newlines, the heading
+    excluded. Each of ``providers`` blocks is guaranteed at least an equal
+    share of the cap (see :func:`fit_blocks`), and pays for its heading and
+    two newlines (after the heading, and joining it to the next block) out of
+    it. See docs/how-to/write-a-provider.md ("Sizing a brief to its room").
+    """
+    share = (max_tokens * CHARS_PER_TOKEN + 1) // max(providers, 1)
+    return max(0, share - len(heading) - 2)
 
 
 class BriefBlock:

@@ -3,6 +3,10 @@
 Providers that detect a store are asked for a brief, in name order; each brief
 is cleaned, given a ``HISTORY:`` heading, and the whole block is fitted under
 the shared cap. Providers that detect nothing are never asked for a brief.
+
+A provider that sets ``accepts_room = True`` is told how many characters its
+brief may use (``room=N``, from :func:`karni.agent.history.cap.body_room`), so
+it can size itself instead of being cut; see docs/how-to/write-a-provider.md.
 """
 
 from __future__ import annotations
@@ -10,13 +14,11 @@ from __future__ import annotations
 import os
 
 from karni.agent.common.sanitize import clean_line, iter_brief_lines
-from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, fit_blocks
+from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, body_room, fit_blocks
 from karni.agent.history.isolation import call_isolated
 from karni.agent.history.markers import markers_rule_out
 
 __all__ = [
-    "CONDITIONS_VARIABLE",
-    "active_conditions",
     "compose",
     "detect",
     "detecting_providers",
@@ -29,8 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-CONDITIONS_VARIABLE = "KARNI_AGENT_CONDITIONS"
-"""When set, replaces store detection for conditional rules (comma-separated)."""
+    from karni.agent.history.isolation import ProviderCallOutcome
 
 
 def provider_name(provider: Any) -> str | None:
@@ -80,26 +81,6 @@ def detecting_providers(
     return [provider for _, provider in named if detect(provider, project_root)]
 
 
-def active_conditions(
-    project_root: str | os.PathLike[str], providers: Iterable[Any] | None = None
-) -> frozenset[str]:
-    """The conditions that switch conditional rules on, such as K008's ``history``.
-
-    ``KARNI_AGENT_CONDITIONS``, when set, replaces detection: an empty value
-    turns every conditional rule off, ``history`` forces K008 on. Otherwise the
-    set is ``{"history"}`` when any provider detects a store. Detection starts
-    no process.
-    """
-    raw = os.environ.get(CONDITIONS_VARIABLE)
-    if raw is not None:
-        return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-    chosen = _installed_providers() if providers is None else list(providers)
-    for provider in sorted(chosen, key=lambda p: provider_name(p) or ""):
-        if provider_name(provider) and detect(provider, project_root):
-            return frozenset({"history"})
-    return frozenset()
-
-
 def _one_line(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
@@ -107,18 +88,31 @@ def _one_line(value: Any) -> str | None:
     return line or None
 
 
+def _brief_method(provider: Any, path: str | None) -> Any:
+    """The method that gives ``provider``'s brief, or None when it has none to give."""
+    method = provider.context if path is not None else getattr(provider, "project_context", None)
+    return method if callable(method) else None
+
+
+def _heading(name: str, path: str | None) -> str:
+    where = "project" if path is None else _one_line(path) or "?"
+    return f"HISTORY: {where} ({name})"
+
+
+def _ask(provider: Any, root: Path, path: str | None, room: int) -> ProviderCallOutcome:
+    """Call the brief method, passing ``room`` only to a provider that declares ``accepts_room``."""
+    method = _brief_method(provider, path)
+    args = (root,) if path is None else (root, path)
+    if getattr(provider, "accepts_room", False) is True:
+        return call_isolated(lambda: method(*args, room=room), provider=provider)
+    return call_isolated(method, *args, provider=provider)
+
+
 def _block(
-    provider: Any, name: str, root: Path, path: str | None, max_tokens: int
+    provider: Any, name: str, root: Path, path: str | None, max_tokens: int, asked_count: int
 ) -> BriefBlock | None:
-    if path is None:
-        method = getattr(provider, "project_context", None)
-        if not callable(method):
-            return None
-        outcome = call_isolated(method, root, provider=provider)
-        heading = f"HISTORY: project ({name})"
-    else:
-        outcome = call_isolated(provider.context, root, path, provider=provider)
-        heading = f"HISTORY: {_one_line(path) or '?'} ({name})"
+    heading = _heading(name, path)
+    outcome = _ask(provider, root, path, body_room(heading, asked_count, max_tokens))
     if not outcome.ok or not isinstance(outcome.value, str) or not outcome.value.strip():
         return None
 
@@ -167,12 +161,16 @@ def compose(
         ``HISTORY:`` heading per provider that detects a store and has
         something to say, in name order.
     """
+    asked = [
+        provider
+        for provider in detecting_providers(project_root, providers)
+        if _brief_method(provider, path) is not None
+    ]
     blocks: list[BriefBlock] = []
-    for provider in detecting_providers(project_root, providers):
-        root = _as_path(project_root)
+    for provider in asked:
         name = provider_name(provider)
         assert name is not None
-        block = _block(provider, name, root, path, max_tokens)
+        block = _block(provider, name, _as_path(project_root), path, max_tokens, len(asked))
         if block is not None:
             blocks.append(block)
     lines = fit_blocks(blocks, max_tokens)

@@ -1,8 +1,9 @@
 """Turning ``karni.history_providers`` entry points into provider objects.
 
-The order of precedence is hatch's: Karni's own registration of a name (the
-built-in Chronicle provider, shipped by ``karni-history-chronicle``) is the
-fallback, and anyone else's entry point of the same name wins over it. When
+Karni's own registration of a name (the built-in Chronicle provider, shipped
+by ``karni-history-chronicle``) is only the fallback: anyone else's entry
+point of the same name wins over it, so a user can replace a built-in by
+installing a package (see docs/concepts/history-providers.md). When
 ``karni-history-chronicle`` is importable but its metadata is missing, the
 built-in is still found by its module path. Every failure is recorded, never
 raised, so ``karni doctor`` can show it and everything else keeps working.
@@ -226,51 +227,63 @@ def discover(
 
     allowed = _allow_list()
     providers: list[InstalledProvider] = []
-    failures: list[LoadFailure] = []
-    if allowed is not None:
-        for unknown in sorted(allowed - set(by_name)):
-            failures.append(
-                LoadFailure(
-                    unknown,
-                    "",
-                    None,
-                    UnknownProviderError(
-                        f"`{ALLOW_LIST_VARIABLE}` names `{unknown}`, which is not installed; "
-                        f"install it or remove it from the list"
-                    ),
-                )
-            )
+    failures = _unknown_names(allowed, by_name)
     for name in sorted(by_name):
         if allowed is not None and name not in allowed:
             continue
         chosen, failure = _choose(name, by_name[name])
+        if chosen is not None:
+            installed, failure = _load(name, chosen)
+            if installed is not None:
+                providers.append(installed)
         if failure is not None:
             failures.append(failure)
-            continue
-        assert chosen is not None
-        try:
-            provider = provider_from_object(
-                name, chosen.value, load_value(chosen.value), chosen.distribution
-            )
-        except ProviderLoadError as error:
-            failures.append(LoadFailure(name, chosen.value, chosen.distribution, error))
-            continue
-        except Exception as error:  # importing third-party code can raise anything
-            wrapped = ProviderImportError(
-                f"history provider `{name}` from {_describe(chosen.value, chosen.distribution)} "
-                f"failed to import: {type(error).__name__}: {error}; fix or reinstall that package"
-            )
-            wrapped.__cause__ = error
-            failures.append(LoadFailure(name, chosen.value, chosen.distribution, wrapped))
-            continue
-        builtin = _is_builtin(chosen)
-        providers.append(
-            InstalledProvider(
-                name, provider, chosen.value, chosen.distribution, chosen.version or None, builtin
-            )
-        )
     failures.sort(key=lambda failure: failure.name)
     return Discovery(providers, failures)
+
+
+def _unknown_names(
+    allowed: set[str] | None, by_name: dict[str, list[EntryPoint]]
+) -> list[LoadFailure]:
+    """A failure for each name ``KARNI_HISTORY_PROVIDERS`` lists that is not installed."""
+    return [
+        LoadFailure(
+            unknown,
+            "",
+            None,
+            UnknownProviderError(
+                f"`{ALLOW_LIST_VARIABLE}` names `{unknown}`, which is not installed; "
+                f"install it or remove it from the list"
+            ),
+        )
+        for unknown in sorted((allowed or set()) - set(by_name))
+    ]
+
+
+def _load(name: str, chosen: EntryPoint) -> tuple[InstalledProvider | None, LoadFailure | None]:
+    """The provider the entry point names, or the failure to load it."""
+    try:
+        provider = provider_from_object(
+            name, chosen.value, load_value(chosen.value), chosen.distribution
+        )
+    except ProviderLoadError as error:
+        return None, LoadFailure(name, chosen.value, chosen.distribution, error)
+    except Exception as error:  # importing third-party code can raise anything
+        wrapped = ProviderImportError(
+            f"history provider `{name}` from {_describe(chosen.value, chosen.distribution)} "
+            f"failed to import: {type(error).__name__}: {error}; fix or reinstall that package"
+        )
+        wrapped.__cause__ = error
+        return None, LoadFailure(name, chosen.value, chosen.distribution, wrapped)
+    installed = InstalledProvider(
+        name,
+        provider,
+        chosen.value,
+        chosen.distribution,
+        chosen.version or None,
+        _is_builtin(chosen),
+    )
+    return installed, None
 
 
 def _is_builtin(point: EntryPoint) -> bool:

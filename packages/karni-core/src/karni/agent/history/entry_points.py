@@ -194,15 +194,36 @@ def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
     """
     if not group.startswith(_GROUP_PREFIX):
         raise ValueError(f"only `karni.*` entry-point groups are indexed, not `{group}`")
+    entries = _path_entries(sys.path if path is None else path)
+    cache_path = _cache_file(entries)
+    cached = _load_cache(cache_path) if cache_path else {}
+    scanned, dirty = _scan(entries, cached)
+    trusted = {entry: value for entry, value in scanned.items() if value[0] >= 0}
+    if cache_path and (dirty or set(cached) != set(trusted)):
+        _write_cache(cache_path, trusted)
+    return _in_path_order(group, entries, scanned)
+
+
+def _path_entries(raw_entries: list[str]) -> list[str]:
+    """The folders to search, absolute, each once, in order."""
     entries: list[str] = []
     seen = set()
-    for raw in sys.path if path is None else path:
+    for raw in raw_entries:
         entry = os.path.abspath(raw or os.curdir)
         if entry not in seen:
             seen.add(entry)
             entries.append(entry)
-    cache_path = _cache_file(entries)
-    cached = _load_cache(cache_path) if cache_path else {}
+    return entries
+
+
+def _scan(
+    entries: list[str], cached: dict[str, tuple[int, list[tuple[str, ...]]]]
+) -> tuple[dict[str, tuple[int, list[tuple[str, ...]]]], bool]:
+    """``{entry: (mtime_ns, records)}`` for every folder, from the cache where it still holds.
+
+    A folder modified too recently to trust gets ``-1`` as its time, so it is
+    scanned again next time. The flag says whether the cache needs writing.
+    """
     import time
 
     now = time.time_ns()
@@ -214,18 +235,20 @@ def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
         except OSError:
             continue
         hit = cached.get(entry)
-        if hit is not None and hit[0] == mtime and mtime < now - _RACY_NS:
+        settled = mtime < now - _RACY_NS
+        if hit is not None and hit[0] == mtime and settled:
             scanned[entry] = hit
             continue
         records = [tuple(record) for record in _scan_path_entry(entry)]
-        if mtime < now - _RACY_NS:
-            dirty = True
-            scanned[entry] = (mtime, records)
-        else:
-            scanned[entry] = (-1, records)  # too recent to trust next time
-            dirty = dirty or hit is not None
-    if cache_path and (dirty or set(cached) != {e for e in scanned if scanned[e][0] >= 0}):
-        _write_cache(cache_path, {e: v for e, v in scanned.items() if v[0] >= 0})
+        scanned[entry] = (mtime if settled else -1, records)
+        dirty = dirty or settled or hit is not None
+    return scanned, dirty
+
+
+def _in_path_order(
+    group: str, entries: list[str], scanned: dict[str, tuple[int, list[tuple[str, ...]]]]
+) -> list[EntryPoint]:
+    """The entry points of ``group``; a distribution's first copy on the path hides the rest."""
     result: list[EntryPoint] = []
     distributions_seen: set[str] = set()
     for entry in entries:

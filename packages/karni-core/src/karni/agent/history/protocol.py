@@ -20,7 +20,11 @@ class HistoryProvider(Protocol):
     """What Karni calls on a history provider.
 
     ``project_context(project_root)`` and ``full_command(project_root, path)``
-    are optional and therefore not part of the required protocol.
+    are optional and therefore not part of the required protocol. So is the
+    room protocol: a provider whose class sets ``accepts_room = True`` is
+    called as ``context(project_root, path, room=N)`` and
+    ``project_context(project_root, room=N)``, where N is the number of
+    characters its brief (heading excluded) may use without being cut.
     """
 
     name: str

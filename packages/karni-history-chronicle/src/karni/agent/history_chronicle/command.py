@@ -10,6 +10,7 @@ The run itself is karni-core's :func:`karni.agent.common.processes.run_program`:
 starts (``git``, or a process that moved to a session of its own) outlives
 the call. It is imported here, inside the function, because the provider
 module is imported before every edit.
+See docs/chronicle-contract.md, "Exit status and the deadline".
 """
 
 from __future__ import annotations

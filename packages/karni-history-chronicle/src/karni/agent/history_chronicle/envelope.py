@@ -3,7 +3,7 @@
 Chronicle prints one compact JSON object per ``--json`` run. Anything else on
 stdout (not UTF-8, not JSON, not an object, another API version, the reply to
 another command) means this is not the Chronicle the provider was written
-for, and the provider stays silent.
+for, and the provider stays silent (docs/chronicle-contract.md, "The reply").
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ It satisfies Karni's duck-typed provider protocol without importing Karni:
 ``detect`` is a directory walk, ``context`` and ``project_context`` run the
 ``chronicle`` command and brief its JSON reply, ``full_command`` names the
 command that prints the whole brief. Any failure is silence (None), never an
-exception or output of its own.
+exception or output of its own. What the provider relies on of ``chronicle``
+(commands, arguments, exit codes, the JSON envelope, "no brief") is
+docs/chronicle-contract.md.
 """
 
 from __future__ import annotations

@@ -60,20 +60,18 @@ def command_path(store_root: str, project_root: str | os.PathLike[str], path: st
         path: The file, relative to ``project_root`` (POSIX).
 
     Returns:
-        The path relative to ``store_root``, POSIX and normalised, prefixed
-        with ``./`` when it starts with ``-`` so it cannot read as an option;
-        None when it lies outside ``store_root`` or is ``store_root`` itself
-        (Chronicle refuses both).
+        The path relative to ``store_root``, POSIX and normalised, with
+        karni-core's one symlink rule (:mod:`karni.agent.common.paths`),
+        prefixed with ``./`` when it starts with ``-`` so it cannot read as an
+        option; None when it lies outside ``store_root`` or is ``store_root``
+        itself (Chronicle refuses both).
     """
+    from karni.agent.common.paths import project_relative
+
     try:
-        root = os.path.realpath(project_root)
-        target = os.path.normpath(os.path.join(root, path))
-        relative = os.path.relpath(target, store_root)
+        relative = project_relative(store_root, path, cwd=os.path.realpath(project_root))
     except (OSError, ValueError):
         return None
-    if os.path.isabs(relative) or relative in (os.curdir, os.pardir):
+    if relative is None or relative == ".":
         return None
-    if relative.startswith(os.pardir + os.sep):
-        return None
-    relative = relative.replace(os.sep, "/")
     return f"./{relative}" if relative.startswith("-") else relative
