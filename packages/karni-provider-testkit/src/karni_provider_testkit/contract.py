@@ -268,9 +268,10 @@ class ProviderContract:
         from karni.agent.common import ownership
 
         shared = tmp_path / "shared"
-        shared.mkdir()
-        self.make_store(shared)
         project = make_karni_project(shared / "project")
+        if self._call(self.make_provider().detect, project) is not False:
+            pytest.skip("detect() is not False without a store (another test says so)")
+        self.make_store(shared)
         if self._call(self.make_provider().detect, project) is not True:
             pytest.skip("the provider does not look for a store in parent folders")
         own = ownership.owner_uid
