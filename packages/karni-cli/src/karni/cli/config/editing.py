@@ -89,10 +89,15 @@ def set_value(path: str, key: str, value: bool, *, within: str | None = None) ->
             continue
     else:
         raise ConfigError(f"{path}: could not set `{key}` safely; edit the file by hand")
+    from karni.agent.common.errors import UnsafePathError
     from karni.agent.common.files import make_folders, write_atomic
 
     try:
         make_folders(os.path.dirname(path), within=within)
         write_atomic(path, edited, within=within)
+    except UnsafePathError as error:
+        raise ConfigError(
+            f"not writing {path}: {error.strerror}; replace the link with a real file or folder"
+        ) from None
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None
