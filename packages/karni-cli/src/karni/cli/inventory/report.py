@@ -132,9 +132,8 @@ def _renderer_files() -> list[str]:
 
 def build(root: str) -> tuple[str, list[tuple[str, ...]]]:
     """The rendered inventory and every file-system fact it was derived from."""
-    from karni.cli.inventory.facts import recorded
-
     from karni.agent.common.sanitize import clean_field
+    from karni.cli.inventory.facts import recorded
 
     lines, facts = recorded(lambda: inventory_lines(root))
     # App labels and file names come from the repository: one clean line each.
