@@ -224,7 +224,7 @@ def store_compartments(root: str, count: int, touching: str | None = None) -> No
 
 def bench_render(count: int = 10_000) -> None:
     """Print the time to render ``count`` compartments, as a function and as the command."""
-    from karni_historian.render import render_history
+    from karni_historian.brief.render import render_history
 
     compartments = _compartments(count)
     for budget in (19_500, 60_000):

@@ -1,9 +1,9 @@
-"""Chunk building (reference §3.3, §4.5, §7 C1–C7 and T14) and the protected tail (§3.2)."""
+"""Chunk building and the protected tail (docs/historian/chunk.md)."""
 
 from __future__ import annotations
 
 import pytest
-from karni_historian.chunk import (
+from karni_historian.condense.chunk import (
     TRUNCATION_MARKER,
     Chunk,
     ChunkCoverageError,
@@ -37,7 +37,7 @@ def chunk(messages, *, offset=1, eligible_end=1000, budget=32_000, **kw) -> Chun
     )
 
 
-def test_c1_noise_and_tool_results_merge() -> None:
+def test_noise_and_tool_results_merge() -> None:
     ms = [
         U(1, "<system-reminder>ignore</system-reminder>"),
         A(2, "I will inspect"),
@@ -50,14 +50,14 @@ def test_c1_noise_and_tool_results_merge() -> None:
     assert (c.start, c.end, c.has_more) == (1, 4, False)
 
 
-def test_c2_tool_only_block_from_offset() -> None:
+def test_tool_only_block_from_offset() -> None:
     ms = [U(1, "before"), U(2, ToolPart("read", {"path": "src/lib.rs"})), U(3, "after")]
     c = chunk(ms, offset=2)
     assert c.text == "[2] A: TC: read(src/lib.rs)\n[3] U: after"
     assert c.tool_only_ranges == ((2, 2),)
 
 
-def test_c3_commit_clusters() -> None:
+def test_commit_clusters() -> None:
     ms = [
         U(1, "go"),
         A(2, "committed abcdef1 with fix"),
@@ -73,7 +73,7 @@ def test_c3_commit_clusters() -> None:
     assert c.lines[1].commits == ("abcdef1",)
 
 
-def test_c4_at_most_five_commits() -> None:
+def test_at_most_five_commits() -> None:
     c = chunk([A(1, "committed 1111111 2222222 3333333 4444444 5555555 6666666 with cap")])
     assert (
         c.text == "[1] A: commits: 1111111, 2222222, 3333333, 4444444, 5555555 committed with cap"
@@ -81,18 +81,18 @@ def test_c4_at_most_five_commits() -> None:
     assert c.commit_clusters == 1
 
 
-def test_c5_commit_text_cleanup() -> None:
+def test_commit_text_cleanup() -> None:
     assert chunk([A(1, "committed (abcdef1) , , cleanup")]).text == (
         "[1] A: commits: abcdef1 committed, cleanup"
     )
 
 
-def test_c6_noise_absorbed_into_next_block() -> None:
+def test_noise_absorbed_into_next_block() -> None:
     ms = [U(1, "hello"), Message(2, "user", (T(""),)), A(3, "done")]
     assert chunk(ms).text == "[1] U: hello\n[2-3] A: done"
 
 
-def test_c7_adjacent_tool_only_messages() -> None:
+def test_adjacent_tool_only_messages() -> None:
     ms = [
         A(1, ToolPart("read", {"path": "one"})),
         A(2, ToolPart("read", {"path": "two"})),
@@ -121,7 +121,7 @@ def t14_messages() -> list[Message]:
     ]
 
 
-def test_t14_expand_tools_in_chunk() -> None:
+def test_expand_tools_in_chunk() -> None:
     assert chunk(t14_messages()).text == (
         "[1] U: Delegate and ask about mode.\n[2-3] A: TC: PM to Ada: Check the parser. / "
         "I am coordinating. / TC: Asked: Which mode? [options: Strict / Fast]  → Strict / "
@@ -129,7 +129,7 @@ def test_t14_expand_tools_in_chunk() -> None:
     )
 
 
-def test_t14_without_expansions_is_the_legacy_chunk() -> None:
+def test_without_expansions_tools_are_compact_summaries() -> None:
     c = chunk(t14_messages(), expand_tools={})
     assert (
         c.text.split("\n")[1] == "[2-3] A: I am coordinating. / TC: read(README.md) / TC: peer_send"
@@ -326,42 +326,3 @@ def test_wrapup_boundary() -> None:
     assert wrapup_boundary(ms, 2, snap_tokens=0) == 4
     assert wrapup_boundary(ms, 100) == 1
     assert wrapup_boundary([], 5) == 1
-
-
-def test_token_tail_start() -> None:
-    from karni_historian.chunk import raw_tokens, token_tail_start
-
-    # Ten turns of 350-character messages: 100 tokens each with the default estimator.
-    ms = []
-    for i in range(1, 21, 2):
-        ms.append(U(i, "u" * 350))
-        ms.append(A(i + 1, "a" * 350))
-    assert raw_tokens(ms[0]) == 100
-    # A 300-token tail keeps 18-20; snapped back to the user turn at 17.
-    assert token_tail_start(ms, 300) == 17
-    # The newest meaningful user message always stays raw.
-    assert token_tail_start(ms, 50) == 19
-    assert token_tail_start(ms, 50, force=True) == 20
-    # Fewer than 256 eligible tokens: nothing is eligible.
-    assert token_tail_start(ms, 1800) == 1
-    assert token_tail_start(ms, 300, offset=13) == 17  # 400 eligible tokens
-    assert token_tail_start(ms, 300, offset=15) == 15  # only 200: nothing eligible
-    assert token_tail_start(ms, 300, offset=16) == 16
-    assert token_tail_start([], 300, offset=4) == 4
-
-
-def test_token_tail_start_fences_tool_arcs() -> None:
-    from karni_historian.chunk import token_tail_start
-
-    call = ToolPart("bash", {"command": "x"}, call_id="k")
-    result = ToolPart("bash", {"command": "x"}, "o" * 700, call_id="k")
-    ms = [
-        U(1, "u" * 700),
-        A(2, "a" * 700),
-        U(3, "go " * 200),
-        A(4, call),
-        U(5, result),
-        A(6, "done"),
-    ]
-    # The 200-token suffix ends inside the 4→5 arc; fenced to 4, snapped to the user turn 3.
-    assert token_tail_start(ms, 200, force=True) == 3

@@ -254,9 +254,9 @@ def test_session_choice(project, tmp_path, capsys):
 
 
 def test_expand_stops_at_the_15000_token_budget(tmp_path):
-    from karni_historian.cli import EXPAND_TOKEN_BUDGET, expand_range
+    from karni_historian.brief.expand import EXPAND_TOKEN_BUDGET, expand_range
+    from karni_historian.condense.settings import Settings
     from karni_historian.model import TextPart
-    from karni_historian.runner import Settings
     from karni_historian.store import Store, parts_to_json
 
     assert EXPAND_TOKEN_BUDGET == 15_000

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from karni.agent.history import HISTORY_TOKEN_CAP, compose
+from karni_historian.brief.provider import HistorianProvider
 from karni_historian.cli import main
 from karni_historian.ingest.claude_code import project_key
-from karni_historian.provider import HistorianProvider
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SESSION = "7d3e2a10-5c4b-4f1e-9a2d-3b8c6e1f0a42"

@@ -1,10 +1,10 @@
-"""Historian output: parsing (§3.6), validation (§3.7, V1–V8) and writing (§3.5)."""
+"""Historian output: parsing, validation and writing (docs/historian/validation.md)."""
 
 from __future__ import annotations
 
 import pytest
-from karni_historian.chunk import Chunk, ChunkLine
-from karni_historian.compartment_xml import (
+from karni_historian.condense.chunk import Chunk, ChunkLine
+from karni_historian.condense.compartment_xml import (
     HistorianOutputError,
     emit,
     parse,
@@ -50,7 +50,7 @@ def check(xml: str, chunk: Chunk, **kw):
     return validate(parse(xml), chunk, **kw)
 
 
-def test_v1_valid_with_side_channels() -> None:
+def test_valid_with_side_channels() -> None:
     extra = (
         "<facts><PROJECT_RULES>\n* Run tests with uv.\n</PROJECT_RULES></facts>"
         '<events><causal_incident at_compartment="1"><summary>broke</summary></causal_incident>'
@@ -70,19 +70,19 @@ def test_v1_valid_with_side_channels() -> None:
     assert r.primer == (2, "Why uv?")
 
 
-def test_v2_overlap() -> None:
+def test_overlap() -> None:
     with pytest.raises(HistorianOutputError) as info:
         check(output(comp(1, 3), comp(3, 4)), lines_chunk(1, 4))
     assert str(info.value) == PREFIX + "overlap before message 4 (saw 3-4)"
 
 
-def test_v3_gap_outside_tool_only_ranges() -> None:
+def test_gap_outside_tool_only_ranges() -> None:
     with pytest.raises(HistorianOutputError) as info:
         check(output(comp(1, 2), comp(19, 22)), lines_chunk(1, 24))
     assert str(info.value) == PREFIX + "gap before message 19 (expected 3)"
 
 
-def test_v4_tool_only_gap_healed_then_discard_last() -> None:
+def test_tool_only_gap_healed_then_discard_last() -> None:
     r = check(output(comp(1, 2), comp(23, 24)), lines_chunk(1, 24, ((3, 22),)))
     assert [(c.start, c.end) for c in r.compartments] == [(1, 22)]
     assert r.unprocessed_from == 23
@@ -94,7 +94,7 @@ def test_gap_must_lie_inside_one_tool_only_range() -> None:
         check(output(comp(1, 2), comp(23, 24)), lines_chunk(1, 24, ((3, 10), (12, 22))))
 
 
-def test_v5_unprocessed_from_mismatch() -> None:
+def test_unprocessed_from_mismatch() -> None:
     with pytest.raises(HistorianOutputError) as info:
         check(output(comp(1, 2), unprocessed=4), lines_chunk(1, 5))
     assert (
@@ -102,7 +102,7 @@ def test_v5_unprocessed_from_mismatch() -> None:
     )
 
 
-def test_v6_discard_last_and_its_guards() -> None:
+def test_discard_last_and_its_guards() -> None:
     extra = (
         "<facts><CONSTRAINTS>\n* keep\n</CONSTRAINTS></facts>"
         "<user_observations>\n* o\n</user_observations>"
@@ -134,13 +134,13 @@ def test_discard_last_skipped_when_it_would_split_an_arc() -> None:
         '<output><compartments><compartment start="1" end="2" title="x" /></compartments></output>',
     ],
 )
-def test_v7_no_usable_compartments(xml: str) -> None:
+def test_no_usable_compartments(xml: str) -> None:
     with pytest.raises(HistorianOutputError) as info:
         check(xml, lines_chunk(1, 2))
     assert str(info.value) == "Historian returned no usable compartments."
 
 
-def test_v8_events_past_the_compartments_are_dropped() -> None:
+def test_events_past_the_compartments_are_dropped() -> None:
     extra = (
         '<events><causal_incident at_compartment="3"><summary>x</summary></causal_incident>'
         '<causal_incident at_compartment="2"><summary>y</summary></causal_incident></events>'

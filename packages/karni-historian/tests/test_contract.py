@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from karni_historian.brief.provider import HistorianProvider
 from karni_historian.model import Compartment, TextPart
-from karni_historian.provider import HistorianProvider
 from karni_historian.store import RunRecord, Store, parts_to_json
 from karni_provider_testkit import ProviderContract
 

@@ -6,9 +6,13 @@ import itertools
 import random
 
 import pytest
-from karni_historian.chunk import build_chunk, completed_arcs
-from karni_historian.compartment_xml import HistorianOutputError, parse
-from karni_historian.extractive import HISTORIAN_NAME, compartmentalize, episodes, summarize
+from karni_historian.condense.chunk import build_chunk, completed_arcs
+from karni_historian.condense.compartment_xml import HistorianOutputError, parse, validate
+from karni_historian.condense.extractive import (
+    HISTORIAN_NAME,
+    episodes,
+    summarize,
+)
 from karni_historian.model import Fact, Message, TextPart, ToolPart
 
 
@@ -18,6 +22,11 @@ def U(o: int, *parts) -> Message:
 
 def A(o: int, *parts) -> Message:
     return Message(o, "assistant", tuple(TextPart(p) if isinstance(p, str) else p for p in parts))
+
+
+def compartmentalize(chunk, messages, **options):
+    """The built-in historian's output for ``chunk``, parsed and validated as a run does."""
+    return validate(parse(summarize(chunk, messages)), chunk, **options)
 
 
 def tool(name: str, call_id: str, output: str = "ok", **data) -> ToolPart:

@@ -424,7 +424,7 @@ def test_chronicle_session_logs(project):
         assert messages[2].parts == (TextPart(long_text),)
         assert messages[3].parts == (TextPart("committed 3f9a1c0d2b Soft delete"),)
         assert messages[4].parts == (TextPart("[METADATA-ONLY]", ignored=True),)
-        # A blob whose content does not match its name is not trusted (contract §4.3).
+        # A blob whose content does not match its name is not trusted (docs/chronicle-contract.md).
         assert messages[5].parts == (
             TextPart(f"[blob sha256-{'0' * 64} does not match its hash]", ignored=True),
         )

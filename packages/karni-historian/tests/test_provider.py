@@ -3,10 +3,12 @@ import subprocess
 import sys
 
 import pytest
-from karni.agent.history import HISTORY_TOKEN_CAP, compose
+from karni.agent.history import compose
+from karni.agent.history.cap import body_room
 from karni.agent.history.markers import markers_rule_out
+from karni_historian.brief.briefs import file_brief
+from karni_historian.brief.provider import HistorianProvider
 from karni_historian.model import Compartment, Fact, TextPart
-from karni_historian.provider import HistorianProvider, file_brief
 from karni_historian.store import RunRecord, Store, parts_to_json
 
 
@@ -112,9 +114,11 @@ def test_tight_room_decays_old_episodes_instead_of_cutting(root):
     ]
     fill(root, episodes)
     provider = HistorianProvider()
-    brief = provider.context(root, "a.py")
     heading = "HISTORY: a.py (historian)"
-    assert len(brief) + len(heading) + 1 <= HISTORY_TOKEN_CAP * 4
+    room = body_room(heading, 1)  # what Karni passes a lone provider
+    brief = provider.context(root, "a.py", room=room)
+    assert len(brief) <= room
+    assert brief != provider.context(root, "a.py", room=room // 2)
     lines = brief.splitlines()
     assert lines[0] == "Episodes that touched this file, oldest first:"
     # The newest episode keeps its paraphrase; the oldest shown ones are anchors.

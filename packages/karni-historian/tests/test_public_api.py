@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import json
 from pathlib import Path
 
 import karni_historian
@@ -16,26 +16,57 @@ from karni_historian import (
     errors,
     ingest,
     render,
+    runner,
     store,
     templates,
 )
 
 
-def params(fn) -> list[str]:
-    return list(inspect.signature(fn).parameters)
-
-
-def test_signatures_and_return_types() -> None:
-    assert params(decay.tier) == ["index", "importance", "pressure"]
-    assert inspect.signature(decay.tier).return_annotation == "int"
-    assert params(decay.pressure) == ["items", "budget"]
-    assert inspect.signature(decay.pressure).return_annotation == "float"
-    assert params(templates.expand) == ["template", "input", "output"]
-    assert inspect.signature(templates.expand).return_annotation == "str"
-    assert params(render.render_history)[:2] == ["compartments", "budget"]
-    assert inspect.signature(render.render_history).return_annotation == "str"
+def test_the_documented_calls_take_their_documented_arguments() -> None:
+    # Called by keyword, as the README names the parameters: a rename breaks these calls.
+    assert decay.tier(index=19, importance=50, pressure=1.0) == 3
+    assert decay.tier(index=19, importance=75, pressure=1.0) == 2  # importance doubles it
+    assert decay.tier(index=19, importance=50, pressure=4.0) == 5  # pressure shortens it
+    assert decay.pressure(items=[(i, 50) for i in range(1, 51)], budget=0) == 1.0
+    assert templates.expand(template="${output.n}", input=None, output='{"n": 4.0}') == "4"
+    block = render.render_history(
+        compartments=[karni_historian.Compartment(1, 2, "T", p1="long", p4="")], budget=20
+    )
+    assert block == '<session-history>\n<compartment start="1" end="2" title="T" />\n' + (
+        "</session-history>"
+    )
     for fn in (decay.tier, decay.pressure, templates.expand, render.render_history):
         assert fn.__doc__ and "Args:" in fn.__doc__ and "Returns:" in fn.__doc__
+
+
+def test_the_documented_pipeline_runs_end_to_end(tmp_path) -> None:
+    # store.Store, ingest.ingest, runner.wrapup with a historian= callable, chunk and XML.
+    from karni_historian.condense.compartment_xml import emit
+
+    (tmp_path / "manage.py").write_text("")
+    transcript = tmp_path / "t.jsonl"
+    lines = [
+        {"session": "s", "role": "user" if i % 2 == 0 else "assistant", "text": f"m{i}"}
+        for i in range(6)
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    seen = []
+
+    def historian(chunk, messages):
+        seen.append(chunk.text)
+        body = [karni_historian.Compartment(chunk.start, chunk.end, "All", p1="all", p4="")]
+        return emit(body)
+
+    historian.name = "test/one"
+    with store.Store.open(tmp_path, create=True) as db:
+        report = ingest.ingest(db, tmp_path, [str(transcript)])
+        assert report.messages_added == 6
+        outcome = runner.wrapup(db, "s", 2, historian=historian)
+        assert (outcome.status, outcome.covered_to) == ("ok", 4)
+        assert seen == ["[1] U: m0\n[2] A: m1\n[3] U: m2\n[4] A: m3"]
+        built = chunk.build_chunk(db.messages("s"), offset=1, eligible_end=7, budget_tokens=100)
+        parsed = compartment_xml.parse(historian(built, []))
+        assert [c.end for c in compartment_xml.validate(parsed, built).compartments] == [6]
 
 
 def test_the_public_calls_work_as_documented() -> None:
@@ -100,8 +131,10 @@ def test_error_hierarchy_and_documented_homes() -> None:
         errors.ChunkCoverageError,
     ):
         assert issubclass(value_error, ValueError)
+    from karni_historian.brief.budget import history_budget_tokens
+
     with pytest.raises(errors.HistorianError, match="history_budget_percentage"):
-        budget.history_budget_tokens(200_000, 65, 0.9)
+        history_budget_tokens(200_000, 65, 0.9)
 
 
 def test_package_is_typed() -> None:

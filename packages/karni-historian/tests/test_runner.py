@@ -2,10 +2,11 @@ import itertools
 import time
 
 import pytest
-from karni_historian import runner
-from karni_historian.compartment_xml import emit
+from karni_historian.condense import runner
+from karni_historian.condense.compartment_xml import emit
+from karni_historian.condense.dates import local_date
+from karni_historian.condense.settings import Settings, load_settings
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
-from karni_historian.runner import Settings, load_settings, local_date
 from karni_historian.store import Store, parts_to_json
 
 
@@ -203,7 +204,7 @@ def test_settings_from_project_and_user_config(root, tmp_path):
     ],
 )
 def test_configuration_errors_name_the_key(root, text, message):
-    from karni_historian.budget import ConfigurationError
+    from karni_historian.brief.budget import ConfigurationError
 
     (root / ".karni").mkdir()
     (root / ".karni" / "config.toml").write_text(f"[historian]\n{text}\n")
@@ -267,4 +268,4 @@ def test_run_records_name_the_historian(root):
             "SELECT historian FROM historian_runs ORDER BY id"
         ).fetchall()
     assert [row[0] for row in rows] == ["test/one-per-line", "one_per_line"]
-    assert runner._historian_name(None) == runner.HISTORIAN_NAME == "local/extractive"
+    assert runner.historian_name(None) == runner.HISTORIAN_NAME == "local/extractive"

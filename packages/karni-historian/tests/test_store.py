@@ -130,7 +130,7 @@ def test_publish_appends_compartments_and_deduplicates_facts(root):
             RunRecord("s", "wrapup", "ok", compartments_produced=1, importances=[80]),
         )
         stored = store.compartments("s")
-        # content mirrors p1 for tiered rows, as upstream stores them.
+        # content mirrors p1 (docs/historian/store.md).
         assert [(c.sequence, c.compartment) for c in stored] == [
             (0, replace(first, content="one")),
             (1, replace(second, content="two")),

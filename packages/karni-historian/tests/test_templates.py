@@ -1,10 +1,10 @@
-"""expand_tools templates: reference §4 and the §7 T1–T15 cases."""
+"""expand_tools templates (docs/historian/templates.md)."""
 
 from __future__ import annotations
 
 import pytest
-from karni_historian.budget import ConfigurationError
-from karni_historian.templates import (
+from karni_historian.brief.budget import ConfigurationError
+from karni_historian.condense.templates import (
     BUILTIN_TEMPLATES,
     TemplateError,
     compile_template,
@@ -16,14 +16,14 @@ from karni_historian.templates import (
 B = BUILTIN_TEMPLATES
 
 
-def test_t1_ctx_note() -> None:
+def test_ctx_note() -> None:
     got = expand(
         B["ctx_note"], {"action": "write", "content": "Review parser boundaries"}, "Saved note #7."
     )
     assert got == "Note write : Review parser boundaries → Saved note #7."
 
 
-def test_t2_todowrite() -> None:
+def test_todowrite() -> None:
     todos = [
         {"content": "Inspect schema", "status": "completed"},
         {"content": "Test renderer", "status": "in_progress"},
@@ -33,12 +33,12 @@ def test_t2_todowrite() -> None:
     )
 
 
-def test_t3_ask_keeps_two_spaces() -> None:
+def test_ask_keeps_two_spaces() -> None:
     got = expand(B["ask"], {"question": "Which mode?", "options": ["Strict", "Fast"]}, "Strict")
     assert got == "Asked: Which mode? [options: Strict / Fast]  → Strict"
 
 
-def test_t4_peer_send() -> None:
+def test_peer_send() -> None:
     got = expand(
         B["peer_send"],
         {"agent_id": "Ada", "message": "Check the parser.\nReport edge cases."},
@@ -47,7 +47,7 @@ def test_t4_peer_send() -> None:
     assert got == "PM to Ada: Check the parser. Report edge cases."
 
 
-def test_t5_board_keeps_trailing_space() -> None:
+def test_board_keeps_trailing_space() -> None:
     ops = [
         {"op": "item", "item": "Parser", "state": "done"},
         {
@@ -67,7 +67,7 @@ def test_t5_board_keeps_trailing_space() -> None:
     )
 
 
-def test_t6_task() -> None:
+def test_task() -> None:
     got = expand(
         B["task"],
         {"subagent_type": "explore", "prompt": "Find the config loader."},
@@ -79,7 +79,7 @@ def test_t6_task() -> None:
     )
 
 
-def test_t7_nested_fields_and_json_output() -> None:
+def test_nested_fields_and_json_output() -> None:
     got = expand(
         "${input.nested.text} → ${output.answer}",
         {"nested": {"text": "Choose\r\nmode"}},
@@ -88,22 +88,22 @@ def test_t7_nested_fields_and_json_output() -> None:
     assert got == "Choose mode → Strict"
 
 
-def test_t8_bare_output_is_verbatim() -> None:
+def test_bare_output_is_verbatim() -> None:
     assert expand("${output}", {}, '{ "answer": "Strict" }') == '{ "answer": "Strict" }'
 
 
-def test_t9_missing_everything() -> None:
+def test_missing_everything() -> None:
     assert expand("${input.absent}/${output.answer}/${output}", {}, None) == "//"
 
 
-def test_t10_non_strings_are_compact_sorted_json() -> None:
+def test_non_strings_are_compact_sorted_json() -> None:
     data = {"ops": [{"state": "done", "op": "item"}], "enabled": True, "n": 4, "nil": None}
     assert expand("${input.ops} ${input.enabled} ${input.n} ${input.nil}", data, None) == (
         '[{"op":"item","state":"done"}] true 4 null'
     )
 
 
-def test_t11_index_and_projection() -> None:
+def test_index_and_projection() -> None:
     todos = [{"content": "Inspect"}]
     assert (
         expand("${input.todos[0].content}/${input.todos[8].content}", {"todos": todos}, None)
@@ -120,7 +120,7 @@ def test_t11_index_and_projection() -> None:
     )
 
 
-def test_t12_each_join_count_with_more_marker() -> None:
+def test_each_join_count_with_more_marker() -> None:
     names = list(range(1, 13))
     got = expand(
         '${input.names.each("${.}")} / ${input.names.join(",")} / ${input.names.count}',
@@ -130,7 +130,7 @@ def test_t12_each_join_count_with_more_marker() -> None:
     assert got == "1; 2; 3; 4; 5; 6; 7; 8; 9; 10; … +2 more / 1,2,3,4,5,6,7,8,9,10,… +2 more / 12"
 
 
-def test_t13_caps() -> None:
+def test_caps() -> None:
     assert expand("${input.text.truncate(3)}", {"text": "🙂日ab"}, None) == "🙂日a…"
     names = [{"name": "Ada"}, {"name": "Lin"}]
     assert (
@@ -149,7 +149,7 @@ def test_whole_expansion_cap_also_collapses_literal_newlines() -> None:
     assert expand("${input.x}" * 5, {"x": "w" * 250}, None) == "w" * 1000 + "…"
 
 
-def test_t14_integration_lives_in_chunk_tests() -> None:
+def test_integration_lives_in_chunk_tests() -> None:
     # See test_chunk.py::test_t14_expand_tools_in_chunk; here, the two templates it relies on.
     assert expand(B["peer_send"], {"agent": "Ada", "message": "Check the parser."}, None) == (
         "PM to Ada: Check the parser."
@@ -172,7 +172,7 @@ T15 = [
 
 
 @pytest.mark.parametrize(("template", "position"), T15)
-def test_t15_invalid_templates(template: str, position: int) -> None:
+def test_invalid_templates(template: str, position: int) -> None:
     with pytest.raises(TemplateError) as info:
         expand(template, {"x": "v"}, "out")
     assert str(info.value) == f"Invalid tool expansion template at character {position}"
@@ -227,7 +227,7 @@ def test_output_fields_need_a_json_object() -> None:
     assert expand("${output}", {}, {"b": 1, "a": 2}) == '{"a":2,"b":1}'
 
 
-def test_numbers_render_like_javascript() -> None:
+def test_numbers_render_in_their_shortest_json_form() -> None:
     values = {
         "a": 4.0,
         "b": 1e21,

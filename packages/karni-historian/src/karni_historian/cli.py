@@ -18,15 +18,13 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, NoReturn
 
-    from karni_historian.model import Compartment
+    from karni_historian.condense.runner import RunOutcome
+    from karni_historian.condense.settings import Settings
     from karni_historian.store import Store
 
 __all__ = ["CliError", "main"]
 
 PROG = "karni-historian"
-PROJECT_MARKERS = ("manage.py", "karni.rules.py")
-EXPAND_TOKEN_BUDGET = 15_000
-"""The token budget of one ``expand`` answer (§2.3)."""
 
 
 class CliError(Exception):
@@ -51,7 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
+    _add_writing_commands(commands)
+    _add_reading_commands(commands)
+    return parser
 
+
+def _add_writing_commands(commands: Any) -> None:
+    """``ingest``, ``run`` and ``wrapup``: the commands that change the store."""
     ingest = commands.add_parser("ingest", help="import new transcript lines into the store")
     ingest.add_argument(
         "--from",
@@ -62,13 +66,22 @@ def _parser() -> argparse.ArgumentParser:
         "sessions and .chronicle/sessions/",
     )
 
-    run = commands.add_parser("run", help="condense settled messages (before the protected tail)")
+    run = commands.add_parser(
+        "run", help="condense settled messages (before the protected tail) when a trigger fires"
+    )
     run.add_argument("--session", metavar="ID", help="only this session (default: every one)")
+    run.add_argument("--force", action="store_true", help="condense even when no trigger fires")
+    run.add_argument(
+        "--dry-run", action="store_true", help="print the decision for each session; write nothing"
+    )
 
     wrapup = commands.add_parser("wrapup", help="condense all but the newest KEEP messages")
     wrapup.add_argument("keep", nargs="?", default=None, metavar="KEEP", help="default 20")
     wrapup.add_argument("--session", metavar="ID", help="only this session (default: every one)")
 
+
+def _add_reading_commands(commands: Any) -> None:
+    """``render``, ``status``, ``expand``, ``sessions`` and ``brief``: read-only."""
     render = commands.add_parser("render", help="print the <session-history> block")
     render.add_argument("--session", metavar="ID", help="default: the newest session")
     render.add_argument("--budget", metavar="TOKENS", help="history budget in tokens")
@@ -92,23 +105,6 @@ def _parser() -> argparse.ArgumentParser:
 
     brief = commands.add_parser("brief", help="the full, uncapped history brief")
     brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
-    return parser
-
-
-def find_project_root(start: str | None = None) -> str:
-    """The nearest directory at or above ``start`` (the cwd) with a project marker."""
-    current = os.path.abspath(start or os.getcwd())
-    origin = current
-    while True:
-        if any(os.path.isfile(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            raise CliError(
-                f"no Karni project at or above {origin}: looked for manage.py or "
-                f"karni.rules.py; run inside a project or pass --project DIR"
-            )
-        current = parent
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -117,7 +113,15 @@ def _root(args: argparse.Namespace) -> str:
         if not os.path.isdir(project):
             raise CliError(f"--project {project} is not a directory; pass a project folder", 2)
         return os.path.abspath(project)
-    return find_project_root()
+    from karni.agent.common.root import MARKERS_TEXT, find_project_root
+
+    root = find_project_root()
+    if root is None:
+        raise CliError(
+            f"no Karni project at or above {os.path.abspath(os.getcwd())}: looked for "
+            f"{MARKERS_TEXT}; run inside a project or pass --project DIR"
+        )
+    return root
 
 
 def _open(root: str, *, create: bool = False) -> Store:
@@ -129,9 +133,9 @@ def _open(root: str, *, create: bool = False) -> Store:
         raise CliError(str(error)) from None
 
 
-def _settings(root: str) -> Any:
+def _settings(root: str) -> Settings:
+    from karni_historian.condense.settings import load_settings
     from karni_historian.errors import ConfigurationError
-    from karni_historian.runner import load_settings
 
     try:
         return load_settings(root)
@@ -191,88 +195,86 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
     return 0
 
 
-def _condense(args: argparse.Namespace, root: str) -> int:
-    from karni_historian import runner
+def _report(outcome: RunOutcome) -> bool:
+    """Print a run's outcome (a failure on stderr); True when it failed."""
+    if outcome.failed:
+        print(f"{PROG}: {outcome.message()}", file=sys.stderr)
+    else:
+        print(outcome.message())
+    return outcome.failed
+
+
+def _wrapup(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense import runner
 
     settings = _settings(root)
-    keep = 20
-    if args.command == "wrapup":
-        from karni_historian.budget import parse_wrapup_keep
-        from karni_historian.errors import ConfigurationError
-
-        try:
-            keep = parse_wrapup_keep(args.keep)
-        except ConfigurationError:
-            raise CliError(f"KEEP must be a positive integer (got {args.keep!r})", 2) from None
+    keep = 20 if args.keep is None or not args.keep.strip() else _positive(args.keep, "KEEP")
     failed = False
     with _open(root) as store:
         for session_id in _sessions_to_run(store, args.session):
-            if args.command == "wrapup":
-                outcome = runner.wrapup(store, session_id, keep, settings)
-            else:
-                outcome = runner.run(store, session_id, settings)
-            if outcome.failed:
-                failed = True
-                print(f"{PROG}: {outcome.message()}", file=sys.stderr)
-            else:
-                print(outcome.message())
+            failed |= _report(runner.wrapup(store, session_id, keep, settings))
     return 1 if failed else 0
 
 
-def _stored_compartments(store: Store, session_id: str) -> list[Compartment]:
-    return [stored.compartment for stored in store.compartments(session_id)]
+def _run_session(
+    store: Store, session_id: str, settings: Settings, args: argparse.Namespace
+) -> RunOutcome | None:
+    """Condense one session when a trigger fires (or ``--force``); None when nothing ran."""
+    from karni_historian.condense import runner
+
+    plan = runner.plan_run(store, session_id, settings)
+    if not plan.settled:
+        return runner.run(store, session_id, plan=plan)  # says why nothing is settled
+    decision = None if args.force else plan.decision()
+    name = f"session {session_id}"
+    if args.dry_run:
+        span = f"messages {plan.covered_to + 1}-{plan.target - 1}"
+        if decision is None or decision.fire:
+            why = "forced" if decision is None else f"trigger {decision.reason}: {decision.detail}"
+            print(f"{name}: would condense {span} with {runner.historian_name(None)} ({why})")
+        else:
+            print(f"{name}: would not condense {span}: no trigger fired ({decision.detail})")
+        return None
+    if decision is not None and not decision.fire:
+        print(
+            f"{name}: no trigger fired ({decision.detail}); nothing condensed, "
+            f"pass --force to condense now"
+        )
+        return None
+    if decision is not None:
+        print(
+            f"{PROG}: {name}: trigger {decision.reason} fired: {decision.detail}", file=sys.stderr
+        )
+    return runner.run(store, session_id, plan=plan)
+
+
+def _run(args: argparse.Namespace, root: str) -> int:
+    settings = _settings(root)
+    failed = False
+    with _open(root) as store:
+        for session_id in _sessions_to_run(store, args.session):
+            outcome = _run_session(store, session_id, settings, args)
+            failed |= outcome is not None and _report(outcome)
+    return 1 if failed else 0
 
 
 def _render(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.render import render_history
+    from karni_historian.brief.render import render_history
 
     settings = _settings(root)
     budget = (
         _positive(args.budget, "--budget") if args.budget is not None else settings.history_budget
     )
     with _open(root) as store:
-        compartments = _stored_compartments(store, _session(store, args.session))
+        session_id = _session(store, args.session)
+        compartments = [stored.compartment for stored in store.compartments(session_id)]
     print(render_history(compartments, budget, dates=settings.temporal_awareness))
     return 0
 
 
-def status_text(store: Store, session_id: str, settings: Any) -> str:
-    """The ``status`` report of one session (§3.11 "History Compression")."""
-    from karni_historian.budget import estimate_tokens, history_budget_tokens
-
-    session = store.session(session_id)
-    assert session is not None
-    compartments = _stored_compartments(store, session_id)
-    covered = store.last_compartment_end(session_id)
-    raw = store.message_count(session_id)
-    tokens = sum(
-        estimate_tokens(f"## {c.start}-{c.end} · {c.title}\n{c.content}\n") for c in compartments
-    )
-    budget = history_budget_tokens(
-        settings.context_limit,
-        min(settings.execute_threshold_percentage, 80),
-        settings.history_budget_percentage,
-    )
-    failures, last_error = store.failure(session_id)
-    lines = [
-        f"Session {session_id} ({session.source}): {session.title or 'untitled'}",
-        f"- Raw messages: {raw} ({raw - covered} after the last compartment)",
-        f"- Historian: {'not run yet' if not compartments else f'messages 1-{covered} condensed'}",
-    ]
-    if failures:
-        lines.append(f"- Historian failures in a row: {failures} (last: {last_error})")
-    lines += [
-        "",
-        "### History Compression",
-        f"- Compartments: {len(compartments)}",
-        f"- History block: ~{tokens} tokens",
-        f"- History budget: ~{budget} tokens ({round(tokens * 100 / budget)}% used)",
-        "- Older compartments demote tiers automatically at render time to fit the budget",
-    ]
-    return "\n".join(lines)
-
-
 def _status(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.brief.status import status_text
+
     settings = _settings(root)
     with _open(root) as store:
         print(status_text(store, _session(store, args.session), settings))
@@ -295,7 +297,7 @@ def _sessions(args: argparse.Namespace, root: str) -> int:
 
 
 def _brief(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.provider import file_brief, project_brief
+    from karni_historian.brief.briefs import file_brief, project_brief
 
     with _open(root) as store:
         if args.path is None:
@@ -313,141 +315,12 @@ def _brief(args: argparse.Namespace, root: str) -> int:
 
 
 def _project_path(root: str, path: str) -> str:
-    absolute = os.path.normpath(os.path.join(os.getcwd(), path))
-    for base in (root, os.path.realpath(root)):
-        relative = os.path.relpath(absolute, base)
-        if relative == ".":
-            return "."
-        if not relative.startswith(".."):
-            return relative.replace(os.sep, "/")
-    raise CliError(f"{path} lies outside the project {root}; pass a path inside it", 2)
+    from karni.agent.common.paths import project_relative
 
-
-# --- expand -----------------------------------------------------------------------------------
-
-
-def full_message(store: Store, session_id: str, ordinal: int, *, verbose: bool = False) -> str:
-    """One message recovered in full from the raw store (§2.3 ``message=N``)."""
-    import json
-
-    from karni_historian.chunk import role_letter
-    from karni_historian.model import TextPart
-
-    message = store.message(session_id, ordinal)
-    if message is None:
-        raise CliError(
-            f"No message at ordinal {ordinal} in this session's stored history — the ordinal "
-            f"is wrong (run `{PROG} sessions` to see each session's message count)."
-        )
-    lines = [f"[{ordinal}] {role_letter(message.role)} ({message.role}) — full recovery:", ""]
-    if verbose:
-        lines.append(f"  time: {message.timestamp or 'unknown'}")
-        files = store.files(session_id, ordinal)
-        if files:
-            lines.append("  files: " + ", ".join(f"{path} ({action})" for path, action in files))
-    for part in message.parts:
-        if isinstance(part, TextPart):
-            lines += ["  [text]", part.text]
-            continue
-        call = f" #{part.call_id}" if part.call_id else ""
-        lines.append(f"  [tool: {part.name}{call}]")
-        if isinstance(part.input, dict) and isinstance(part.input.get("description"), str):
-            lines.append(f"  description: {part.input['description']}")
-        lines.append(f"  input: {json.dumps(part.input, ensure_ascii=False, sort_keys=True)}")
-        if part.output is not None:
-            lines += ["  output:" + (" (error)" if part.is_error else ""), part.output]
-    return "\n".join(lines)
-
-
-def expand_range(
-    store: Store, session_id: str, start: int, end: int, settings: Any, *, verbose: bool = False
-) -> str:
-    """Messages ``start``-``end`` as the compact chunk, or verbose previews (§2.3)."""
-    from karni_historian.runner import project_view
-
-    messages = project_view(store.messages(session_id, start, end), store.root)
-    nothing = (
-        f"No messages found in range {start}-{end}. "
-        f"The range may be outside this session's history."
-    )
-    if not messages:
-        return nothing
-    if verbose:
-        return _verbose(messages, session_id, start, end, settings)
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.chunk import build_chunk
-
-    chunk = build_chunk(
-        messages,
-        offset=start,
-        eligible_end=end + 1,
-        budget_tokens=EXPAND_TOKEN_BUDGET,
-        expand_tools={},
-    )
-    if chunk.is_empty:
-        return nothing
-    count = chunk.end - chunk.start + 1
-    text = (
-        f"Messages {chunk.start}-{chunk.end} ({count} messages, "
-        f"~{estimate_tokens(chunk.text)} tokens):\n\n{chunk.text}"
-    )
-    if chunk.end < min(end, messages[-1].ordinal):
-        text += (
-            f"\n\nTruncated at message {chunk.end} (budget: ~{EXPAND_TOKEN_BUDGET} tokens). "
-            f"Run `{PROG} expand --session {session_id} {chunk.end + 1} {end}` for more."
-        )
-    return text
-
-
-def _preview(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit] + "…"
-
-
-def _verbose(messages: Sequence[Any], session_id: str, start: int, end: int, settings: Any) -> str:
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.chunk import role_letter, tool_summary
-    from karni_historian.model import TextPart
-    from karni_historian.templates import expand_tool
-
-    blocks: list[str] = []
-    used = 0
-    last = start
-    for message in messages:
-        lines = [f"[{message.ordinal}] {role_letter(message.role)} ({message.role})"]
-        for part in message.parts:
-            if isinstance(part, TextPart):
-                if part.text.strip():
-                    lines.append(f"    • {_preview(part.text, 200)}")
-                continue
-            expansion = expand_tool(part.name, part.input, part.output, settings.expand_tools)
-            if expansion is not None:
-                lines.append(f"    • tool {part.name}: {expansion}")
-                continue
-            summary = tool_summary(part)
-            call = summary[4:] if summary.startswith("TC: ") else summary
-            if not call.startswith(part.name):
-                call = f"{part.name}({call})"  # a description stands in for the key argument
-            cost = estimate_tokens(part.output) if part.output else 0
-            lines.append(f"    • tool {call} → output ~{cost} tok")
-        block = "\n".join(lines)
-        cost = estimate_tokens(block)
-        if blocks and used + cost > EXPAND_TOKEN_BUDGET:
-            break
-        blocks.append(block)
-        used += cost
-        last = message.ordinal
-    header = (
-        f"Messages {start}-{last} (verbose). Recover any one in full with "
-        f"`{PROG} expand --session {session_id} --message <ordinal>`:"
-    )
-    text = header + "\n\n" + "\n\n".join(blocks)
-    if last < min(end, messages[-1].ordinal):
-        text += (
-            f"\n\nTruncated at message {last} (budget: ~{EXPAND_TOKEN_BUDGET} tokens). "
-            f"Run `{PROG} expand --session {session_id} --verbose {last + 1} {end}` for more."
-        )
-    return text
+    relative = project_relative(root, path)
+    if relative is None:
+        raise CliError(f"{path} lies outside the project {root}; pass a path inside it", 2)
+    return relative
 
 
 def _expand(args: argparse.Namespace, root: str) -> int:
@@ -466,11 +339,19 @@ def _expand(args: argparse.Namespace, root: str) -> int:
         end = _positive(args.range[1], "END")
         if end < start:
             raise CliError(usage, 2)
+    from karni_historian.brief.expand import expand_range, full_message
+
     settings = _settings(root)
     with _open(root) as store:
         session_id = _session(store, args.session)
         if args.message is not None:
-            print(full_message(store, session_id, ordinal, verbose=args.verbose))
+            text = full_message(store, session_id, ordinal, verbose=args.verbose)
+            if text is None:
+                raise CliError(
+                    f"No message at ordinal {ordinal} in this session's stored history — the "
+                    f"ordinal is wrong (run `{PROG} sessions` to see each session's message count)."
+                )
+            print(text)
         else:
             print(expand_range(store, session_id, start, end, settings, verbose=args.verbose))
     return 0
@@ -478,8 +359,8 @@ def _expand(args: argparse.Namespace, root: str) -> int:
 
 _COMMANDS = {
     "ingest": _ingest,
-    "run": _condense,
-    "wrapup": _condense,
+    "run": _run,
+    "wrapup": _wrapup,
     "render": _render,
     "status": _status,
     "expand": _expand,
@@ -502,9 +383,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted; the store keeps its state before this run", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        from karni.agent.common.pipes import stop_on_broken_pipe
+
+        return stop_on_broken_pipe()
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """XML text escaping shared by the history renderer and the historian's XML format.
 
-The ``<session-history>`` block (reference §1.7.a) and the historian's output
-(§3.5) escape the same way: bodies escape ``&``, ``<`` and ``>`` (``&`` first);
-attribute values also escape ``"``; apostrophes are never escaped in the
-seed's era. Reading (§3.6) unescapes the five XML entities, ``&amp;`` last.
+The ``<session-history>`` block and the historian's output escape the same
+way (``docs/historian/blocks.md``): bodies escape ``&``, ``<`` and ``>`` (``&``
+first); attribute values also escape ``"``; apostrophes are never escaped.
+Reading unescapes the five XML entities, ``&amp;`` last.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from karni_historian.errors import IngestError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any, TextIO, TypeGuard
 
     from karni_historian.store import CursorState, Store
@@ -206,26 +206,10 @@ def ingest(
     from karni_historian.ingest.sink import Sink
 
     root = os.fspath(root)
-    if sources is None:
-        planned: list[tuple[str, str | None]] = list(default_sources(root))
-    else:
-        planned = [(path, None) for source in sources for path in _expand(source)]
-    seen: set[str] = set()
-    work: list[tuple[str, str | None, os.stat_result]] = []
-    for path, kind in planned:
-        key = os.path.realpath(path)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            work.append((key, kind, os.stat(key)))
-        except OSError:
-            continue  # Claude Code deletes old transcripts; a vanished file is no error.
-    total = 0
-    for key, _, stat in work:
-        state = store.cursor(key)
-        total += stat.st_size - (state.offset if _continues(state, stat) else 0)
-    progress = progress_for(total, progress_stream) if progress_stream is not None else None
+    work = _planned_files(root, sources)
+    progress = None
+    if progress_stream is not None:
+        progress = progress_for(_bytes_to_read(store, work), progress_stream)
     report = IngestReport()
     sink = Sink(store, root)
     try:
@@ -241,6 +225,37 @@ def ingest(
     return report
 
 
+def _planned_files(
+    root: str, sources: Sequence[str] | None
+) -> list[tuple[str, str | None, os.stat_result]]:
+    """The files to read, each once by its resolved path, with its kind when known."""
+    if sources is None:
+        planned: list[tuple[str, str | None]] = list(default_sources(root))
+    else:
+        planned = [(path, None) for source in sources for path in _expand(source)]
+    seen: set[str] = set()
+    work: list[tuple[str, str | None, os.stat_result]] = []
+    for path, kind in planned:
+        key = os.path.realpath(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            work.append((key, kind, os.stat(key)))
+        except OSError:
+            continue  # agents delete old transcripts; a vanished file is no error
+    return work
+
+
+def _bytes_to_read(store: Store, work: Sequence[tuple[str, str | None, os.stat_result]]) -> int:
+    """The bytes the files hold beyond their cursors, for the progress bar."""
+    total = 0
+    for key, _, stat in work:
+        state = store.cursor(key)
+        total += stat.st_size - (state.offset if _continues(state, stat) else 0)
+    return total
+
+
 def _continues(state: CursorState | None, stat: os.stat_result) -> TypeGuard[CursorState]:
     """Whether reading can resume at the cursor (same file, not shrunk)."""
     return state is not None and state.inode == stat.st_ino and stat.st_size >= state.offset
@@ -254,90 +269,129 @@ def _ingest_file(
     stat: os.stat_result,
     progress: Any,
 ) -> FileReport | None:
-    import json
-
-    from karni_historian.ingest.reader import OVERSIZED, iter_lines
-    from karni_historian.store import CursorState
-
+    """Read one transcript file from its cursor; None when it cannot be opened."""
     state = store.cursor(path)
-    if _continues(state, stat):
-        offset, lines, malformed_total = state.offset, state.lines, state.malformed
-        kind = kind or state.kind
-        if stat.st_size == offset:
-            report = FileReport(path, kind)
-            return report
-    else:
-        offset, lines, malformed_total = 0, 0, 0
+    if not _continues(state, stat):
+        state = None
+    elif stat.st_size == state.offset:
+        return FileReport(path, kind or state.kind)
+    kind = kind or (state.kind if state else _sniff(path))
     if kind is None:
-        kind = _sniff(path)
-        if kind is None:
-            return FileReport(path, None)
-    report = FileReport(path, kind)
-    reader = _reader(kind, sink, path)
-    feed = reader.feed
-    generic = kind == "generic"
-    added_before = sink.messages_added
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
-    except OSError:
-        return None
-    try:
-        stream = iter_lines(handle, offset)
-        shown = offset
-        finished = False
-        while not finished:
-            batch_start = offset
-            with store.transaction():
-                for line, end in stream:
-                    lines += 1
-                    report.lines += 1
-                    start = offset
-                    offset = end
-                    text = b"x" if line is OVERSIZED else line.lstrip(b"\x00").strip()
-                    if text:
-                        try:
-                            if line is OVERSIZED:
-                                raise ValueError("line too long")
-                            record = json.loads(text)
-                            if not isinstance(record, dict):
-                                raise ValueError("not a JSON object")
-                            if generic:
-                                feed(record, start)
-                            else:
-                                feed(record)
-                        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-                            report.malformed += 1
-                            malformed_total += 1
-                            if report.first_malformed is None:
-                                report.first_malformed = lines
-                    if progress is not None and offset - shown >= _PROGRESS_STEP:
-                        progress.advance(offset - shown, os.path.basename(path))
-                        shown = offset
-                    if offset - batch_start >= BATCH_BYTES:
-                        break
+        return FileReport(path, None)
+    job = _FileIngest(store, sink, path, kind, stat, progress)
+    if state is not None:
+        job.offset, job.lines, job.malformed = state.offset, state.lines, state.malformed
+    return job.run()
+
+
+class _FileIngest:
+    """One file read in batches, each committed together with the file's cursor."""
+
+    def __init__(
+        self, store: Store, sink: Any, path: str, kind: str, stat: os.stat_result, progress: Any
+    ) -> None:
+        self.store = store
+        self.sink = sink
+        self.path = path
+        self.kind = kind
+        self.stat = stat
+        self.progress = progress
+        self.report = FileReport(path, kind)
+        self.feed = _reader(kind, sink, path).feed
+        self.offset = 0
+        self.lines = 0
+        self.malformed = 0
+        self.shown = 0
+
+    def run(self) -> FileReport | None:
+        """Read to the end of the file; None when it cannot be opened."""
+        from karni_historian.ingest.reader import iter_lines
+
+        added_before = self.sink.messages_added
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed in the finally below
+        except OSError:
+            return None
+        try:
+            stream = iter_lines(handle, self.offset)
+            self.shown = self.offset
+            while not self._batch(stream):
+                pass
+        finally:
+            handle.close()
+        try:
+            self.report.torn = self.offset < os.stat(self.path).st_size
+        except OSError:
+            self.report.torn = False
+        self.report.added = self.sink.messages_added - added_before
+        return self.report
+
+    def _batch(self, stream: Iterator[tuple[Any, int]]) -> bool:
+        """Read about ``BATCH_BYTES`` in one transaction; True at the end of the file."""
+        from karni_historian.ingest.reader import OVERSIZED
+
+        batch_start = self.offset
+        finished = True
+        with self.store.transaction():
+            for line, end in stream:
+                self.lines += 1
+                self.report.lines += 1
+                start, self.offset = self.offset, end
+                if line is OVERSIZED:
+                    self._malformed()
                 else:
-                    finished = True
-                sink.flush()
-                store.set_cursor(
-                    path,
-                    CursorState(
-                        kind,
-                        offset,
-                        max(offset, stat.st_size),
-                        stat.st_mtime_ns,
-                        stat.st_ino,
-                        lines,
-                        malformed_total,
-                    ),
-                )
-            if progress is not None:
-                progress.advance(offset - shown, os.path.basename(path))
-                shown = offset
-    finally:
-        handle.close()
-    try:
-        report.torn = offset < os.stat(path).st_size
-    except OSError:
-        report.torn = False
-    report.added = sink.messages_added - added_before
-    return report
+                    text = line.lstrip(b"\x00").strip()
+                    if text:
+                        self._record(text, start)
+                if self.progress is not None and self.offset - self.shown >= _PROGRESS_STEP:
+                    self._show_progress()
+                if self.offset - batch_start >= BATCH_BYTES:
+                    finished = False
+                    break
+            self.sink.flush()
+            self._save_cursor()
+        if self.progress is not None:
+            self._show_progress()
+        return finished
+
+    def _record(self, text: bytes, start: int) -> None:
+        """Hand one JSON line to the reader; a line it cannot use is counted malformed."""
+        import json
+
+        try:
+            record = json.loads(text)
+            if not isinstance(record, dict):
+                raise ValueError("not a JSON object")
+            if self.kind == "generic":
+                self.feed(record, start)
+            else:
+                self.feed(record)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            self._malformed()
+
+    def _malformed(self) -> None:
+        self.report.malformed += 1
+        self.malformed += 1
+        if self.report.first_malformed is None:
+            self.report.first_malformed = self.lines
+
+    def _show_progress(self) -> None:
+        self.progress.advance(self.offset - self.shown, os.path.basename(self.path))
+        self.shown = self.offset
+
+    def _save_cursor(self) -> None:
+        from karni_historian.store import CursorState
+
+        stat = self.stat
+        self.store.set_cursor(
+            self.path,
+            CursorState(
+                self.kind,
+                self.offset,
+                max(self.offset, stat.st_size),
+                stat.st_mtime_ns,
+                stat.st_ino,
+                self.lines,
+                self.malformed,
+            ),
+        )

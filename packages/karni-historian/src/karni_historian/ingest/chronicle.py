@@ -2,7 +2,7 @@
 
 Chronicle keeps one JSONL stream per session under
 ``.chronicle/sessions/YYYY/MM/ses_<ULID>.jsonl``, one event per line in its
-v1 envelope (chronicle-contract.md §4.3). Events become messages of the
+v1 envelope (``docs/chronicle-contract.md``). Events become messages of the
 event's ``session``:
 
 - ``PromptSubmitted`` and ``PromptEdited``: a user message with the prompt;
@@ -28,7 +28,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from karni_historian.ingest.sink import Sink
@@ -121,72 +121,109 @@ class ChronicleReader:
         version = event.get("v")
         if not isinstance(version, int) or version > 1:
             raise ValueError(f"unsupported Chronicle envelope version {version!r}")
-        session_id = event.get("session")
-        event_id = event.get("id")
-        kind = event.get("type")
+        session_id, event_id, kind = event.get("session"), event.get("id"), event.get("type")
         if not isinstance(session_id, str) or not isinstance(event_id, str):
             return
-        raw_payload = event.get("payload")
-        payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
-        raw_timestamp = event.get("ts")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None or not self.sink.store.first_sighting(f"chronicle:{event_id}"):
+            return
+        raw_payload, raw_timestamp = event.get("payload"), event.get("ts")
+        payload = raw_payload if isinstance(raw_payload, dict) else {}
         timestamp = raw_timestamp if isinstance(raw_timestamp, str) else None
-        if kind not in (
-            "PromptSubmitted",
-            "PromptEdited",
-            "AIResponseReceived",
-            "ToolExecuted",
-            "GitCommitCreated",
-            "FileModified",
-            "SessionStarted",
-        ):
+        handler(self, _Event(session_id, event_id, str(kind), payload, timestamp))
+
+    def _session_started(self, event: _Event) -> None:
+        self.sink.session(event.session_id, KIND)
+        if isinstance(event.payload.get("title"), str):
+            self.sink.store.set_title(event.session_id, event.payload["title"], 3)
+
+    def _file_modified(self, event: _Event) -> None:
+        """Mark the path(s) edited by the session's latest message."""
+        writer = self.sink.session(event.session_id, KIND)
+        raw = _first(event.payload, "path", "file", "files", "paths")
+        if not writer.last_ordinal:
             return
-        if not self.sink.store.first_sighting(f"chronicle:{event_id}"):
+        for item in raw if isinstance(raw, list) else [raw]:
+            if isinstance(item, dict):
+                item = item.get("path")
+            if isinstance(item, str):
+                writer.add_file(writer.last_ordinal, self.sink.relative(item), "edit")
+
+    def _text_event(self, event: _Event) -> None:
+        """A prompt (user) or a response (assistant); the first real prompt titles the session."""
+        writer = self.sink.session(event.session_id, KIND)
+        text = self._text(event.payload.get("text"))
+        if text is None:
             return
-        writer = self.sink.session(session_id, KIND)
-        if kind == "SessionStarted":
-            if isinstance(payload.get("title"), str):
-                self.sink.store.set_title(session_id, payload["title"], 3)
-            return
-        if kind == "FileModified":
-            raw = _first(payload, "path", "file", "files", "paths")
-            paths = raw if isinstance(raw, list) else [raw]
-            if writer.last_ordinal:
-                for item in paths:
-                    if isinstance(item, dict):
-                        item = item.get("path")
-                    if isinstance(item, str):
-                        writer.add_file(writer.last_ordinal, self.sink.relative(item), "edit")
-            return
-        if kind in ("PromptSubmitted", "PromptEdited", "AIResponseReceived"):
-            text = self._text(payload.get("text"))
-            if text is None:
-                return
-            part: dict[str, Any] = {"type": "text", "text": text[0]}
-            if text[1]:
-                part["ignored"] = True
-            role = "assistant" if kind == "AIResponseReceived" else "user"
-            writer.append(role, [part], timestamp, event_id)
-            if role == "user" and not text[1] and not writer.titled:
-                writer.titled = True
-                self.sink.store.set_title(session_id, text[0], 1)
-            return
-        if kind == "ToolExecuted":
-            tool = payload.get("tool") if isinstance(payload.get("tool"), str) else "tool"
-            summary = payload.get("summary")
-            outcome = payload.get("outcome")
-            part = {"type": "tool", "name": tool, "input": {}, "call_id": event_id}
-            if isinstance(summary, str) and summary:
-                part["input"] = {"description": summary}
-            if isinstance(outcome, str):
-                part["output"] = outcome
-                if outcome.lower() in ("error", "failed", "failure"):
-                    part["is_error"] = True
-            writer.append("assistant", [part], timestamp, event_id)
-            return
-        sha = _first(payload, "sha", "hash", "commit")
-        subject = _first(payload, "message", "subject", "title")
+        part: dict[str, Any] = {"type": "text", "text": text[0]}
+        if text[1]:
+            part["ignored"] = True
+        role = "assistant" if event.kind == "AIResponseReceived" else "user"
+        writer.append(role, [part], event.timestamp, event.event_id)
+        if role == "user" and not text[1] and not writer.titled:
+            writer.titled = True
+            self.sink.store.set_title(event.session_id, text[0], 1)
+
+    def _tool_executed(self, event: _Event) -> None:
+        """One tool call: its summary as the description, its outcome as the output."""
+        writer = self.sink.session(event.session_id, KIND)
+        payload = event.payload
+        tool = payload.get("tool") if isinstance(payload.get("tool"), str) else "tool"
+        summary, outcome = payload.get("summary"), payload.get("outcome")
+        part: dict[str, Any] = {
+            "type": "tool",
+            "name": tool,
+            "input": {},
+            "call_id": event.event_id,
+        }
+        if isinstance(summary, str) and summary:
+            part["input"] = {"description": summary}
+        if isinstance(outcome, str):
+            part["output"] = outcome
+            if outcome.lower() in ("error", "failed", "failure"):
+                part["is_error"] = True
+        writer.append("assistant", [part], event.timestamp, event.event_id)
+
+    def _commit(self, event: _Event) -> None:
+        """``committed <hash> <subject>`` as an assistant line."""
+        writer = self.sink.session(event.session_id, KIND)
+        sha = _first(event.payload, "sha", "hash", "commit")
+        subject = _first(event.payload, "message", "subject", "title")
         if isinstance(sha, str):
             line = f"committed {sha[:12]}"
             if isinstance(subject, str):
                 line += f" {subject.splitlines()[0] if subject.strip() else ''}".rstrip()
-            writer.append("assistant", [{"type": "text", "text": line}], timestamp, event_id)
+            text = [{"type": "text", "text": line}]
+            writer.append("assistant", text, event.timestamp, event.event_id)
+
+
+class _Event:
+    """The fields of one event that the handlers read."""
+
+    __slots__ = ("event_id", "kind", "payload", "session_id", "timestamp")
+
+    def __init__(
+        self,
+        session_id: str,
+        event_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        timestamp: str | None,
+    ) -> None:
+        self.session_id = session_id
+        self.event_id = event_id
+        self.kind = kind
+        self.payload = payload
+        self.timestamp = timestamp
+
+
+_HANDLERS: dict[str, Callable[[ChronicleReader, _Event], None]] = {
+    "SessionStarted": ChronicleReader._session_started,
+    "FileModified": ChronicleReader._file_modified,
+    "PromptSubmitted": ChronicleReader._text_event,
+    "PromptEdited": ChronicleReader._text_event,
+    "AIResponseReceived": ChronicleReader._text_event,
+    "ToolExecuted": ChronicleReader._tool_executed,
+    "GitCommitCreated": ChronicleReader._commit,
+}
+"""The event types that become messages, titles or touched files, by handler."""

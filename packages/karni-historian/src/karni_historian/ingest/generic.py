@@ -49,20 +49,7 @@ class GenericReader:
 
     def feed(self, record: dict[str, Any], offset: int = 0) -> None:
         """Take one parsed line (``offset`` is where it starts, its fallback identity)."""
-        session_id = record.get("session")
-        role = record.get("role")
-        if not isinstance(session_id, str) or not session_id.strip():
-            raise ValueError("a generic line without a `session` string")
-        if role not in _ROLES:
-            raise ValueError(f"a generic line with role {role!r}; use user, assistant or system")
-        text = record.get("text")
-        if text is not None and not isinstance(text, str):
-            raise ValueError("a generic line whose `text` is not a string")
-        tools = record.get("tools") or []
-        if not isinstance(tools, list) or not all(
-            isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in tools
-        ):
-            raise ValueError("a generic line whose `tools` is not a list of {name, …} objects")
+        session_id, role, text, tools = _checked(record)
         record_id = record.get("id")
         key = f"generic:{session_id}:{record_id}" if record_id else f"generic@{self.path}:{offset}"
         if not self.sink.store.first_sighting(key):
@@ -70,35 +57,60 @@ class GenericReader:
         writer = self.sink.session(session_id, KIND)
         if isinstance(record.get("title"), str):
             self.sink.store.set_title(session_id, record["title"], 4)
-        parts: list[dict[str, Any]] = []
-        if text:
-            parts.append({"type": "text", "text": text})
-        touched: list[tuple[str, str]] = []
-        for tool in tools:
-            part: dict[str, Any] = {"type": "tool", "name": tool["name"]}
-            part["input"] = tool.get("input")
-            output = tool.get("output")
-            if output is not None:
-                part["output"] = output if isinstance(output, str) else _compact(output)
-            if isinstance(tool.get("id"), str):
-                part["call_id"] = tool["id"]
-            if tool.get("error") is True:
-                part["is_error"] = True
-            parts.append(part)
-            for item in tool.get("files") or ():
-                path, action = (item, "edit") if isinstance(item, str) else _file(item)
-                relative = self.sink.relative(path) if path else None
-                if relative and action in _ACTIONS:
-                    touched.append((relative, action))
+        parts = [{"type": "text", "text": text}] if text else []
+        parts += [_tool_part(tool) for tool in tools]
         if not parts:
             return
         timestamp = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         ordinal = writer.append(role, parts, timestamp, str(record_id) if record_id else "")
-        for path, action in touched:
-            writer.add_file(ordinal, path, action)
+        for tool in tools:
+            for path, action in self._touched(tool):
+                writer.add_file(ordinal, path, action)
         if role == "user" and text and text.strip() and not writer.titled:
             writer.titled = True
             self.sink.store.set_title(session_id, text, 1)
+
+    def _touched(self, tool: dict[str, Any]) -> list[tuple[str, str]]:
+        """The tool's ``files`` inside the project, as ``(path, action)``."""
+        touched: list[tuple[str, str]] = []
+        for item in tool.get("files") or ():
+            path, action = (item, "edit") if isinstance(item, str) else _file(item)
+            relative = self.sink.relative(path) if path else None
+            if relative and action in _ACTIONS:
+                touched.append((relative, action))
+        return touched
+
+
+def _checked(record: dict[str, Any]) -> tuple[str, str, str | None, list[dict[str, Any]]]:
+    """``(session, role, text, tools)`` of a line, or ValueError naming what is wrong."""
+    session_id = record.get("session")
+    role = record.get("role")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise ValueError("a generic line without a `session` string")
+    if not isinstance(role, str) or role not in _ROLES:
+        raise ValueError(f"a generic line with role {role!r}; use user, assistant or system")
+    text = record.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ValueError("a generic line whose `text` is not a string")
+    tools = record.get("tools") or []
+    if not isinstance(tools, list) or not all(
+        isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in tools
+    ):
+        raise ValueError("a generic line whose `tools` is not a list of {name, …} objects")
+    return session_id, role, text, tools
+
+
+def _tool_part(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool of the line as a stored tool part."""
+    part: dict[str, Any] = {"type": "tool", "name": tool["name"], "input": tool.get("input")}
+    output = tool.get("output")
+    if output is not None:
+        part["output"] = output if isinstance(output, str) else _compact(output)
+    if isinstance(tool.get("id"), str):
+        part["call_id"] = tool["id"]
+    if tool.get("error") is True:
+        part["is_error"] = True
+    return part
 
 
 def _file(item: Any) -> tuple[str | None, str]:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "project_relative", "project_roots"]
+__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink"]
 
 FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
@@ -46,43 +46,13 @@ class _Pending:
         self.stored = False
 
 
-def project_roots(root: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The project root as given (absolute) and, when different, with symlinks resolved."""
-    absolute = os.path.abspath(root)
-    resolved = os.path.realpath(root)
-    return (absolute,) if resolved == absolute else (absolute, resolved)
-
-
-def project_relative(roots: tuple[str, ...], path: str, cwd: str | None) -> str | None:
-    """``path`` relative to the project root, POSIX, or None when outside it.
-
-    Args:
-        roots: The project root as given and as resolved (symlinks followed).
-        path: An absolute path, or one relative to ``cwd`` (or the root).
-        cwd: The directory the agent ran in, when known.
-    """
-    if not isinstance(path, str) or not path.strip():
-        return None
-    path = path.strip()
-    if not os.path.isabs(path):
-        path = os.path.join(cwd or roots[0], path)
-    path = os.path.normpath(path)
-    for root in roots:
-        if path == root:
-            return None
-        prefix = root.rstrip(os.sep) + os.sep
-        if path.startswith(prefix):
-            return path[len(prefix) :].replace(os.sep, "/")
-    return None
-
-
 class Sink:
     """The sessions one ingest run writes to, with their unsaved messages."""
 
     def __init__(self, store: Store, root: str) -> None:
         """Create a sink writing to ``store`` for the project at ``root``."""
         self.store = store
-        self.roots = project_roots(root)
+        self.root = os.path.abspath(root)
         self._writers: dict[str, SessionWriter] = {}
         self.messages_added = 0
         self.sessions_touched: set[str] = set()
@@ -97,8 +67,18 @@ class Sink:
         return writer
 
     def relative(self, path: str, cwd: str | None = None) -> str | None:
-        """``path`` relative to the project root (see :func:`project_relative`)."""
-        return project_relative(self.roots, path, cwd)
+        """``path`` relative to the project root, POSIX, or None when outside it or the root.
+
+        Args:
+            path: An absolute path, or one relative to ``cwd`` (or the root).
+            cwd: The directory the agent ran in, when known.
+        """
+        from karni.agent.common.paths import project_relative
+
+        if not isinstance(path, str) or not path.strip():
+            return None
+        relative = project_relative(self.root, path.strip(), cwd=cwd or self.root)
+        return None if relative == "." else relative
 
     def flush(self) -> None:
         """Write every changed message to the store (inside the caller's transaction)."""

@@ -1,9 +1,9 @@
 """``local/extractive``: the built-in historian that needs no model.
 
-It reads a chunk (see :mod:`karni_historian.chunk`) and the raw messages behind
-it, and writes the same XML a model-backed historian would (reference §3.5),
+It reads a chunk (see :mod:`karni_historian.condense.chunk`) and the raw messages behind
+it, and writes the same XML a model-backed historian would (``docs/historian/validation.md``),
 so the output goes through the same parser and validator
-(:mod:`karni_historian.compartment_xml`). Everything is extracted, nothing is
+(:mod:`karni_historian.condense.compartment_xml`). Everything is extracted, nothing is
 invented, and the same input always gives the same bytes.
 
 How it decides, in short:
@@ -43,10 +43,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from karni_historian.chunk import Chunk, ChunkLine
-    from karni_historian.compartment_xml import ValidationResult
+    from karni_historian.condense.chunk import Chunk, ChunkLine
 
-__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "compartmentalize", "episodes", "summarize"]
+__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "episodes", "summarize"]
 
 HISTORIAN_NAME = "local/extractive"
 """The historian's name as runs record it."""
@@ -124,67 +123,66 @@ _CONTINUATIONS = (
 )
 _LEADING_ACK = ("ok", "okay", "yes", "yep", "great", "good", "thanks", "perfect", "nice", "cool")
 
+_I = 2  # re.IGNORECASE, without importing re at module load
+_PATTERNS: dict[str, tuple[str, int]] = {
+    "sentence": (r"(?<=[.!?])\s+|\n+", 0),
+    "words": (r"[a-z0-9']+", _I),
+    "polite": (
+        r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
+        r"would you|will you|i want you to|i'd like you to|i need you to|let's|lets|"
+        r"we need to|we should|i want to|help me(?: to)?)\s+",
+        _I,
+    ),
+    "decision": (
+        r"\b(decid(?:e|ed|ing)|decision|we(?:'ll| will) (?:use|go with|keep)|going with|"
+        r"let's (?:use|go with|keep|switch)|switch(?:ed)? to|instead of|chose|"
+        r"opt(?:ed)? for|settled on|agreed)\b",
+        _I,
+    ),
+    "prohibit": (
+        r"\b(never|must not|mustn't|do not|don't|cannot|can't|should not|shouldn't|"
+        r"not allowed|forbidden|avoid)\b",
+        _I,
+    ),
+    "rule": (r"\b(always|from now on|every time|make sure)\b", _I),
+    "soft_rule": (r"\b(must|required)\b", _I),
+    "revert": (r"\b(revert(?:ed|ing|s)?|roll(?:ed)? ?back|undo|undid|back(?:ed)? out)\b", _I),
+    "fix": (r"\b(fix(?:ed|es|ing)?|bug|error|fail(?:s|ed|ing|ure)?|broken|crash(?:es|ed)?)\b", _I),
+    "config": (
+        r"\b(timeout|port|limit|max(?:imum)?|min(?:imum)?|default|threshold|retries|"
+        r"interval|ttl|version|budget)\b",
+        _I,
+    ),
+    "value": (r"\d|=|:\s*\S", 0),
+    "naming": (
+        r"\b(naming|named? (?:after|in|using|like)|(?:should|must) be (?:called|named)|"
+        r"are (?:called|named)|call (?:them|these|those|every|each|all)|"
+        r"(?:prefix|suffix)(?:ed|es)? (?:with|by)|snake_case|camel_?case|kebab-case|"
+        r"pascal_?case|upper_case)\b",
+        _I,
+    ),
+    "test": (r"\b(pytest|tests?|spec)\b", _I),
+    "correction": (r"^(?:no|not|nope|actually|instead|wait|but|don't|do not)\b", _I),
+    "result": (
+        r"\b(changed|added|fixed|implemented|created|updated|removed|froze|wrote|moved|"
+        r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
+        _I,
+    ),
+    "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
+}
+"""The sentence patterns the extractive historian reads with, compiled on first use."""
+
 _RE: dict[str, Any] = {}
 
 
 def _re(name: str) -> Any:
-    if not _RE:
+    pattern = _RE.get(name)
+    if pattern is None:
         import re
 
-        i = re.I
-        _RE.update(
-            sentence=re.compile(r"(?<=[.!?])\s+|\n+"),
-            words=re.compile(r"[a-z0-9']+", i),
-            polite=re.compile(
-                r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
-                r"would you|will you|i want you to|i'd like you to|i need you to|let's|lets|"
-                r"we need to|we should|i want to|help me(?: to)?)\s+",
-                i,
-            ),
-            decision=re.compile(
-                r"\b(decid(?:e|ed|ing)|decision|we(?:'ll| will) (?:use|go with|keep)|going with|"
-                r"let's (?:use|go with|keep|switch)|switch(?:ed)? to|instead of|chose|"
-                r"opt(?:ed)? for|settled on|agreed)\b",
-                i,
-            ),
-            prohibit=re.compile(
-                r"\b(never|must not|mustn't|do not|don't|cannot|can't|should not|shouldn't|"
-                r"not allowed|forbidden|avoid)\b",
-                i,
-            ),
-            rule=re.compile(r"\b(always|from now on|every time|make sure)\b", i),
-            soft_rule=re.compile(r"\b(must|required)\b", i),
-            revert=re.compile(
-                r"\b(revert(?:ed|ing|s)?|roll(?:ed)? ?back|undo|undid|back(?:ed)? out)\b", i
-            ),
-            fix=re.compile(
-                r"\b(fix(?:ed|es|ing)?|bug|error|fail(?:s|ed|ing|ure)?|broken|crash(?:es|ed)?)\b", i
-            ),
-            config=re.compile(
-                r"\b(timeout|port|limit|max(?:imum)?|min(?:imum)?|default|threshold|retries|"
-                r"interval|ttl|version|budget)\b",
-                i,
-            ),
-            value=re.compile(r"\d|=|:\s*\S"),
-            naming=re.compile(
-                r"\b(naming|named? (?:after|in|using|like)|(?:should|must) be (?:called|named)|"
-                r"are (?:called|named)|call (?:them|these|those|every|each|all)|"
-                r"(?:prefix|suffix)(?:ed|es)? (?:with|by)|snake_case|camel_?case|kebab-case|"
-                r"pascal_?case|upper_case)\b",
-                i,
-            ),
-            test=re.compile(r"\b(pytest|tests?|spec)\b", i),
-            correction=re.compile(r"^(?:no|not|nope|actually|instead|wait|but|don't|do not)\b", i),
-            result=re.compile(
-                r"\b(changed|added|fixed|implemented|created|updated|removed|froze|wrote|moved|"
-                r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
-                i,
-            ),
-            lead=re.compile(
-                r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", i
-            ),
-        )
-    return _RE[name]
+        source, flags = _PATTERNS[name]
+        pattern = _RE[name] = re.compile(source, flags)
+    return pattern
 
 
 def _clause(sentence: str, pattern: Any) -> str:
@@ -223,7 +221,7 @@ def _words(text: str) -> list[str]:
 
 
 def _user_text(message: Message) -> str:
-    from karni_historian.chunk import meaningful_user_text
+    from karni_historian.condense.chunk import meaningful_user_text
 
     return meaningful_user_text(message)
 
@@ -581,15 +579,15 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     """Condense a chunk into historian XML without a model.
 
     Args:
-        chunk: The chunk built by :func:`karni_historian.chunk.build_chunk`.
+        chunk: The chunk built by :func:`karni_historian.condense.chunk.build_chunk`.
         messages: The raw messages behind the chunk (any superset of its range).
 
     Returns:
-        The ``<output>`` document of reference §3.5, with one compartment per
+        The ``<output>`` document (``docs/historian/validation.md``), one compartment per
         episode, tiling ``chunk.start``–``chunk.end``, and the promoted facts.
         An empty chunk gives an output with no compartments.
     """
-    from karni_historian.compartment_xml import emit
+    from karni_historian.condense.compartment_xml import emit
 
     by_ordinal = {m.ordinal: m for m in messages}
     groups = episodes(chunk, messages)
@@ -614,37 +612,3 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
         )
     processed = (chunk.start, chunk.end) if compartments else None
     return emit(compartments, _facts(gathered), messages_processed=processed)
-
-
-def compartmentalize(
-    chunk: Chunk,
-    messages: Sequence[Message],
-    *,
-    arcs: Sequence[tuple[int, int]] = (),
-    emergency: bool = False,
-    force_keep: bool = False,
-) -> ValidationResult:
-    """Summarise ``chunk`` and pass the XML through the parser and validator.
-
-    Args:
-        chunk: The chunk to condense.
-        messages: The raw messages behind it.
-        arcs: Completed tool arcs (see :func:`karni_historian.chunk.completed_arcs`).
-        emergency: Passed to :func:`karni_historian.compartment_xml.validate`.
-        force_keep: Passed to the validator (wrapup runs keep every compartment).
-
-    Returns:
-        The validated compartments and facts, ready to publish.
-
-    Raises:
-        HistorianOutputError: The chunk is empty or the output failed validation.
-    """
-    from karni_historian.compartment_xml import parse, validate
-
-    return validate(
-        parse(summarize(chunk, messages)),
-        chunk,
-        arcs=arcs,
-        emergency=emergency,
-        force_keep=force_keep,
-    )

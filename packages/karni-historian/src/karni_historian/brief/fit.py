@@ -1,0 +1,143 @@
+"""Sizing a file brief to its room: decay tiers chosen so the episode lines fit.
+
+The tiers come from the decay curve (``docs/historian/decay.md``), the newest
+touching episode at curve index 1. The pressure is the smallest (from the 0.1
+floor up) at which the lines fit, found by bisection; higher pressure never
+gives a better tier, so the search is sound. If even that overflows (only when
+anchors alone are too many), the oldest episodes are demoted one tier at a
+time, measured in characters as Karni's cap is (``docs/historian/budgets.md``).
+
+Only episodes that can be shown are ever loaded: they are visited in the order
+they archive (by age over the importance-adjusted half-life), and a visit
+stops at the first archived one or when the room is full.
+"""
+
+from __future__ import annotations
+
+from karni_historian.brief.decay import ARCHIVED, PRESSURE_FLOOR, half_life, tier
+from karni_historian.brief.lines import episode_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from karni_historian.store import Store, StoredCompartment
+
+    TouchingRow = tuple[str, int, int, int, int, int]
+
+__all__ = ["Loader", "fit_tiers"]
+
+_PREFETCH = 64
+_BISECTIONS = 40
+
+
+class Loader:
+    """Fetches full compartments on demand, in batches, by position in the touching list."""
+
+    def __init__(self, store: Store, ids: Sequence[int]) -> None:
+        """Load from ``store`` the compartments with these row ids, by position."""
+        self.store = store
+        self.ids = ids
+        self.loaded: dict[int, StoredCompartment] = {}
+
+    def get(self, position: int) -> StoredCompartment:
+        """The compartment at ``position``, loading it when needed."""
+        stored = self.loaded.get(self.ids[position])
+        if stored is None:
+            self.prefetch([position])
+            stored = self.loaded[self.ids[position]]
+        return stored
+
+    def prefetch(self, positions: Sequence[int]) -> None:
+        """Load the compartments at ``positions`` that are not loaded yet, in one query."""
+        missing = [self.ids[p] for p in positions if self.ids[p] not in self.loaded]
+        if missing:
+            self.loaded.update(self.store.compartments_by_id(missing))
+
+
+class _Fitting:
+    """The episodes of one file brief, their line sizes by tier, and the room they share."""
+
+    def __init__(
+        self, rows: Sequence[TouchingRow], loader: Loader, room_chars: int, sessions: int
+    ) -> None:
+        count = len(rows)
+        self.items = [(count - i, row[3]) for i, row in enumerate(rows)]
+        # The curve's z at pressure 1: episodes archive in this order at any pressure.
+        self.order = sorted(
+            range(count), key=lambda i: (self.items[i][0] - 1) / half_life(self.items[i][1], 1.0)
+        )
+        self.loader = loader
+        self.room = room_chars + 1  # the last line pays for no newline
+        self.sessions = sessions
+        self.sizes: dict[tuple[int, int], int] = {}
+
+    def size(self, i: int, t: int) -> int:
+        """Characters of episode ``i``'s line at tier ``t``, with its newline."""
+        key = (i, t)
+        if key not in self.sizes:
+            line = episode_line(self.loader.get(i), t, self.sessions)
+            self.sizes[key] = len(line) + 1
+        return self.sizes[key]
+
+    def shown_at(self, pressure: float) -> dict[int, int] | None:
+        """Tiers of the shown episodes at ``pressure``, or None when they overflow."""
+        tiers: dict[int, int] = {}
+        used = 0
+        for n, i in enumerate(self.order):
+            t = tier(self.items[i][0], self.items[i][1], pressure)
+            if t >= ARCHIVED:
+                break
+            if n % _PREFETCH == 0:
+                self.loader.prefetch(self.order[n : n + _PREFETCH])
+            used += self.size(i, t)
+            if used > self.room:
+                return None
+            tiers[i] = t
+        return tiers
+
+    def lowest_fitting_pressure(self) -> dict[int, int]:
+        """The tiers at the smallest pressure whose lines fit (bisection on a log scale)."""
+        low = high = PRESSURE_FLOOR
+        found = self.shown_at(low)
+        if found is not None:
+            return found
+        high = 1.0
+        while self.shown_at(high) is None and high < 1e9:
+            low, high = high, high * 4
+        for _ in range(_BISECTIONS):
+            middle = (low * high) ** 0.5
+            if self.shown_at(middle) is None:
+                low = middle
+            else:
+                high = middle
+        return self.shown_at(high) or {}
+
+    def demote_until_fit(self, tiers: dict[int, int]) -> dict[int, int]:
+        """Move the oldest shown episode one tier down while the lines overflow."""
+        while sum(self.size(i, t) for i, t in tiers.items() if t < ARCHIVED) > self.room:
+            oldest = min((i for i, t in tiers.items() if t < ARCHIVED), default=None)
+            if oldest is None:
+                break
+            tiers[oldest] += 1
+        return tiers
+
+
+def fit_tiers(
+    rows: Sequence[TouchingRow], loader: Loader, room_chars: int, sessions: int
+) -> dict[int, int]:
+    """Decay tiers of the shown episodes, by position, so that their lines fit ``room_chars``.
+
+    Args:
+        rows: The touching compartments, oldest first (see
+            :meth:`karni_historian.store.Store.touching_compartments`).
+        loader: Loads the full compartments by position in ``rows``.
+        room_chars: The characters the episode lines may use.
+        sessions: How many sessions the rows come from (lines name the
+            session when there are several).
+
+    Returns:
+        Position → tier, for the episodes that are visited; tier 5 is not shown.
+    """
+    fitting = _Fitting(rows, loader, room_chars, sessions)
+    return fitting.demote_until_fit(fitting.lowest_fitting_pressure())

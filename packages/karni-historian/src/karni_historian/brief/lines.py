@@ -1,0 +1,66 @@
+"""The lines of a brief: facts, episode anchors and paraphrases, one line each."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from karni_historian.model import Compartment, Fact
+    from karni_historian.store import StoredCompartment
+
+__all__ = ["anchor_line", "by_priority", "episode_line", "fact_line", "fit_lines"]
+
+CATEGORY_ORDER = ("CONSTRAINTS", "PROJECT_RULES", "ARCHITECTURE", "CONFIG_VALUES", "NAMING")
+"""Facts are listed in this order (what must not be broken first); others follow."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def fact_line(fact: Fact) -> str:
+    """``- CONTENT (category)``."""
+    return f"- {_one_line(fact.content)} ({fact.category.lower()})"
+
+
+def _body(compartment: Compartment, tier: int) -> str:
+    """The paraphrase for ``tier`` (``docs/historian/blocks.md``), on one line."""
+    from karni_historian.brief.render import paraphrase
+
+    return _one_line(paraphrase(compartment, tier))
+
+
+def anchor_line(stored: StoredCompartment, sessions: int) -> str:
+    """``- DATE TITLE (messages S-E)``: the episode's anchor."""
+    compartment = stored.compartment
+    where = f"messages {compartment.start}-{compartment.end}"
+    if sessions > 1:
+        where = f"session {stored.session_id[:8]} {where}"
+    date = f"{compartment.start_date} " if compartment.start_date else ""
+    return f"- {date}{_one_line(compartment.title)} ({where})"
+
+
+def episode_line(stored: StoredCompartment, tier: int, sessions: int) -> str:
+    """The anchor, then the paraphrase at ``tier`` when it has one."""
+    head = anchor_line(stored, sessions)
+    body = _body(stored.compartment, tier)
+    return f"{head}: {body}" if body else head
+
+
+def by_priority(facts: Sequence[Fact]) -> list[Fact]:
+    """The facts in :data:`CATEGORY_ORDER`, others after them, each group in order."""
+    rank = {category: i for i, category in enumerate(CATEGORY_ORDER)}
+    return sorted(facts, key=lambda fact: rank.get(fact.category, len(rank)))
+
+
+def fit_lines(lines: list[str], room: int) -> list[str]:
+    """The leading lines that fit in ``room`` characters, each paying for its newline."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept

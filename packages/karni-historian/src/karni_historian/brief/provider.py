@@ -1,0 +1,103 @@
+"""The ``historian`` history provider: briefs from the historian's store.
+
+Karni calls this on the hot path of ``karni context --with-history``, so the
+module imports nothing heavy: ``detect`` is one file check, and SQLite, the
+store and the decay maths are imported inside the methods that read them.
+Karni tells the provider how many characters its brief may use (``room``);
+the briefs (:mod:`karni_historian.brief.briefs`) fit themselves into it
+instead of being cut off. ``karni-historian brief [PATH]`` prints the same
+briefs without a room, every episode at full detail.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from karni_historian.store import Store
+
+__all__ = ["HistorianProvider"]
+
+_DB = os.path.join(".karni", "local", "historian.db")
+_MAX_TITLES = 30
+
+
+def _room(room: int | None) -> int:
+    """The characters a brief body may use: Karni's ``room``, else the whole cap."""
+    if room is not None:
+        return max(0, room)
+    from karni.agent.history import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP
+
+    return HISTORY_TOKEN_CAP * CHARS_PER_TOKEN
+
+
+class HistorianProvider:
+    """Briefs an agent from ``.karni/local/historian.db``; never prints, never raises."""
+
+    name = "historian"
+
+    accepts_room = True
+    """Karni passes ``room=N``, the characters the brief body may use."""
+
+    store_markers = (_DB,)
+    """Karni's speed hint: without the database there is no store."""
+
+    def detect(self, project_root: Path) -> bool:
+        """Whether the project has a historian store (a file check)."""
+        try:
+            return os.path.isfile(os.path.join(project_root, _DB))
+        except (TypeError, ValueError, OSError):
+            return False
+
+    def context(self, project_root: Path, path: str, room: int | None = None) -> str | None:
+        """What the historian knows about ``path``, fitted into ``room`` characters."""
+        try:
+            from karni_historian.brief.briefs import file_brief
+
+            store = _open(project_root)
+            if store is None:
+                return None
+            try:
+                return file_brief(store, path, room_chars=_room(room))
+            finally:
+                store.close()
+        except Exception:
+            return None
+
+    def project_context(self, project_root: Path, room: int | None = None) -> str | None:
+        """The project memory, then the newest compartments' titles."""
+        try:
+            from karni_historian.brief.briefs import project_brief
+
+            store = _open(project_root)
+            if store is None:
+                return None
+            try:
+                return project_brief(store, max_titles=_MAX_TITLES, room_chars=_room(room))
+            finally:
+                store.close()
+        except Exception:
+            return None
+
+    def full_command(self, project_root: Path, path: str | None) -> str | None:
+        """The command that prints the full, uncapped brief."""
+        try:
+            if path is None:
+                return "karni-historian brief"
+            import shlex
+
+            return f"karni-historian brief {shlex.quote(path)}"
+        except Exception:
+            return None
+
+
+def _open(project_root: Path) -> Store | None:
+    from karni_historian.store import Store, StoreError
+
+    try:
+        return Store.open(project_root, readonly=True)
+    except StoreError:
+        return None

@@ -1,0 +1,668 @@
+"""The historian's input: settled messages as compact ``U:``/``A:``/``TC:`` lines.
+
+The historian never reads raw transcripts. It reads a *chunk*: consecutive
+messages after the last compartment, condensed to one line per block of
+same-role messages (``[12-15] A: I will inspect / TC: read(src/lib.rs)``), with
+commit hashes pulled to the front, noise folded into the next block, and tool
+calls summarised or expanded through ``expand_tools`` templates. This module
+builds that text, checks its coverage, and finds where the protected tail and
+the ``wrapup`` boundary start, so a run knows which messages are settled. The
+format and every rule are in ``docs/historian/chunk.md``.
+
+``expand_tools=None`` means the built-in templates; pass ``{}`` for none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from karni_historian.brief.budget import estimate_tokens
+from karni_historian.errors import ChunkCoverageError
+from karni_historian.model import Message, TextPart, ToolPart
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+__all__ = [
+    "INTERNAL_INITIATOR_MARKER",
+    "MAX_COMMITS_PER_BLOCK",
+    "PROTECTED_TAIL_USER_TURNS",
+    "TRUNCATION_MARKER",
+    "Chunk",
+    "ChunkCoverageError",
+    "ChunkLine",
+    "build_chunk",
+    "check_coverage",
+    "completed_arcs",
+    "fence_boundary",
+    "is_meaningful_user_message",
+    "meaningful_user_text",
+    "protected_tail_start",
+    "raw_tokens",
+    "role_letter",
+    "tool_summary",
+    "wrapup_boundary",
+]
+
+MAX_COMMITS_PER_BLOCK = 5
+"""Most commit hashes shown on one block line."""
+
+PROTECTED_TAIL_USER_TURNS = 5
+"""Meaningful user turns kept raw at the end of a session."""
+
+INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
+"""A marker some harnesses add to prompts they send themselves; not user text."""
+
+TRUNCATION_MARKER = "\n[… tokens truncated to fit the historian window …]"
+"""Appended when the first block alone is larger than the chunk budget."""
+
+_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"  # a harness directive, not a prompt
+_KEY_ARGS_CUT = ("filePath", "file_path", "notebook_path", "path", "pattern", "query")
+_KEY_ARGS_WHOLE = ("symbol", "module", "action")
+
+_RE: dict[str, re.Pattern[str]] = {}
+
+
+def _regex(name: str) -> re.Pattern[str]:
+    pattern = _RE.get(name)
+    if pattern is None:
+        import re
+
+        _RE["reminder"] = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+        _RE["space"] = re.compile(r"\s+")
+        _RE["hash"] = re.compile(r"`?\b([0-9a-f]{7,12})\b`?", re.I)
+        _RE["verb"] = re.compile(
+            r"\b(commit(ted|ting|s)?|cherry-?pick(ed|ing|s)?|merge[ds]?|merging|rebas(e|ed|es|ing))\b",
+            re.I,
+        )
+        _RE["parens"] = re.compile(r"\(\s*\)")
+        _RE["space_comma"] = re.compile(r"\s+,")
+        _RE["commas"] = re.compile(r",\s*,+")
+        _RE["spaces"] = re.compile(r"\s{2,}")
+        _RE["space_punct"] = re.compile(r"\s+([,.;:])")
+        pattern = _RE[name]
+    return pattern
+
+
+@dataclass(slots=True, repr=False)
+class ChunkLine:
+    """One block of the chunk: consecutive same-role messages on one line.
+
+    Attributes:
+        start: First ordinal covered (absorbed noise included).
+        end: Last ordinal covered.
+        role: The role letter: ``U``, ``A``, or another upper-case letter.
+        body: The joined parts without the prefix and commits.
+        commits: Commit hashes on this block (at most 5).
+        tool_only: True when the block is made only of tool summaries.
+        ordinals: Ordinals of the messages that contributed to the block.
+        text: The line as it appears in the chunk, ``[S-E] R: …`` (formatted
+            from the other fields).
+    """
+
+    start: int
+    end: int
+    role: str
+    body: str
+    commits: tuple[str, ...] = ()
+    tool_only: bool = False
+    ordinals: tuple[int, ...] = ()
+    text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Format ``text`` from the other fields."""
+        self.text = _format_line(self.start, self.end, self.role, self.body, self.commits)
+
+    def __repr__(self) -> str:
+        """Show the line."""
+        return f"ChunkLine({self.text!r})"
+
+
+@dataclass(slots=True, repr=False)
+class Chunk:
+    r"""The historian's input for one run; built by :func:`build_chunk`.
+
+    Attributes:
+        text: The chunk text: lines joined by ``\\n`` (maybe truncated).
+        start: The first ordinal the chunk claims (the run's offset).
+        end: The last ordinal covered by an emitted line (``start - 1`` if none).
+        has_more: Eligible messages remain after ``end``.
+        commit_clusters: Commit clusters among the emitted lines.
+        tool_only_ranges: Merged ``(start, end)`` ranges of tool-only blocks.
+        lines: The emitted lines, in order.
+        token_estimate: The estimated tokens of ``text``.
+        truncated: True when pre-flight truncation cut ``text``.
+    """
+
+    text: str
+    start: int
+    end: int
+    has_more: bool
+    commit_clusters: int
+    tool_only_ranges: tuple[tuple[int, int], ...]
+    lines: tuple[ChunkLine, ...]
+    token_estimate: int
+    truncated: bool = False
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no line was emitted."""
+        return not self.lines
+
+    def __repr__(self) -> str:
+        """Show the range and size."""
+        return f"Chunk({self.start}-{self.end}, lines={len(self.lines)}, has_more={self.has_more})"
+
+
+def role_letter(role: str) -> str:
+    """The chunk's letter for a role: ``A`` for assistant, ``U`` for user, else its initial."""
+    return {"assistant": "A", "user": "U"}.get(role) or (role[:1].upper() or "?")
+
+
+def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[str]) -> str:
+    span = f"[{start}]" if start == end else f"[{start}-{end}]"
+    if commits:
+        return f"{span} {role}: commits: {', '.join(commits)} {body}"
+    return f"{span} {role}: {body}"
+
+
+def _collapse(text: str) -> str:
+    return _regex("space").sub(" ", text).strip()
+
+
+def _clean_user_text(text: str) -> str:
+    if "<system-reminder>" in text:
+        text = _regex("reminder").sub("", text)
+    if INTERNAL_INITIATOR_MARKER in text:
+        text = text.replace(INTERNAL_INITIATOR_MARKER, "")
+    text = _collapse(text)
+    if text.startswith(_DIRECTIVE_PREFIX):
+        return ""
+    return text
+
+
+def meaningful_user_text(message: Message) -> str:
+    """Return the meaningful text of a user message, parts joined by `` / ``.
+
+    Ignored parts, ``<system-reminder>`` blocks, the internal-initiator marker
+    and harness directives are not meaningful (``docs/historian/chunk.md``).
+
+    Args:
+        message: Any message.
+
+    Returns:
+        The cleaned text, or ``""`` for non-user messages and messages with
+        nothing meaningful.
+    """
+    if message.role != "user":
+        return ""
+    texts = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and not part.ignored:
+            cleaned = _clean_user_text(part.text)
+            if cleaned:
+                texts.append(cleaned)
+    return " / ".join(texts)
+
+
+def is_meaningful_user_message(message: Message) -> bool:
+    """Tell whether ``message`` is a user turn with meaningful text (``docs/historian/chunk.md``).
+
+    Args:
+        message: Any message.
+
+    Returns:
+        True for a user message with at least one meaningful text part.
+    """
+    if message.role != "user":
+        return False
+    for part in message.parts:
+        if isinstance(part, TextPart) and not part.ignored and _clean_user_text(part.text):
+            return True
+    return False
+
+
+def tool_summary(part: ToolPart) -> str:
+    """Return the compact ``TC:`` summary of a tool call (the legacy form).
+
+    Args:
+        part: The tool call.
+
+    Returns:
+        ``TC: <description>`` when the input or metadata has one, else
+        ``TC: tool(keyArg)`` when a key argument is a string, else ``TC: tool``.
+    """
+    data = part.input if isinstance(part.input, dict) else {}
+    meta = part.metadata if isinstance(part.metadata, dict) else {}
+    for source in (data, meta):
+        description = source.get("description")
+        if isinstance(description, str) and description.strip():
+            return f"TC: {_collapse(description)}"
+    for key in _KEY_ARGS_CUT:
+        value = data.get(key)
+        if isinstance(value, str):
+            value = _collapse(value)
+            if len(value) > 60:
+                value = value[:60] + "…"
+            return f"TC: {part.name}({value})"
+    for key in _KEY_ARGS_WHOLE:
+        value = data.get(key)
+        if isinstance(value, str):
+            return f"TC: {part.name}({_collapse(value)})"
+    return f"TC: {part.name}"
+
+
+def _extract_commits(text: str) -> tuple[str, list[str]]:
+    hash_re = _regex("hash")
+    found = hash_re.findall(text)
+    if not found or not _regex("verb").search(text):
+        return text, []
+    hashes: list[str] = []
+    for h in found:
+        h = h.lower()
+        if h not in hashes:
+            hashes.append(h)
+    cleaned = hash_re.sub("", text)
+    cleaned = _regex("parens").sub("", cleaned)
+    cleaned = _regex("space_comma").sub(",", cleaned)
+    cleaned = _regex("commas").sub(", ", cleaned)
+    cleaned = _regex("spaces").sub(" ", cleaned)
+    cleaned = _regex("space_punct").sub(r"\1", cleaned).strip()
+    return (cleaned or text), hashes
+
+
+class _Block:
+    __slots__ = ("call_ids", "commits", "end", "has_text", "ordinals", "parts", "role", "start")
+
+    def __init__(self, start: int, role: str) -> None:
+        self.start = start
+        self.end = start
+        self.role = role
+        self.parts: list[str] = []
+        self.commits: list[str] = []
+        self.has_text = False
+        self.call_ids: set[str] = set()
+        self.ordinals: list[int] = []
+
+    def line(self) -> ChunkLine:
+        return ChunkLine(
+            self.start,
+            self.end,
+            self.role,
+            " / ".join(self.parts),
+            tuple(self.commits),
+            tool_only=not self.has_text,
+            ordinals=tuple(self.ordinals),
+        )
+
+
+def _message_parts(
+    message: Message, templates: Mapping[str, Any] | None
+) -> tuple[list[tuple[str, str, str]], bool]:
+    """Return ``(kind, text, call_id)`` parts in order and whether any text exists.
+
+    ``kind`` is ``text``, ``expanded`` (always shown) or ``summary`` (shown only
+    when the message has no text).
+    """
+    from karni_historian.condense.templates import expand_tool
+
+    user = message.role == "user"
+    parts: list[tuple[str, str, str]] = []
+    has_text = False
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            if part.ignored:
+                continue
+            text = _clean_user_text(part.text) if user else _collapse(part.text)
+            if text:
+                parts.append(("text", text, ""))
+                has_text = True
+        elif isinstance(part, ToolPart):
+            expansion = expand_tool(part.name, part.input, part.output, templates)
+            if expansion is not None:
+                parts.append(("expanded", f"TC: {expansion}", part.call_id))
+            else:
+                parts.append(("summary", tool_summary(part), part.call_id))
+    return parts, has_text
+
+
+def build_chunk(
+    messages: Sequence[Message],
+    *,
+    offset: int,
+    eligible_end: int,
+    budget_tokens: int,
+    expand_tools: Mapping[str, str | bool] | None = None,
+    estimate: Callable[[str], int] = estimate_tokens,
+) -> Chunk:
+    """Build the chunk for ``offset <= ordinal < eligible_end`` (``docs/historian/chunk.md``).
+
+    Args:
+        messages: The session's messages in ordinal order (a superset of the
+            range is fine; messages outside it are skipped).
+        offset: The first ordinal to read, usually the last compartment's end + 1.
+        eligible_end: The exclusive end: the protected tail's first ordinal.
+        budget_tokens: The chunk token budget (see
+            :func:`karni_historian.brief.budget.historian_chunk_tokens`).
+        expand_tools: The resolved template map; ``None`` for the built-ins.
+        estimate: The token estimator.
+
+    Returns:
+        The chunk. Its ``text`` is empty when nothing in the range is readable.
+    """
+    from karni_historian.condense.templates import BUILTIN_TEMPLATES
+
+    templates: Mapping[str, Any] = BUILTIN_TEMPLATES if expand_tools is None else expand_tools
+    builder = _ChunkBuilder(offset, budget_tokens, estimate)
+    for message in messages:
+        builder.last_ordinal = max(builder.last_ordinal, message.ordinal)
+        if offset <= message.ordinal < eligible_end and not builder.add(message, templates):
+            break
+    return builder.finish(eligible_end)
+
+
+class _ChunkBuilder:
+    """The lines of one chunk as they are built: the open block, the budget, the clusters."""
+
+    def __init__(self, offset: int, budget_tokens: int, estimate: Callable[[str], int]) -> None:
+        self.offset = offset
+        self.budget = budget_tokens
+        self.estimate = estimate
+        self.newline_cost = estimate("\n")
+        self.lines: list[ChunkLine] = []
+        self.total = 0
+        self.clusters = 0
+        self.stopped = False
+        self.block: _Block | None = None
+        self.pending_noise: int | None = None
+        self.furthest = offset - 1
+        self.last_ordinal = 0
+
+    def _emit(self, block: _Block) -> bool:
+        """Add the block's line when it fits the budget (the first line always does)."""
+        line = block.line()
+        cost = self.estimate(line.text) + (self.newline_cost if self.lines else 0)
+        if self.total + cost > self.budget and self.total > 0:
+            return False
+        if line.role == "A" and line.commits and (not self.lines or self.lines[-1].role != "A"):
+            self.clusters += 1
+        self.lines.append(line)
+        self.total += cost
+        return True
+
+    def add(self, message: Message, templates: Mapping[str, Any]) -> bool:
+        """Read one message of the range; False when the budget stopped the chunk."""
+        ordinal = message.ordinal
+        parts, has_text = _message_parts(message, templates)
+        self.furthest = ordinal
+        if message.role == "system" or not parts:
+            if self.pending_noise is None:
+                self.pending_noise = ordinal  # noise is folded into the next block
+            return True
+        tool_results = message.role == "user" and not has_text
+        role = "A" if tool_results else role_letter(message.role)
+        if not tool_results:
+            parts = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
+        block = self._block_for(ordinal, role)
+        if block is None:
+            return False
+        self.pending_noise = None
+        block.end = ordinal
+        block.ordinals.append(ordinal)
+        _fill_block(block, parts, assistant=message.role == "assistant", results=tool_results)
+        return True
+
+    def _block_for(self, ordinal: int, role: str) -> _Block | None:
+        """The open block when the message continues it, else a new one; None when full."""
+        first = ordinal if self.pending_noise is None else self.pending_noise
+        block = self.block
+        if block is not None and block.role == role and first == block.end + 1:
+            return block
+        if block is not None and not self._emit(block):
+            self.stopped = True
+            self.block = None
+            return None
+        self.block = _Block(first, role)
+        return self.block
+
+    def finish(self, eligible_end: int) -> Chunk:
+        """Emit the open block and assemble the chunk."""
+        if self.block is not None and not self.stopped and not self._emit(self.block):
+            self.stopped = True
+        lines = self.lines
+        text = "\n".join(line.text for line in lines)
+        token_estimate = self.estimate(text) if text else 0
+        truncated = bool(text) and token_estimate > self.budget
+        if truncated:
+            text = _truncate(text, self.budget, self.estimate)
+            token_estimate = self.estimate(text)
+        last_emitted = lines[-1].end if lines else self.offset - 1
+        reached = max(last_emitted, self.furthest)
+        return Chunk(
+            text=text,
+            start=self.offset,
+            end=last_emitted,
+            has_more=self.stopped or reached < min(eligible_end - 1, self.last_ordinal),
+            commit_clusters=self.clusters,
+            tool_only_ranges=_merge_ranges([(ln.start, ln.end) for ln in lines if ln.tool_only]),
+            lines=tuple(lines),
+            token_estimate=token_estimate,
+            truncated=truncated,
+        )
+
+
+def _fill_block(
+    block: _Block, parts: list[tuple[str, str, str]], *, assistant: bool, results: bool
+) -> None:
+    """Append a message's shown parts to its block, pulling commit hashes out of its text."""
+    for kind, text, call_id in parts:
+        if kind == "text":
+            if block.role == "A" and assistant:
+                text, hashes = _extract_commits(text)
+                for h in hashes:
+                    if h not in block.commits and len(block.commits) < MAX_COMMITS_PER_BLOCK:
+                        block.commits.append(h)
+            block.has_text = True
+        elif call_id:
+            if results and call_id in block.call_ids:
+                continue  # the call was already summarised in this block
+            block.call_ids.add(call_id)
+        block.parts.append(text)
+
+
+def _merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    merged: list[tuple[int, int]] = []
+    for start, end in ranges:
+        if merged and start == merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return tuple(merged)
+
+
+def _truncate(text: str, budget: int, estimate: Callable[[str], int]) -> str:
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if estimate(text[:mid] + TRUNCATION_MARKER) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + TRUNCATION_MARKER
+
+
+def check_coverage(chunk: Chunk) -> None:
+    """Check that the chunk's lines run consecutively from its start to its end.
+
+    Args:
+        chunk: A chunk from :func:`build_chunk`.
+
+    Raises:
+        ChunkCoverageError: ``chunk omits raw message X while still claiming
+            coverage through E``, or ``chunk coverage ends at X but chunk end is E``.
+    """
+    expected = chunk.start
+    for line in chunk.lines:
+        if line.start != expected:
+            raise ChunkCoverageError(
+                f"chunk omits raw message {expected} while still claiming coverage through "
+                f"{chunk.end}"
+            )
+        expected = line.end + 1
+    if expected - 1 != chunk.end:
+        raise ChunkCoverageError(
+            f"chunk coverage ends at {expected - 1} but chunk end is {chunk.end}"
+        )
+
+
+def protected_tail_start(
+    messages: Sequence[Message], turns: int = PROTECTED_TAIL_USER_TURNS
+) -> int:
+    """Return the first ordinal of the protected tail (``docs/historian/chunk.md``).
+
+    The tail starts at the ``turns``-th meaningful user message from the end;
+    messages before it are settled. With fewer such messages nothing is
+    settled and 1 is returned.
+
+    Args:
+        messages: The session's messages in ordinal order.
+        turns: Meaningful user turns kept raw (5).
+
+    Returns:
+        The exclusive end of the eligible range (``eligible_end``).
+    """
+    if turns <= 0:
+        return (messages[-1].ordinal + 1) if messages else 1
+    seen = 0
+    for message in reversed(messages):
+        if is_meaningful_user_message(message):
+            seen += 1
+            if seen == turns:
+                return message.ordinal
+    return 1
+
+
+def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_tokens) -> int:
+    """Estimate the true-raw tokens of a message, tool inputs and outputs included.
+
+    Args:
+        message: Any message.
+        estimate: The token estimator.
+
+    Returns:
+        The estimated tokens of every text part, tool input (as JSON) and output.
+    """
+    import json
+
+    total = 0
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            total += estimate(part.text)
+        else:
+            try:
+                total += estimate(json.dumps(part.input, ensure_ascii=False, default=str))
+            except (TypeError, ValueError):
+                total += estimate(str(part.input))
+            if part.output:
+                total += estimate(part.output)
+    return total
+
+
+def completed_arcs(messages: Sequence[Message]) -> list[tuple[int, int]]:
+    """Return ``(call, result)`` ordinal pairs of tool calls answered in a later message.
+
+    A call is an assistant :class:`~karni_historian.model.ToolPart` with a
+    ``call_id``; its result is the first later message holding a tool part
+    with the same ``call_id``. Calls whose result is in the same message, or
+    missing (open calls), form no arc.
+
+    Args:
+        messages: The session's messages in ordinal order.
+
+    Returns:
+        Arcs sorted by call ordinal.
+    """
+    open_calls: dict[str, int] = {}
+    arcs: list[tuple[int, int]] = []
+    for message in messages:
+        for part in message.parts:
+            if not isinstance(part, ToolPart) or not part.call_id:
+                continue
+            start = open_calls.get(part.call_id)
+            if start is not None and start < message.ordinal:
+                arcs.append((start, message.ordinal))
+                del open_calls[part.call_id]
+            elif start is None and message.role == "assistant":
+                open_calls[part.call_id] = message.ordinal
+    arcs.sort()
+    return arcs
+
+
+def fence_boundary(boundary: int, arcs: Sequence[tuple[int, int]]) -> int:
+    """Move a tail boundary back so it never splits a completed tool arc.
+
+    Args:
+        boundary: The first ordinal of the tail.
+        arcs: Completed ``(call, result)`` arcs (see :func:`completed_arcs`).
+
+    Returns:
+        The boundary, moved back to the call of any arc it would split.
+    """
+    moved = True
+    while moved:
+        moved = False
+        for call, result in arcs:
+            if call < boundary <= result:
+                boundary = call
+                moved = True
+    return boundary
+
+
+def wrapup_boundary(
+    messages: Sequence[Message],
+    keep: int,
+    *,
+    snap_tokens: int = 2000,
+    estimate: Callable[[str], int] = estimate_tokens,
+) -> int:
+    """Return the first ordinal ``wrapup KEEP`` leaves raw (``docs/historian/chunk.md``).
+
+    The newest ``keep`` messages of any role stay raw; the boundary is fenced
+    around tool arcs, snapped back to a meaningful user message when that adds
+    at most ``snap_tokens`` tokens of chunk text, then fenced again.
+
+    Args:
+        messages: The session's messages in ordinal order.
+        keep: Raw messages to keep (positive).
+        snap_tokens: The allowance of the snap; ``wrapup`` passes
+            ``min(max(trigger budget, 2000), 48000)``.
+        estimate: The token estimator for the snap allowance.
+
+    Returns:
+        The exclusive end of the range to condense (1 when nothing is eligible).
+    """
+    if not messages:
+        return 1
+    target = max(messages[-1].ordinal - keep + 1, 1)
+    arcs = completed_arcs(messages)
+    boundary = fence_boundary(target, arcs)
+    by_ordinal = {m.ordinal: m for m in messages}
+    added = 0
+    probe = boundary
+    while probe > 1 and not (probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe])):
+        probe -= 1
+        message = by_ordinal.get(probe)
+        if message is not None:
+            added += sum(
+                estimate(p.text) if isinstance(p, TextPart) else estimate(tool_summary(p))
+                for p in message.parts
+            )
+        if added > snap_tokens:
+            probe = boundary
+            break
+    if probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe]):
+        boundary = probe
+    return fence_boundary(boundary, arcs)

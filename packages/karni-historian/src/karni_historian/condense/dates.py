@@ -1,0 +1,51 @@
+"""Dates on compartments: the local calendar day of their first and last message.
+
+Transcripts carry ISO 8601 timestamps; a compartment shows the day in the
+machine's local time zone (``YYYY-MM-DD``), so an evening session is not dated
+tomorrow. A timestamp without a zone is taken as local already.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from karni_historian.model import Compartment, Message
+
+__all__ = ["dated", "local_date"]
+
+
+def local_date(timestamp: str | None) -> str | None:
+    """The local ``YYYY-MM-DD`` of an ISO 8601 timestamp, or None."""
+    if not timestamp:
+        return None
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return moment.date().isoformat()
+    return moment.astimezone().date().isoformat()
+
+
+def dated(
+    compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
+) -> list[Compartment]:
+    """The compartments with ``start_date`` and ``end_date`` from their messages."""
+    from dataclasses import replace
+
+    result: list[Compartment] = []
+    for compartment in compartments:
+        start = by_ordinal.get(compartment.start)
+        end = by_ordinal.get(compartment.end)
+        result.append(
+            replace(
+                compartment,
+                start_date=local_date(start.timestamp) if start else None,
+                end_date=local_date(end.timestamp) if end else None,
+            )
+        )
+    return result

@@ -1,0 +1,397 @@
+"""Historian runs: settled raw messages into published compartments.
+
+``wrapup KEEP`` condenses everything but the newest KEEP raw messages of each
+session; ``run`` condenses only settled messages, those before the protected
+tail (``docs/historian/chunk.md``), and the command does so only when a trigger
+fires (:mod:`karni_historian.condense.triggers`). Both loop the same job until
+the target is reached: build the chunk after the last compartment, have the
+historian write its XML (the built-in ``local/extractive``, or the
+``historian=`` callable), parse and validate it exactly as a model's output,
+then publish the compartments and facts in one transaction with a run record.
+A failure is recorded with the session's consecutive failure count and stops
+that session; nothing half-written remains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from karni_historian.condense.dates import local_date
+from karni_historian.condense.extractive import HISTORIAN_NAME
+from karni_historian.condense.project_view import project_view
+from karni_historian.condense.settings import Settings, load_settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from karni_historian.condense.chunk import Chunk
+    from karni_historian.condense.compartment_xml import ValidationResult
+    from karni_historian.condense.triggers import TriggerDecision
+    from karni_historian.model import Compartment, Fact, Message
+    from karni_historian.store import RunRecord, Store
+
+    Historian = Callable[[Any, Sequence[Message]], str]
+
+__all__ = [
+    "HISTORIAN_NAME",
+    "PERSISTENT_FAILURE_THRESHOLD",
+    "RunOutcome",
+    "RunPlan",
+    "Settings",
+    "historian_name",
+    "load_settings",
+    "local_date",
+    "plan_run",
+    "project_view",
+    "run",
+    "wrapup",
+]
+
+PERSISTENT_FAILURE_THRESHOLD = 3
+"""Consecutive failures after which a session's failure is reported as persistent."""
+
+_MAX_ROUNDS = 10_000
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """What a ``run`` or ``wrapup`` did for one session.
+
+    Attributes:
+        session_id: The session.
+        kind: ``run`` or ``wrapup``.
+        status: ``nothing``, ``ok``, ``partial`` or ``failed``.
+        compartments: Compartments published.
+        facts: Facts promoted.
+        covered_to: The last ordinal inside a compartment afterwards.
+        target: The exclusive end the run aimed for.
+        error: The historian failure, when ``failed``.
+        failures: The session's consecutive failures, when ``failed``.
+        note: Why nothing (or not everything) was condensed.
+    """
+
+    session_id: str
+    kind: str
+    status: str = "nothing"
+    compartments: int = 0
+    facts: int = 0
+    covered_to: int = 0
+    target: int = 0
+    error: str | None = None
+    failures: int = 0
+    note: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """Whether the run stopped on a historian failure."""
+        return self.status == "failed"
+
+    def message(self) -> str:
+        """One line describing the outcome."""
+        name = f"session {self.session_id}"
+        if self.status == "failed":
+            if self.failures >= PERSISTENT_FAILURE_THRESHOLD:
+                return (
+                    f"{name}: the historian failed {self.failures} times in a row; "
+                    f"last error: {self.error}"
+                )
+            return f"{name}: the historian failed ({self.error}); nothing was lost, run it again"
+        if self.status == "nothing":
+            return f"{name}: {self.note}"
+        text = (
+            f"{name}: {self.compartments} new compartment(s), {self.facts} fact(s); "
+            f"messages 1-{self.covered_to} condensed"
+        )
+        if self.status == "partial":
+            text += f", {self.note}"
+        return text
+
+
+def _fact_spans(
+    facts: Sequence[Fact], compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
+) -> list[tuple[int, int] | None]:
+    """The compartment each fact came from: the first whose messages quote it, else None."""
+    from karni_historian.model import TextPart
+
+    spans: list[tuple[int, int] | None] = []
+    for fact in facts:
+        needle = " ".join(fact.content.split()).rstrip(".").casefold()
+        found = None
+        for compartment in compartments:
+            for ordinal in range(compartment.start, compartment.end + 1):
+                message = by_ordinal.get(ordinal)
+                texts = (
+                    (p.text for p in message.parts if isinstance(p, TextPart)) if message else ()
+                )
+                if any(needle and needle in " ".join(t.split()).casefold() for t in texts):
+                    found = (compartment.start, compartment.end)
+                    break
+            if found:
+                break
+        spans.append(found)
+    return spans
+
+
+def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
+    """The built-in historian: the XML a model would write for the chunk."""
+    from karni_historian.condense.extractive import summarize
+
+    return summarize(chunk, messages)
+
+
+def historian_name(historian: Historian | None) -> str:
+    """The name a run records: the built-in's, the callable's ``name``, or its qualified name."""
+    if historian is None:
+        return HISTORIAN_NAME
+    name = getattr(historian, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return getattr(historian, "__qualname__", None) or type(historian).__qualname__
+
+
+class _Condensation:
+    """One ``run`` or ``wrapup`` of a session: rounds of chunk, historian, validate, publish."""
+
+    def __init__(
+        self,
+        store: Store,
+        outcome: RunOutcome,
+        messages: Sequence[Message],
+        settings: Settings,
+        historian: Historian | None,
+    ) -> None:
+        from karni_historian.condense.chunk import completed_arcs
+
+        self.store = store
+        self.outcome = outcome
+        self.settings = settings
+        self.name = historian_name(historian)
+        self.historian = historian or _historian_xml
+        self.messages = messages
+        self.by_ordinal = {message.ordinal: message for message in messages}
+        self.arcs = completed_arcs(messages)
+
+    def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
+        """Run the historian until compartments cover every ordinal before ``target``."""
+        outcome = self.outcome
+        outcome.target = target
+        for _ in range(_MAX_ROUNDS):
+            offset = self.store.last_compartment_end(outcome.session_id) + 1
+            outcome.covered_to = offset - 1
+            if offset >= target or not self._round(offset, target, force_keep=force_keep):
+                break
+        return self._finish(target)
+
+    def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
+        """Condense one chunk from ``offset``; False when the run should stop."""
+        from karni_historian.condense.chunk import build_chunk
+        from karni_historian.errors import ChunkCoverageError, HistorianOutputError
+
+        chunk = build_chunk(
+            self.messages,
+            offset=offset,
+            eligible_end=target,
+            budget_tokens=self.settings.chunk_tokens,
+            expand_tools=self.settings.expand_tools,
+        )
+        if chunk.is_empty:
+            return False  # only noise is left before the target: nothing to condense
+        record = self._record(chunk)
+        try:
+            result = self._validated(chunk, offset, force_keep=force_keep)
+        except (HistorianOutputError, ChunkCoverageError) as error:
+            self._fail(record, str(error))
+            return False
+        self._publish(result, record)
+        return True
+
+    def _record(self, chunk: Chunk) -> RunRecord:
+        from karni_historian.store import RunRecord
+
+        return RunRecord(
+            self.outcome.session_id,
+            self.outcome.kind,
+            "failed",
+            historian=self.name,
+            chunk_start=chunk.start,
+            chunk_end=chunk.end,
+        )
+
+    def _validated(self, chunk: Chunk, offset: int, *, force_keep: bool) -> ValidationResult:
+        """The historian's output for ``chunk``, parsed and validated."""
+        from karni_historian.condense.chunk import check_coverage
+        from karni_historian.condense.compartment_xml import parse, validate
+        from karni_historian.errors import HistorianOutputError
+
+        check_coverage(chunk)
+        xml = self.historian(chunk, self.messages)
+        result = validate(parse(xml), chunk, arcs=self.arcs, force_keep=force_keep)
+        if result.compartments and result.compartments[-1].end + 1 <= offset:
+            raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
+        return result
+
+    def _fail(self, record: RunRecord, error: str) -> None:
+        record.failure_reason = error
+        self.outcome.status = "failed"
+        self.outcome.error = error
+        self.outcome.failures = self.store.record_failure(record)
+
+    def _publish(self, result: ValidationResult, record: RunRecord) -> None:
+        from karni_historian.condense.dates import dated
+
+        compartments = dated(result.compartments, self.by_ordinal)
+        facts: list[Fact] = list(result.facts)
+        record.status = "ok"
+        record.unprocessed_from = result.unprocessed_from
+        record.compartments_produced = len(compartments)
+        record.facts_emitted = len(facts)
+        record.importances = tuple(c.importance for c in compartments)
+        record.discarded_last = result.discarded_last
+        spans = _fact_spans(facts, compartments, self.by_ordinal)
+        self.store.publish(self.outcome.session_id, compartments, facts, record, fact_spans=spans)
+        self.outcome.status = "ok"
+        self.outcome.compartments += len(compartments)
+        self.outcome.facts += len(facts)
+
+    def _finish(self, target: int) -> RunOutcome:
+        outcome = self.outcome
+        outcome.covered_to = self.store.last_compartment_end(outcome.session_id)
+        if outcome.status == "ok" and outcome.covered_to + 1 < target:
+            outcome.status = "partial"
+            outcome.note = f"messages {outcome.covered_to + 1}-{target - 1} left for the next run"
+        elif outcome.status == "nothing":
+            outcome.note = f"no readable messages before message {target} to condense"
+        return outcome
+
+
+def wrapup(
+    store: Store,
+    session_id: str,
+    keep: int = 20,
+    settings: Settings | None = None,
+    *,
+    historian: Historian | None = None,
+) -> RunOutcome:
+    """Condense all but the newest ``keep`` raw messages of a session.
+
+    Args:
+        store: The project's store.
+        session_id: The session to condense.
+        keep: Raw messages to leave uncondensed (positive).
+        settings: The project's settings; the defaults when None.
+        historian: Turns a chunk into historian XML; the built-in
+            ``local/extractive`` when None. Run records name it by its
+            ``name`` attribute (for example ``anthropic/claude-sonnet``),
+            else by its qualified name.
+
+    Returns:
+        The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
+        ``keep`` messages sit above the last compartment.
+    """
+    from karni_historian.condense.chunk import wrapup_boundary
+    from karni_historian.condense.triggers import trigger_budget
+
+    settings = settings or Settings()
+    outcome = RunOutcome(session_id, "wrapup")
+    last_end = store.last_compartment_end(session_id)
+    above = store.message_count(session_id) - last_end
+    outcome.covered_to = last_end
+    if above <= keep:
+        outcome.note = f"nothing to wrap up — only {above} messages above the last compartment"
+        return outcome
+    messages = store.messages(session_id)
+    budget = trigger_budget(settings.context_limit, settings.execute_threshold_percentage)
+    target = wrapup_boundary(messages, keep, snap_tokens=min(max(budget, 2000), 48_000))
+    if target <= last_end + 1:
+        outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
+        return outcome
+    viewed = project_view(messages, store.root)
+    return _Condensation(store, outcome, viewed, settings, historian).advance(
+        target, force_keep=True
+    )
+
+
+@dataclass(slots=True)
+class RunPlan:
+    """What ``run`` would condense in a session, and whether a trigger fires.
+
+    Attributes:
+        session_id: The session.
+        covered_to: The last ordinal inside a compartment.
+        target: The exclusive end of the settled messages.
+        messages: The messages after the last compartment, project-relative.
+        settings: The settings the plan was made with.
+    """
+
+    session_id: str
+    covered_to: int
+    target: int
+    messages: list[Message]
+    settings: Settings
+
+    @property
+    def settled(self) -> bool:
+        """Whether any settled message lies after the last compartment."""
+        return self.target > self.covered_to + 1
+
+    def decision(self) -> TriggerDecision:
+        """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``)."""
+        from karni_historian.condense.triggers import evaluate_trigger, session_state
+
+        settings = self.settings
+        state = session_state(self.messages, self.covered_to + 1, self.target, settings)
+        return evaluate_trigger(
+            state, settings.context_limit, settings.execute_threshold_percentage
+        )
+
+
+def plan_run(store: Store, session_id: str, settings: Settings | None = None) -> RunPlan:
+    """Find the settled messages of a session: those before the protected tail.
+
+    The tail starts at the fifth-from-last meaningful user prompt
+    (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
+    never splits a completed tool call and its result.
+    """
+    from karni_historian.condense.chunk import completed_arcs, fence_boundary, protected_tail_start
+
+    last_end = store.last_compartment_end(session_id)
+    messages = project_view(store.messages(session_id, last_end + 1), store.root)
+    target = fence_boundary(protected_tail_start(messages), completed_arcs(messages))
+    return RunPlan(session_id, last_end, target, messages, settings or Settings())
+
+
+def run(
+    store: Store,
+    session_id: str,
+    settings: Settings | None = None,
+    *,
+    historian: Historian | None = None,
+    plan: RunPlan | None = None,
+) -> RunOutcome:
+    """Condense a session's settled messages: those before the protected tail.
+
+    This condenses whether or not a trigger fires; ``karni-historian run``
+    asks :meth:`RunPlan.decision` first.
+
+    Args:
+        store: The project's store.
+        session_id: The session to condense.
+        settings: The project's settings; the defaults when None.
+        historian: As for :func:`wrapup`.
+        plan: The session's :func:`plan_run`, when already made.
+
+    Returns:
+        The :class:`RunOutcome`; ``status`` is ``nothing`` when no settled
+        message lies after the last compartment.
+    """
+    plan = plan or plan_run(store, session_id, settings)
+    outcome = RunOutcome(session_id, "run", covered_to=plan.covered_to)
+    if not plan.settled:
+        outcome.note = (
+            "nothing settled to condense — the newest five prompts and their answers stay raw"
+        )
+        return outcome
+    job = _Condensation(store, outcome, plan.messages, plan.settings, historian)
+    return job.advance(plan.target, force_keep=False)

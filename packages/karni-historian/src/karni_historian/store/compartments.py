@@ -1,0 +1,172 @@
+"""The ``compartments`` table: condensed episodes, read back for briefs and runs."""
+
+from __future__ import annotations
+
+from karni_historian.store.database import Database, utc_now
+from karni_historian.store.records import StoredCompartment
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+    from karni_historian.model import Compartment
+
+__all__ = ["CompartmentTables", "compartment_row"]
+
+
+class CompartmentTables(Database):
+    """Reading compartments; :meth:`karni_historian.store.Store.publish` writes them."""
+
+    def compartments(self, session_id: str) -> list[StoredCompartment]:
+        """The session's compartments, oldest first."""
+        rows = self.connection.execute(
+            _COMPARTMENT_SELECT + " WHERE session_id = ? ORDER BY sequence", (session_id,)
+        ).fetchall()
+        return [compartment_row(row) for row in rows]
+
+    def touching_compartments(self, path: str) -> list[tuple[str, int, int, int, int, int]]:
+        """Compartments whose messages touched ``path`` (or a file under it), oldest first.
+
+        Light rows ``(session_id, id, sequence, importance, start, end)``, ordered by the
+        session's first message, then session id, then sequence; fetch the
+        full compartments with :meth:`compartments_by_id`.
+        """
+        prefix = path.rstrip("/") + "/"
+        return self.connection.execute(
+            "SELECT c.session_id, c.id, c.sequence, c.importance, c.start_message,"
+            " c.end_message FROM compartments c"
+            " JOIN sessions s ON s.id = c.session_id"
+            " WHERE EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
+            " AND f.ordinal BETWEEN c.start_message AND c.end_message"
+            " AND (f.path = ? OR substr(f.path, 1, ?) = ?))"
+            " ORDER BY COALESCE(s.first_ts, ''), c.session_id, c.sequence",
+            (path, len(prefix), prefix),
+        ).fetchall()
+
+    def newest_compartments(self, limit: int | None = None) -> list[StoredCompartment]:
+        """The newest compartments: sessions by last activity, then sequence, newest first."""
+        rows = self.connection.execute(
+            "SELECT c.id, c.session_id, c.sequence, c.start_message, c.end_message, c.title,"
+            " c.content, c.p1, c.p2, c.p3, c.p4, c.importance, c.start_date, c.end_date,"
+            " c.episode_type, c.legacy FROM compartments c JOIN sessions s ON s.id = c.session_id"
+            " ORDER BY COALESCE(s.last_ts, '') DESC, c.session_id DESC, c.sequence DESC"
+            " LIMIT ?",
+            (-1 if limit is None else limit,),
+        ).fetchall()
+        return [compartment_row(row) for row in rows]
+
+    def compartments_by_id(self, ids: Iterable[int]) -> dict[int, StoredCompartment]:
+        """The compartments with these row ids."""
+        wanted = list(ids)
+        found: dict[int, StoredCompartment] = {}
+        for offset in range(0, len(wanted), 500):
+            batch = wanted[offset : offset + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self.connection.execute(
+                _COMPARTMENT_SELECT + f" WHERE id IN ({marks})", batch
+            ):
+                stored = compartment_row(row)
+                found[stored.id] = stored
+        return found
+
+    def compartment_count(self) -> int:
+        """The number of compartments in the store."""
+        return int(self.connection.execute("SELECT COUNT(*) FROM compartments").fetchone()[0])
+
+    def last_compartment_end(self, session_id: str) -> int:
+        """The last ordinal covered by the session's compartments, 0 when none."""
+        row = self.connection.execute(
+            "SELECT COALESCE(MAX(end_message), 0) FROM compartments WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def _message_id(self, session_id: str, ordinal: int) -> str:
+        row = self.connection.execute(
+            "SELECT message_id FROM raw_messages WHERE session_id = ? AND ordinal = ?",
+            (session_id, ordinal),
+        ).fetchone()
+        return row[0] if row else ""
+
+    def insert_compartment(self, session_id: str, sequence: int, compartment: Compartment) -> None:
+        """Store one compartment at ``sequence`` of its session."""
+        self.connection.execute(
+            "INSERT INTO compartments (session_id, sequence, start_message, end_message,"
+            " start_message_id, end_message_id, title, content, p1, p2, p3, p4,"
+            " importance, episode_type, legacy, start_date, end_date, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+            (
+                session_id,
+                sequence,
+                compartment.start,
+                compartment.end,
+                self._message_id(session_id, compartment.start),
+                self._message_id(session_id, compartment.end),
+                compartment.title,
+                compartment.p1,
+                compartment.p1,
+                compartment.p2,
+                compartment.p3,
+                compartment.p4,
+                max(1, min(100, int(compartment.importance))),
+                compartment.episode_type,
+                compartment.start_date,
+                compartment.end_date,
+                utc_now(),
+            ),
+        )
+
+    def next_sequence(self, session_id: str) -> int:
+        """The sequence number the session's next compartment gets."""
+        row = self.connection.execute(
+            "SELECT COALESCE(MAX(sequence) + 1, 0) FROM compartments WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        return int(row[0])
+
+
+_COMPARTMENT_SELECT = (
+    "SELECT id, session_id, sequence, start_message, end_message, title, content, p1, p2, p3, p4,"
+    " importance, start_date, end_date, episode_type, legacy FROM compartments"
+)
+
+
+def compartment_row(row: Sequence[Any]) -> StoredCompartment:
+    """Decode a row of :data:`_COMPARTMENT_SELECT` into a :class:`StoredCompartment`."""
+    from karni_historian.model import Compartment
+
+    (
+        row_id,
+        session_id,
+        sequence,
+        start,
+        end,
+        title,
+        content,
+        p1,
+        p2,
+        p3,
+        p4,
+        importance,
+        start_date,
+        end_date,
+        episode_type,
+        legacy,
+    ) = row
+    compartment = Compartment(
+        start=start,
+        end=end,
+        title=title,
+        p1=p1 or "",
+        p2=p2 if p2 is not None else "",
+        p3=p3 if p3 is not None else "",
+        p4=p4 if p4 is not None else "",
+        importance=importance,
+        start_date=start_date,
+        end_date=end_date,
+        episode_type=episode_type,
+        legacy=bool(legacy),
+        content=content,
+    )
+    return StoredCompartment(row_id, session_id, sequence, compartment)

@@ -1,0 +1,193 @@
+"""Opening the historian's database: file modes, pragmas, migrations, transactions.
+
+:class:`Database` owns the connection. The table groups of the store
+(:mod:`karni_historian.store.sessions`, ``messages``, ``ingest_state``,
+``compartments``, ``memory``, ``runs``) subclass it, and
+:class:`~karni_historian.store.Store` puts them together. Every write happens
+inside :meth:`Database.transaction`, so an exception or Ctrl-C leaves the
+previous state.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from karni_historian.errors import StoreError
+from karni_historian.store.schema import MIGRATIONS, SCHEMA_VERSION, db_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = ["Database", "Transaction", "utc_now"]
+
+
+def utc_now() -> str:
+    """The current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``, the store's timestamp format."""
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _create_database(root: str | os.PathLike[str], path: str) -> None:
+    """Create ``.karni/local`` owner-only with its ``.gitignore``, then an empty 0600 database.
+
+    No folder on the way may be a symlink: the store is written inside the
+    project, never wherever a link in a cloned repository points.
+    """
+    from karni.agent.common.files import make_folders, write_atomic
+
+    folder = os.path.dirname(path)
+    try:
+        make_folders(folder, within=os.fspath(root))
+        os.chmod(folder, 0o700)
+        ignore = os.path.join(folder, ".gitignore")
+        if not os.path.exists(ignore):
+            write_atomic(ignore, "*\n", within=folder, durable=False)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+    except OSError as error:
+        raise StoreError(
+            f"cannot create the historian store in {folder}: {error}; "
+            f"make the folder writable (and not a symlink) and run the command again"
+        ) from None
+
+
+class Database:
+    """An open historian database connection.
+
+    Use :meth:`open`; close it with :meth:`close` or a ``with`` block.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: str, readonly: bool) -> None:
+        """Wrap an open connection (use :meth:`open` instead)."""
+        self.connection = connection
+        self.path = path
+        self.readonly = readonly
+        self._depth = 0
+
+    @classmethod
+    def open(
+        cls, root: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+    ) -> Self:
+        """Open the project's store.
+
+        Args:
+            root: The project root.
+            create: Create the folder and database when missing (owner-only).
+            readonly: Open without ever writing (the provider's mode).
+
+        Raises:
+            StoreError: The database is missing (and ``create`` is false), cannot
+                be opened, or was written by a newer version of karni-historian.
+        """
+        path = db_path(root)
+        if not os.path.isfile(path):
+            if not create or readonly:
+                raise StoreError(
+                    f"no historian store at {path}; run `karni-historian ingest` first"
+                )
+            _create_database(root, path)
+        try:
+            if readonly:
+                from pathlib import Path
+
+                connection = sqlite3.connect(
+                    f"{Path(path).resolve().as_uri()}?mode=ro",
+                    uri=True,
+                    isolation_level=None,
+                    timeout=1.0,
+                )
+            else:
+                connection = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+            store = cls(connection, path, readonly)
+            store._configure()
+        except sqlite3.Error as error:
+            raise StoreError(
+                f"cannot open the historian store {path}: {error}; "
+                f"remove it and run `karni-historian ingest` to rebuild it"
+            ) from error
+        return store
+
+    def _configure(self) -> None:
+        self.connection.execute("PRAGMA foreign_keys = ON")
+        version = self.connection.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            self.connection.close()
+            raise StoreError(
+                f"the historian store {self.path} has schema version {version}, newer than this "
+                f"karni-historian understands ({SCHEMA_VERSION}); upgrade karni-historian"
+            )
+        if self.readonly:
+            if version < SCHEMA_VERSION:
+                self.connection.close()
+                raise StoreError(
+                    f"the historian store {self.path} needs an upgrade; "
+                    f"run `karni-historian ingest` once"
+                )
+            return
+        self.connection.execute("PRAGMA journal_mode = WAL")
+        self.connection.execute("PRAGMA synchronous = NORMAL")
+        if version < SCHEMA_VERSION:
+            self.migrate(version)
+
+    def migrate(self, version: int) -> None:
+        """Apply the migrations after ``version``, each in its own transaction."""
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            with self.transaction():
+                for statement in MIGRATIONS[number - 1]:
+                    self.connection.execute(statement)
+                self.connection.execute(f"PRAGMA user_version = {number}")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self) -> Transaction:
+        """A ``with`` block that commits on success and rolls back on any exception.
+
+        Nested blocks join the outer transaction.
+        """
+        return Transaction(self)
+
+    @property
+    def root(self) -> str:
+        """The project root the store belongs to."""
+        return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(self.path))))
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open database."""
+        return int(self.connection.execute("PRAGMA user_version").fetchone()[0])
+
+
+class Transaction:
+    """A ``with`` block over the connection; nested blocks join the outer one."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: Database) -> None:
+        self._store = store
+
+    def __enter__(self) -> Database:
+        store = self._store
+        if store._depth == 0:
+            store.connection.execute("BEGIN IMMEDIATE")
+        store._depth += 1
+        return store
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        store = self._store
+        store._depth -= 1
+        if store._depth:
+            return
+        if kind is None:
+            store.connection.execute("COMMIT")
+        else:
+            store.connection.execute("ROLLBACK")

@@ -1,0 +1,98 @@
+"""Project memory: facts by category, and the message ranges they came from.
+
+Tables ``memories`` (deduplicated on :func:`normalize_fact`) and
+``memory_sources``.
+"""
+
+from __future__ import annotations
+
+from karni_historian.store.database import Database, utc_now
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from karni_historian.model import Fact
+
+__all__ = ["MemoryTables", "normalize_fact"]
+
+
+def normalize_fact(content: str) -> str:
+    """The form of a fact used to deduplicate it: case-folded, whitespace collapsed."""
+    return " ".join(content.casefold().split()).rstrip(".")
+
+
+class MemoryTables(Database):
+    """Promoting facts and reading them back, whole or by the messages they came from."""
+
+    def add_fact(
+        self, fact: Fact, *, session_id: str | None = None, span: tuple[int, int] | None = None
+    ) -> bool:
+        """Promote a fact to project memory; True when it was new.
+
+        Facts are deduplicated per category on :func:`normalize_fact`; a
+        repeat raises its ``seen_count`` and records its source.
+        """
+        import hashlib
+
+        content = " ".join(fact.content.split())
+        category = fact.category.strip().upper()
+        if not content or not category:
+            return False
+        digest = hashlib.sha256(normalize_fact(content).encode("utf-8")).hexdigest()
+        now = utc_now()
+        cursor = self.connection.execute(
+            "INSERT INTO memories (category, content, normalized_hash, source_session_id,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(category, normalized_hash) DO UPDATE SET"
+            " seen_count = seen_count + 1, updated_at = excluded.updated_at"
+            " RETURNING id, seen_count",
+            (category, content, digest, session_id, now, now),
+        )
+        row: tuple[int, int] = cursor.fetchone()  # RETURNING always yields the row
+        memory_id, seen = row
+        if session_id is not None and span is not None:
+            self.connection.execute(
+                "INSERT OR IGNORE INTO memory_sources (memory_id, session_id, start_message,"
+                " end_message) VALUES (?, ?, ?, ?)",
+                (memory_id, session_id, span[0], span[1]),
+            )
+        return seen == 1
+
+    def facts(self) -> list[Fact]:
+        """Every project-memory fact, by category then first promotion."""
+        from karni_historian.model import Fact
+
+        rows = self.connection.execute(
+            "SELECT category, content FROM memories ORDER BY category, id"
+        ).fetchall()
+        return [Fact(category, content) for category, content in rows]
+
+    def facts_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[Fact]:
+        """Facts promoted from a run that overlapped one of ``(session, start, end)``."""
+        import bisect
+
+        from karni_historian.model import Fact
+
+        by_session: dict[str, list[tuple[int, int]]] = {}
+        for session_id, start, end in spans:
+            by_session.setdefault(session_id, []).append((start, end))
+        found: dict[int, tuple[str, str]] = {}
+        for session_id, ranges in by_session.items():
+            ranges.sort()
+            # Sort by end too, and keep the smallest start reaching each end, for overlap tests.
+            ends = sorted(ranges, key=lambda r: r[1])
+            end_keys = [end for _, end in ends]
+            lowest = [start for start, _ in ends]
+            for i in range(len(lowest) - 2, -1, -1):
+                lowest[i] = min(lowest[i], lowest[i + 1])
+            for memory_id, category, content, start, end in self.connection.execute(
+                "SELECT m.id, m.category, m.content, s.start_message, s.end_message"
+                " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
+                " WHERE s.session_id = ?",
+                (session_id,),
+            ):
+                i = bisect.bisect_left(end_keys, start)
+                if i < len(end_keys) and lowest[i] <= end:
+                    found[memory_id] = (category, content)
+        return [Fact(*found[key]) for key in sorted(found, key=lambda k: (found[k][0], k))]

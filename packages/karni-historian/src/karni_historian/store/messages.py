@@ -1,0 +1,198 @@
+"""Raw messages and what their tool calls touched.
+
+Tables ``raw_messages``, ``tool_calls`` and ``message_files``.
+
+Raw messages are copied from the transcripts and never deleted: compartments
+are a view on them, and ``expand`` recovers any message in full.
+"""
+
+from __future__ import annotations
+
+from karni_historian.store.codec import parts_from_json
+from karni_historian.store.database import Database, utc_now
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from karni_historian.model import Message
+
+__all__ = ["MessageTables"]
+
+
+class MessageTables(Database):
+    """Raw messages, tool-call ordinals and touched files."""
+
+    def message_count(self, session_id: str) -> int:
+        """The number of raw messages of the session (its last ordinal)."""
+        row = self.connection.execute(
+            "SELECT COALESCE(MAX(ordinal), 0) FROM raw_messages WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def write_message(
+        self,
+        session_id: str,
+        ordinal: int,
+        role: str,
+        parts_json: str,
+        *,
+        timestamp: str | None = None,
+        message_id: str = "",
+    ) -> None:
+        """Insert the message at ``ordinal``, or replace its parts when it exists.
+
+        Raw messages are never deleted; a replacement only ever adds to a
+        message (a later block of the same response, a tool result).
+        """
+        cursor = self.connection.execute(
+            "UPDATE raw_messages SET parts_json = ? WHERE session_id = ? AND ordinal = ?",
+            (parts_json, session_id, ordinal),
+        )
+        if cursor.rowcount:
+            return
+        self.connection.execute(
+            "INSERT INTO raw_messages (session_id, ordinal, message_id, role, parts_json,"
+            " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, ordinal, message_id, role, parts_json, timestamp),
+        )
+        self.connection.execute(
+            "UPDATE sessions SET message_count = MAX(message_count, ?), updated_at = ?,"
+            " first_ts = CASE WHEN first_ts IS NULL OR (? IS NOT NULL AND ? < first_ts)"
+            " THEN COALESCE(?, first_ts) ELSE first_ts END,"
+            " last_ts = CASE WHEN last_ts IS NULL OR (? IS NOT NULL AND ? > last_ts)"
+            " THEN COALESCE(?, last_ts) ELSE last_ts END WHERE id = ?",
+            (
+                ordinal,
+                utc_now(),
+                timestamp,
+                timestamp,
+                timestamp,
+                timestamp,
+                timestamp,
+                timestamp,
+                session_id,
+            ),
+        )
+
+    def insert_messages(
+        self, session_id: str, rows: Sequence[tuple[int, str, str, str | None, str]]
+    ) -> None:
+        """Insert new messages as ``(ordinal, role, parts_json, timestamp, message_id)`` rows.
+
+        Faster than :meth:`write_message` for messages known to be new: one
+        statement for all rows, one update of the session's counters.
+        """
+        if not rows:
+            return
+        self.connection.executemany(
+            "INSERT INTO raw_messages (session_id, ordinal, role, parts_json, timestamp,"
+            " message_id) VALUES (?, ?, ?, ?, ?, ?)",
+            [(session_id, *row) for row in rows],
+        )
+        stamps = [row[3] for row in rows if row[3]]
+        self.connection.execute(
+            "UPDATE sessions SET message_count = MAX(message_count, ?), updated_at = ?,"
+            " first_ts = CASE WHEN ? IS NOT NULL AND (first_ts IS NULL OR ? < first_ts)"
+            " THEN ? ELSE first_ts END,"
+            " last_ts = CASE WHEN ? IS NOT NULL AND (last_ts IS NULL OR ? > last_ts)"
+            " THEN ? ELSE last_ts END WHERE id = ?",
+            (
+                max(row[0] for row in rows),
+                utc_now(),
+                *([min(stamps)] * 3 if stamps else [None] * 3),
+                *([max(stamps)] * 3 if stamps else [None] * 3),
+                session_id,
+            ),
+        )
+
+    def raw_message(self, session_id: str, ordinal: int) -> tuple[str, str, str | None, str] | None:
+        """``(role, parts_json, timestamp, message_id)`` of one message, or None."""
+        row: tuple[str, str, str | None, str] | None = self.connection.execute(
+            "SELECT role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal = ?",
+            (session_id, ordinal),
+        ).fetchone()
+        return row
+
+    def ordinal_of_message_id(self, session_id: str, message_id: str) -> int | None:
+        """The ordinal of the message with this provider id, or None."""
+        # Without the hint SQLite prefers the primary key for the session and scans
+        # every message of it: quadratic on a long session.
+        row = self.connection.execute(
+            "SELECT min(ordinal) FROM raw_messages INDEXED BY idx_raw_messages_message_id"
+            " WHERE session_id = ? AND message_id = ? AND message_id != ''",
+            (session_id, message_id),
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def message(self, session_id: str, ordinal: int) -> Message | None:
+        """One message as a model :class:`Message`, or None when missing."""
+        messages = self.messages(session_id, ordinal, ordinal)
+        return messages[0] if messages else None
+
+    def messages(self, session_id: str, start: int = 1, end: int | None = None) -> list[Message]:
+        """The session's messages with ``start <= ordinal <= end``, in order."""
+        return list(self.iter_messages(session_id, start, end))
+
+    def iter_messages(
+        self, session_id: str, start: int = 1, end: int | None = None
+    ) -> Iterator[Message]:
+        """Like :meth:`messages`, one at a time."""
+        from karni_historian.model import Message
+
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? ORDER BY ordinal",
+            (session_id, start, end if end is not None else 2**62),
+        )
+        for ordinal, role, parts_json, timestamp, message_id in rows:
+            yield Message(
+                ordinal=ordinal,
+                role=role,
+                parts=parts_from_json(parts_json),
+                session_id=session_id,
+                timestamp=timestamp,
+                message_id=message_id,
+            )
+
+    def record_call(self, session_id: str, call_id: str, ordinal: int) -> None:
+        """Remember which message made the call ``call_id`` (first one wins)."""
+        self.connection.execute(
+            "INSERT OR IGNORE INTO tool_calls (session_id, call_id, ordinal) VALUES (?, ?, ?)",
+            (session_id, call_id, ordinal),
+        )
+
+    def call_ordinal(self, session_id: str, call_id: str) -> int | None:
+        """The ordinal of the message that made the call, or None."""
+        row = self.connection.execute(
+            "SELECT ordinal FROM tool_calls WHERE session_id = ? AND call_id = ?",
+            (session_id, call_id),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def add_file(self, session_id: str, ordinal: int, path: str, action: str) -> None:
+        """Record that a tool call of the message touched ``path`` (project-relative POSIX)."""
+        self.connection.execute(
+            "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
+            " VALUES (?, ?, ?, ?)",
+            (session_id, ordinal, path, action),
+        )
+
+    def files(self, session_id: str, ordinal: int) -> list[tuple[str, str]]:
+        """``(path, action)`` pairs the message touched, sorted."""
+        return self.connection.execute(
+            "SELECT path, action FROM message_files WHERE session_id = ? AND ordinal = ?"
+            " ORDER BY path, action",
+            (session_id, ordinal),
+        ).fetchall()
+
+    def touching(self, path: str) -> list[tuple[str, int]]:
+        """``(session_id, ordinal)`` of the messages that touched ``path`` or a file under it."""
+        prefix = path.rstrip("/") + "/"
+        return self.connection.execute(
+            "SELECT DISTINCT session_id, ordinal FROM message_files"
+            " WHERE path = ? OR substr(path, 1, ?) = ? ORDER BY session_id, ordinal",
+            (path, len(prefix), prefix),
+        ).fetchall()

@@ -1,0 +1,129 @@
+"""The plain records the store reads and writes, one per table row.
+
+They are small ``__slots__`` classes rather than dataclasses so that the
+store, which the history provider opens on the hot path, imports nothing
+beyond the standard library's :mod:`sqlite3`.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from karni_historian.model import Compartment
+
+__all__ = ["CursorState", "RunRecord", "SessionInfo", "StoredCompartment"]
+
+
+class SessionInfo:
+    """One stored session, as ``sessions`` lists it."""
+
+    __slots__ = ("first_ts", "id", "last_ts", "message_count", "source", "title")
+
+    def __init__(
+        self,
+        id: str,
+        source: str,
+        title: str | None,
+        message_count: int,
+        first_ts: str | None,
+        last_ts: str | None,
+    ) -> None:
+        """Create the record (fields as in the ``sessions`` table)."""
+        self.id = id
+        self.source = source
+        self.title = title
+        self.message_count = message_count
+        self.first_ts = first_ts
+        self.last_ts = last_ts
+
+    def __repr__(self) -> str:
+        return f"SessionInfo({self.id!r}, {self.source!r}, messages={self.message_count})"
+
+
+class StoredCompartment:
+    """A compartment row: the model :class:`Compartment` plus where it is stored."""
+
+    __slots__ = ("compartment", "id", "sequence", "session_id")
+
+    def __init__(self, id: int, session_id: str, sequence: int, compartment: Compartment) -> None:
+        """Create the record."""
+        self.id = id
+        self.session_id = session_id
+        self.sequence = sequence
+        self.compartment = compartment
+
+
+class CursorState:
+    """How far an ingest source file has been read."""
+
+    __slots__ = ("inode", "kind", "lines", "malformed", "mtime_ns", "offset", "size")
+
+    def __init__(
+        self,
+        kind: str,
+        offset: int,
+        size: int,
+        mtime_ns: int,
+        inode: int,
+        lines: int = 0,
+        malformed: int = 0,
+    ) -> None:
+        """Create the record (fields as in the ``ingest_cursors`` table)."""
+        self.kind = kind
+        self.offset = offset
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.inode = inode
+        self.lines = lines
+        self.malformed = malformed
+
+
+class RunRecord:
+    """One historian run, successful or not, for ``historian_runs``."""
+
+    __slots__ = (
+        "chunk_end",
+        "chunk_start",
+        "compartments_produced",
+        "discarded_last",
+        "facts_emitted",
+        "failure_reason",
+        "historian",
+        "importances",
+        "run_kind",
+        "session_id",
+        "status",
+        "unprocessed_from",
+    )
+
+    def __init__(
+        self,
+        session_id: str,
+        run_kind: str,
+        status: str,
+        *,
+        historian: str = "local/extractive",
+        failure_reason: str | None = None,
+        chunk_start: int | None = None,
+        chunk_end: int | None = None,
+        unprocessed_from: int | None = None,
+        compartments_produced: int = 0,
+        facts_emitted: int = 0,
+        importances: Sequence[int] = (),
+        discarded_last: bool = False,
+    ) -> None:
+        """Create the record (fields as in the ``historian_runs`` table)."""
+        self.session_id = session_id
+        self.run_kind = run_kind
+        self.status = status
+        self.historian = historian
+        self.failure_reason = failure_reason
+        self.chunk_start = chunk_start
+        self.chunk_end = chunk_end
+        self.unprocessed_from = unprocessed_from
+        self.compartments_produced = compartments_produced
+        self.facts_emitted = facts_emitted
+        self.importances = tuple(importances)
+        self.discarded_last = discarded_last

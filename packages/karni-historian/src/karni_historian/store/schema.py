@@ -1,0 +1,143 @@
+"""The schema of the historian's database and where the database lives.
+
+The schema is versioned with ``PRAGMA user_version``: version N is the list of
+statements ``MIGRATIONS[N-1]``, applied in order by
+:meth:`karni_historian.store.database.Database.migrate`. A new version appends
+a tuple; released tuples are never edited. See ``docs/historian/store.md``.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["DB_RELATIVE_PATH", "MIGRATIONS", "SCHEMA_VERSION", "db_path"]
+
+DB_RELATIVE_PATH = (".karni", "local", "historian.db")
+"""Where the database lives, relative to the project root."""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # Version 1: the first schema.
+    (
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            title TEXT,
+            title_rank INTEGER NOT NULL DEFAULT 0,
+            cwd TEXT,
+            first_ts TEXT,
+            last_ts TEXT,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            failure_count INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            last_failure_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE raw_messages (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            ordinal INTEGER NOT NULL CHECK (ordinal >= 1),
+            message_id TEXT NOT NULL DEFAULT '',
+            role TEXT NOT NULL,
+            parts_json TEXT NOT NULL,
+            timestamp TEXT,
+            UNIQUE (session_id, ordinal)
+        )""",
+        "CREATE INDEX idx_raw_messages_message_id ON raw_messages(session_id, message_id)"
+        " WHERE message_id != ''",
+        """CREATE TABLE tool_calls (
+            session_id TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            PRIMARY KEY (session_id, call_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE message_files (
+            session_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            action TEXT NOT NULL,
+            PRIMARY KEY (session_id, ordinal, path, action)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_message_files_path ON message_files(path)",
+        """CREATE TABLE compartments (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            sequence INTEGER NOT NULL,
+            start_message INTEGER NOT NULL,
+            end_message INTEGER NOT NULL,
+            start_message_id TEXT NOT NULL DEFAULT '',
+            end_message_id TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL,
+            content TEXT NOT NULL,
+            p1 TEXT, p2 TEXT, p3 TEXT, p4 TEXT,
+            importance INTEGER NOT NULL DEFAULT 50,
+            episode_type TEXT,
+            legacy INTEGER NOT NULL DEFAULT 0,
+            start_date TEXT,
+            end_date TEXT,
+            created_at TEXT NOT NULL,
+            UNIQUE (session_id, sequence)
+        )""",
+        """CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            category TEXT NOT NULL,
+            content TEXT NOT NULL,
+            normalized_hash TEXT NOT NULL,
+            source_session_id TEXT,
+            seen_count INTEGER NOT NULL DEFAULT 1,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (category, normalized_hash)
+        )""",
+        """CREATE TABLE memory_sources (
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            session_id TEXT NOT NULL,
+            start_message INTEGER NOT NULL,
+            end_message INTEGER NOT NULL,
+            PRIMARY KEY (memory_id, session_id, start_message)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE historian_runs (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            run_kind TEXT NOT NULL,
+            historian TEXT NOT NULL,
+            status TEXT NOT NULL,
+            failure_reason TEXT,
+            chunk_start INTEGER,
+            chunk_end INTEGER,
+            unprocessed_from INTEGER,
+            compartments_produced INTEGER NOT NULL DEFAULT 0,
+            facts_emitted INTEGER NOT NULL DEFAULT 0,
+            importance_min INTEGER,
+            importance_max INTEGER,
+            importance_avg REAL,
+            discarded_last INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE ingest_cursors (
+            source TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            lines INTEGER NOT NULL DEFAULT 0,
+            malformed INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE seen_records (
+            key TEXT PRIMARY KEY
+        ) WITHOUT ROWID""",
+    ),
+)
+"""The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+"""The schema version this code writes."""
+
+
+def db_path(root: str | os.PathLike[str]) -> str:
+    """The database path of the project at ``root``, in its ``.karni/local`` folder."""
+    from karni.agent.common.root import local_dir
+
+    return os.path.join(local_dir(root), DB_RELATIVE_PATH[-1])

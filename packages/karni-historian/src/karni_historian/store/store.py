@@ -1,0 +1,88 @@
+"""The historian's store: the table groups put together, and the writes that span them.
+
+One SQLite database per project at ``.karni/local/historian.db`` (see
+``docs/historian/store.md``). Each table group lives in its own module; this
+one adds the two transactions that touch several groups at once: publishing a
+historian run and recording its failure.
+"""
+
+from __future__ import annotations
+
+from karni_historian.store.compartments import CompartmentTables
+from karni_historian.store.database import utc_now
+from karni_historian.store.ingest_state import IngestStateTables
+from karni_historian.store.memory import MemoryTables
+from karni_historian.store.messages import MessageTables
+from karni_historian.store.runs import RunTables
+from karni_historian.store.sessions import SessionTables
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from karni_historian.model import Compartment, Fact
+    from karni_historian.store.records import RunRecord
+
+__all__ = ["Store"]
+
+
+class Store(
+    SessionTables, MessageTables, IngestStateTables, CompartmentTables, MemoryTables, RunTables
+):
+    """An open historian database.
+
+    Use :meth:`open`; close it with :meth:`close` or a ``with`` block.
+    """
+
+    def publish(
+        self,
+        session_id: str,
+        compartments: Sequence[Compartment],
+        facts: Sequence[Fact],
+        run: RunRecord,
+        *,
+        fact_spans: Sequence[tuple[int, int] | None] | None = None,
+    ) -> None:
+        """Publish a historian run in one transaction (``docs/historian/store.md``).
+
+        The compartments are appended after the session's existing ones, the
+        facts are promoted to project memory (deduplicated), the run is
+        recorded and the session's failure counter is reset.
+
+        Args:
+            session_id: The session.
+            compartments: The new compartments, oldest first; validated, so
+                each has its tiered paraphrases.
+            facts: Facts to promote.
+            run: The run record.
+            fact_spans: Per fact, the message range it came from (None: the
+                whole run); it links the fact to the files of those messages.
+        """
+        with self.transaction():
+            sequence = self.next_sequence(session_id)
+            for offset, compartment in enumerate(compartments):
+                self.insert_compartment(session_id, sequence + offset, compartment)
+            if compartments:
+                whole = (compartments[0].start, compartments[-1].end)
+                spans = list(fact_spans or [])
+                for index, fact in enumerate(facts):
+                    span = spans[index] if index < len(spans) and spans[index] else whole
+                    self.add_fact(fact, session_id=session_id, span=span)
+            self.record_run(run)
+            self.connection.execute(
+                "UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,)
+            )
+
+    def record_failure(self, run: RunRecord) -> int:
+        """Record a failed run and return the session's consecutive failure count."""
+        with self.transaction():
+            self.record_run(run)
+            self.connection.execute(
+                "UPDATE sessions SET failure_count = failure_count + 1, last_error = ?,"
+                " last_failure_at = ? WHERE id = ?",
+                (run.failure_reason, utc_now(), run.session_id),
+            )
+            row = self.connection.execute(
+                "SELECT failure_count FROM sessions WHERE id = ?", (run.session_id,)
+            ).fetchone()
+        return int(row[0]) if row else 0

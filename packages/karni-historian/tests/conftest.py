@@ -1,0 +1,38 @@
+"""Fixtures shared by the tests that drive ``karni-historian`` commands in a project."""
+
+from __future__ import annotations
+
+import pytest
+from karni_historian.cli import main
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    """A project folder (``manage.py``), the working directory, with an empty user config."""
+    (tmp_path / "manage.py").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def configure():
+    """Write the project's ``[historian]`` table."""
+
+    def write(root, text):
+        (root / ".karni").mkdir(exist_ok=True)
+        (root / ".karni" / "config.toml").write_text(f"[historian]\n{text}\n")
+
+    return write
+
+
+@pytest.fixture
+def historian(capsys):
+    """Run ``karni-historian ARGS``; return the exit code, stdout and stderr."""
+
+    def run(*args):
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
