@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -322,3 +323,30 @@ def test_sync_check_end_to_end_with_and_without_a_store(
     assert stale.stderr == (
         "karni: AGENTS.md: missing\nkarni: 1 adapter file stale; run `karni rules sync`\n"
     )
+
+
+def test_a_symlinked_folder_is_never_written_through(project: Path, tmp_path: Path, capsys) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(project / ".cursor")
+    (project / ".cursor").symlink_to(outside, target_is_directory=True)
+    code, _, err = karni(capsys, "rules", "sync")
+    assert code == 1
+    assert "karni: .cursor/rules/karni.mdc is reached through a symlink" in err
+    assert list(outside.iterdir()) == []  # nothing was written where the link points
+    (project / "AGENTS.md").unlink()
+    assert karni(capsys, "rules", "sync")[0] == 1
+    assert (project / "AGENTS.md").is_file()  # the other adapters are still written
+    assert ".cursor/rules/karni.mdc" in find_stale(project)
+
+
+def test_a_symlinked_adapter_file_is_left_alone(project: Path, tmp_path: Path, capsys) -> None:
+    target = tmp_path / "elsewhere.md"
+    target.write_text("someone else's file\n")
+    (project / "CONVENTIONS.md").unlink()
+    (project / "CONVENTIONS.md").symlink_to(target)
+    code, _, err = karni(capsys, "rules", "sync", "--force")
+    assert code == 1
+    assert "CONVENTIONS.md is reached through a symlink" in err
+    assert target.read_text() == "someone else's file\n"
+    assert (project / "CONVENTIONS.md").is_symlink()

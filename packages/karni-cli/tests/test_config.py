@@ -230,3 +230,15 @@ def test_an_invalid_global_file_is_reported_even_when_the_project_decides(
         assert err.startswith(f"karni: {global_file} is not valid TOML (")
         assert err.endswith("); fix or delete it\n") and err.count("\n") == 1
     assert global_file.read_text() == "suggest_tools = [\n"
+
+
+def test_set_never_writes_through_a_symlinked_karni_folder(
+    project: Path, tmp_path: Path, capsys
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".karni").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["config", "set", "suggest_tools", "false"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("karni: cannot write ") and "symlink" in err and err.count("\n") == 1
+    assert list(elsewhere.iterdir()) == []

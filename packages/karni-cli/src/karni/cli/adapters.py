@@ -2,32 +2,5 @@
 
 from __future__ import annotations
 
-from karni.cli.rules.adapters import (
-    ADAPTERS,
-    BACKUP_DIR,
-    GENERATED_MARKER,
-    Adapter,
-    AdapterFile,
-    AdapterState,
-    SyncReport,
-    adapter_states,
-    find_stale,
-    is_generated,
-    planned_files,
-    sync,
-)
-
-__all__ = [
-    "ADAPTERS",
-    "BACKUP_DIR",
-    "GENERATED_MARKER",
-    "Adapter",
-    "AdapterFile",
-    "AdapterState",
-    "SyncReport",
-    "adapter_states",
-    "find_stale",
-    "is_generated",
-    "planned_files",
-    "sync",
-]
+from karni.cli.rules.adapters import *  # noqa: F403
+from karni.cli.rules.adapters import __all__ as __all__

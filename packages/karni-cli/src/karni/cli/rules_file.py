@@ -2,20 +2,5 @@
 
 from __future__ import annotations
 
-from karni.cli.rules.file import (
-    RULES_FILE_NAME,
-    SETTINGS,
-    RulesFile,
-    RulesFileError,
-    load_rules_file,
-    parse_rules_source,
-)
-
-__all__ = [
-    "RULES_FILE_NAME",
-    "SETTINGS",
-    "RulesFile",
-    "RulesFileError",
-    "load_rules_file",
-    "parse_rules_source",
-]
+from karni.cli.rules.file import *  # noqa: F403
+from karni.cli.rules.file import __all__ as __all__

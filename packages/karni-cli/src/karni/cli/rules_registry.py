@@ -2,26 +2,5 @@
 
 from __future__ import annotations
 
-from karni.cli.rules.model import CATEGORIES, SEVERITIES, Rule
-from karni.cli.rules.registry import (
-    KARNI_RULES,
-    LISTING_TOKEN_BUDGET,
-    effective_rules,
-    format_explanation,
-    format_listing,
-    inactive_reason,
-    karni_rule,
-)
-
-__all__ = [
-    "CATEGORIES",
-    "KARNI_RULES",
-    "LISTING_TOKEN_BUDGET",
-    "SEVERITIES",
-    "Rule",
-    "effective_rules",
-    "format_explanation",
-    "format_listing",
-    "inactive_reason",
-    "karni_rule",
-]
+from karni.cli.rules.registry import *  # noqa: F403
+from karni.cli.rules.registry import __all__ as __all__

@@ -3,33 +3,7 @@
 from __future__ import annotations
 
 from karni.cli.config.editing import set_value
-from karni.cli.config.settings import (
-    GLOBAL,
-    PROJECT,
-    PROJECT_CONFIG,
-    SETTINGS,
-    ConfigError,
-    Setting,
-    global_config_path,
-    lookup,
-    parse_bool,
-    project_config_path,
-    read_config,
-    resolve,
-)
+from karni.cli.config.settings import *  # noqa: F403
+from karni.cli.config.settings import __all__ as _settings_names
 
-__all__ = [
-    "GLOBAL",
-    "PROJECT",
-    "PROJECT_CONFIG",
-    "SETTINGS",
-    "ConfigError",
-    "Setting",
-    "global_config_path",
-    "lookup",
-    "parse_bool",
-    "project_config_path",
-    "read_config",
-    "resolve",
-    "set_value",
-]
+__all__ = [*_settings_names, "set_value"]

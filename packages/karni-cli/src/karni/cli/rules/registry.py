@@ -10,11 +10,14 @@ store is detected (the ``history`` condition of
 
 from __future__ import annotations
 
-from karni.cli.rules.model import CATEGORIES, Rule
+from karni.cli.rules.model import CATEGORIES, SEVERITIES, Rule
 
 __all__ = [
+    "CATEGORIES",
     "KARNI_RULES",
     "LISTING_TOKEN_BUDGET",
+    "SEVERITIES",
+    "Rule",
     "effective_rules",
     "format_explanation",
     "format_listing",
