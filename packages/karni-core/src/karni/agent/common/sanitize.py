@@ -22,8 +22,10 @@ from __future__ import annotations
 
 __all__ = [
     "NEUTRAL_PREFIX",
+    "CleanStream",
     "clean_field",
     "clean_line",
+    "clean_text",
     "imitates_karni",
     "iter_brief_lines",
     "neutralise",
@@ -34,6 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from re import Pattern
+    from typing import Any, TextIO
 
 NEUTRAL_PREFIX = "  "
 """What a brief line imitating Karni's own output is prefixed with."""
@@ -70,18 +73,53 @@ def _without_format_characters(line: str) -> str:
     return "".join(kept)
 
 
-def clean_line(line: str) -> str:
+def clean_line(line: str, *, keep_tabs: bool = False) -> str:
     """Return ``line`` without escape sequences, controls or format characters, right-trimmed.
 
-    Tabs become single spaces and lone surrogates U+FFFD; see the module
-    docstring for what is removed.
+    Tabs become single spaces (unless ``keep_tabs``, for recovered file
+    contents) and lone surrogates U+FFFD; see the module docstring for what
+    is removed.
     """
+    if line.isprintable():
+        return line.rstrip()
+    if keep_tabs and "\t" in line:
+        return "\t".join(clean_line(part) for part in line.split("\t")).rstrip()
+    escapes, controls = _patterns()
+    line = controls.sub("", escapes.sub("", line.replace("\t", " ")))
     if not line.isprintable():
-        escapes, controls = _patterns()
-        line = controls.sub("", escapes.sub("", line.replace("\t", " ")))
-        if not line.isprintable():
-            line = _without_format_characters(line)
+        line = _without_format_characters(line)
     return line.rstrip()
+
+
+def clean_text(text: str, *, keep_tabs: bool = False) -> str:
+    """``text`` with every line cleaned as :func:`clean_line` does; line breaks are kept."""
+    if text.isprintable():
+        return text
+    return "\n".join(clean_line(line, keep_tabs=keep_tabs) for line in text.split("\n"))
+
+
+class CleanStream:
+    """A text stream that cleans everything written to it (see :func:`clean_text`).
+
+    A command that prints store text in many places wraps ``sys.stdout`` and
+    ``sys.stderr`` in it once, so no print can forget the sanitiser.
+    """
+
+    def __init__(self, stream: TextIO, *, keep_tabs: bool = False) -> None:
+        self.stream = stream
+        self.keep_tabs = keep_tabs
+
+    def write(self, text: str) -> int:
+        """Write ``text`` cleaned; returns the length given, as a stream does."""
+        self.stream.write(clean_text(text, keep_tabs=self.keep_tabs))
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush the underlying stream."""
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def one_line(text: str) -> str:
