@@ -64,7 +64,9 @@ def _expected_objects() -> frozenset[str]:
 
     from karni_historian.store.schema import MIGRATIONS
 
-    pattern = re.compile(r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(?:IF NOT EXISTS\s+)?(\w+)", re.I)
+    pattern = re.compile(
+        r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(?:IF NOT EXISTS\s+)?(\w+)", re.I
+    )
     names = set()
     for statements in MIGRATIONS:
         for statement in statements:
