@@ -81,7 +81,7 @@ def test_the_printed_history_is_cleaned(project, capsys):
         ],
     )
     assert historian(capsys, "ingest")[0] == 0
-    code, out, err = historian(capsys, "sessions")
+    code, out, _ = historian(capsys, "sessions")
     assert code == 0
     assert "\x1b" not in out and "\u202e" not in out and "Y3VybA" not in out
     code, out, _ = historian(capsys, "expand", SESSION, "1")

@@ -379,8 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     saved = sys.stdout, sys.stderr
     # Tabs stay: `expand` prints recovered file contents.
-    sys.stdout = CleanStream(sys.stdout, keep_tabs=True)  # type: ignore[assignment]
-    sys.stderr = CleanStream(sys.stderr, keep_tabs=True)  # type: ignore[assignment]
+    sys.stdout = CleanStream(sys.stdout, keep_tabs=True)
+    sys.stderr = CleanStream(sys.stderr, keep_tabs=True)
     try:
         return _main(argv)
     finally:
