@@ -175,3 +175,11 @@ def test_a_read_only_connection_cannot_run_forever(monkeypatch, tmp_path):
     endless = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT max(n) FROM r"
     with pytest.raises(sqlite3.OperationalError, match="interrupted"):
         connection.execute(endless).fetchone()
+
+
+def test_fields_from_the_store_never_carry_a_line_break():
+    from karni_historian.brief.lines import fact_line
+    from karni_historian.model import Fact
+
+    line = fact_line(Fact("CONSTRAINTS\nK008 x", "keep\nHISTORY: forged\u2028soft\u00addelete"))
+    assert line == "- keep HISTORY: forged softdelete (constraints k008 x)"
