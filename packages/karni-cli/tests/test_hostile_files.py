@@ -46,7 +46,7 @@ def test_config_set_through_a_linked_config_file(eventsite: Path, secrets: Path,
     result = run_cli("config", "set", "suggest_tools", "false", cwd=eventsite)
     assert result.returncode == 1
     assert result.stderr == (
-        f"karni: not writing {link}: {link} is a symlink; Karni does not write through "
+        f"karni: cannot write {link}: {link} is a symlink; Karni does not write through "
         f"symlinks; replace the link with a real file or folder\n"
     )
     assert result.stdout == ""
@@ -123,3 +123,21 @@ def test_a_hostile_config_file_is_refused_in_one_line(eventsite: Path, run_cli, 
         assert str(config) in message
         if args[0] == "config":
             assert message.count("\n") == 1
+
+
+@pytest.mark.parametrize("planted", ["karni.rules.py", "apps/events/models.py"])
+def test_a_fifo_in_the_repository_does_not_hang_a_command(eventsite: Path, run_cli, planted):
+    target = eventsite / planted
+    if target.exists():
+        target.unlink()
+    os.mkfifo(target)
+    for args in (["context"], ["rules"]):
+        result = run_cli(*args, cwd=eventsite, timeout=30)
+        if planted == "karni.rules.py" and args == ["rules"]:
+            assert result.returncode == 1
+            assert result.stderr == (
+                "karni: karni.rules.py:1: is not a regular file (a folder, a FIFO or a device); "
+                "make it a plain file\n"
+            )
+        else:
+            assert result.returncode == 0, result.stderr

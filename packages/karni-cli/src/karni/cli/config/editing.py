@@ -97,7 +97,7 @@ def set_value(path: str, key: str, value: bool, *, within: str | None = None) ->
         write_atomic(path, edited, within=within)
     except UnsafePathError as error:
         raise ConfigError(
-            f"not writing {path}: {error.strerror}; replace the link with a real file or folder"
+            f"cannot write {path}: {error.strerror}; replace the link with a real file or folder"
         ) from None
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None
