@@ -25,18 +25,10 @@ if TYPE_CHECKING:
 def run_chronicle(
     executable: str, arguments: Sequence[str], cwd: str, timeout: float
 ) -> bytes | None:
-    """Run ``executable`` with ``arguments`` in ``cwd`` and return its stdout.
-
-    Args:
-        executable: The command's name (looked up in the absolute ``PATH``
-            entries) or absolute path.
-        arguments: The arguments, each passed as one argument whatever it holds.
-        cwd: The working directory for the run.
-        timeout: Seconds the run may take; after that it is killed.
+    """Run ``chronicle`` once; see :func:`karni.agent.common.processes.run_program`.
 
     Returns:
-        The bytes written to stdout when the command exits with status 0, or
-        None: not found, not startable, a non-zero exit, or past the deadline.
+        Its stdout when it exits with status 0, else None.
     """
     from karni.agent.common.processes import run_program
 
