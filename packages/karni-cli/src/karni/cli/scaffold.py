@@ -84,9 +84,35 @@ def create_project(target: str) -> tuple[str, list[str]]:
             is missing, its name is unusable, or writing failed (in which case
             nothing is left behind).
     """
-    import shutil
     import tempfile
 
+    path, existing = _checked_target(target)
+    name = os.path.basename(path)
+    staging = tempfile.mkdtemp(
+        prefix=f".{name}.karni-new-", dir=path if existing else os.path.dirname(path)
+    )
+    moved: list[str] = []
+    try:
+        files = _build(staging, name)
+        _move_into_place(staging, path, existing, moved)
+    except BaseException as error:
+        _undo(staging, path, moved)
+        if isinstance(error, OSError):
+            shown = target.rstrip("/") or target
+            raise KarniError(
+                f"could not create {shown} ({error.strerror or error}); nothing was written"
+            ) from error
+        raise
+    return path, files
+
+
+def _checked_target(target: str) -> tuple[str, bool]:
+    """``target``'s absolute path, and whether it exists (then as an empty folder).
+
+    Raises:
+        KarniError: The name is unusable, the parent is missing, or ``target``
+            is not an empty folder.
+    """
     path = os.path.abspath(target)
     name = os.path.basename(path)
     shown = target.rstrip("/") or target
@@ -106,27 +132,26 @@ def create_project(target: str) -> tuple[str, list[str]]:
             f"{shown} is not empty; `karni new` only creates a project in a new or empty "
             f"folder, so choose another name or empty it"
         )
+    return path, existing
 
-    staging = tempfile.mkdtemp(prefix=f".{name}.karni-new-", dir=path if existing else parent)
-    moved: list[str] = []
-    try:
-        files = _build(staging, name)
-        if existing:
-            for entry in sorted(os.listdir(staging)):
-                os.rename(os.path.join(staging, entry), os.path.join(path, entry))
-                moved.append(entry)
-            os.rmdir(staging)
-        else:
-            os.rename(staging, path)
-    except BaseException as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        for entry in moved:
-            shutil.rmtree(os.path.join(path, entry), ignore_errors=True)
-            if os.path.lexists(os.path.join(path, entry)):
-                os.unlink(os.path.join(path, entry))
-        if isinstance(error, OSError):
-            raise KarniError(
-                f"could not create {shown} ({error.strerror or error}); nothing was written"
-            ) from error
-        raise
-    return path, files
+
+def _move_into_place(staging: str, path: str, existing: bool, moved: list[str]) -> None:
+    """Move the built project from ``staging`` to ``path``, noting each entry moved."""
+    if not existing:
+        os.rename(staging, path)
+        return
+    for entry in sorted(os.listdir(staging)):
+        os.rename(os.path.join(staging, entry), os.path.join(path, entry))
+        moved.append(entry)
+    os.rmdir(staging)
+
+
+def _undo(staging: str, path: str, moved: list[str]) -> None:
+    """Remove the staging folder and whatever was already moved into ``path``."""
+    import shutil
+
+    shutil.rmtree(staging, ignore_errors=True)
+    for entry in moved:
+        shutil.rmtree(os.path.join(path, entry), ignore_errors=True)
+        if os.path.lexists(os.path.join(path, entry)):
+            os.unlink(os.path.join(path, entry))

@@ -112,8 +112,6 @@ def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFi
         raise RulesFileError(
             error.lineno or 1, f"invalid Python syntax ({error.msg})", f"fix it; {_NOT_RUN}"
         ) from None
-    except ValueError as error:  # e.g. a NUL byte in the source
-        raise RulesFileError(1, f"cannot be parsed ({error})", "save it as UTF-8 text") from None
     assert isinstance(tree, _ast.Module)  # mode "exec" always compiles to a Module
 
     values: dict[str, ast.expr] = {}
