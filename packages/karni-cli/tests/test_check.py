@@ -164,6 +164,8 @@ def fake_venv(root: Path, django: bool, manage_check: str = "ok") -> None:
 @pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
 def test_django_checks_run_through_the_project_interpreter(project: Path, capsys) -> None:
     fake_venv(project, django=True)
+    assert main(["trust"]) == 0
+    capsys.readouterr()
     code, out, _ = check(capsys)
     assert code == 0
     assert "ok       django system checks: System check identified no issues (0 silenced).\n" in out
@@ -172,6 +174,8 @@ def test_django_checks_run_through_the_project_interpreter(project: Path, capsys
 @pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
 def test_django_check_failures_fail(project: Path, capsys) -> None:
     fake_venv(project, django=True, manage_check="fail")
+    assert main(["trust"]) == 0
+    capsys.readouterr()
     code, out, _ = check(capsys)
     assert code == 1
     assert (
@@ -183,7 +187,7 @@ def test_django_check_failures_fail(project: Path, capsys) -> None:
 @pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
 def test_django_checks_skipped_without_django(project: Path) -> None:
     fake_venv(project, django=False)
-    result = django_system_checks(str(project))
+    result = django_system_checks(str(project), trusted=True)
     assert (result.status, result.detail) == (
         "skipped",
         "Django is not installed for .venv/bin/python",

@@ -315,6 +315,7 @@ TIP_FREE_RUNS = {
     "new": [["new", "{tmp}/fresh"]],
     "hooks": [["hooks", "status"], ["hooks", "status", "--json"]],
     "hook": [["hook", "--help"]],  # its runs write .karni/local/ by design (tests: test_hook.py)
+    "trust": [["trust", "--list"]],
 }
 """Every command except doctor and check, as run in the test below (a new command must be
 added here or to TIP_COMMANDS)."""

@@ -14,7 +14,16 @@ import pytest
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    for variable in ("KARNI_AGENT_CONDITIONS", "KARNI_HISTORY_PROVIDERS", "KARNI_PROVIDER_TIMEOUT"):
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    variables = (
+        "KARNI_AGENT_CONDITIONS",
+        "KARNI_HISTORY_PROVIDERS",
+        "KARNI_PROVIDER_TIMEOUT",
+        "KARNI_TRUST_PROJECT",
+    )
+    for variable in variables:
         monkeypatch.delenv(variable, raising=False)
 
 

@@ -163,3 +163,20 @@ def test_the_docs_show_the_example_projects_real_brief() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     assert "\n".join(f"  {line}" for line in block.splitlines()) in concepts
     assert block in readme
+
+
+def test_the_command_cleans_every_line_it_prints(tmp_path, capsys):
+    from karni_history_adr.cli import main
+
+    folder = tmp_path / "doc" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-evil.md").write_text(
+        "# 1. Evil\x1b]52;c;Y3VybHxzaA==\x07 title\u200b\u202e\n\n"
+        "Date: 2026-01-02\n\n## Status\n\nAccepted\x1b[2J\n\n## Context\n\napps/events/models.py\n",
+        encoding="utf-8",
+    )
+    assert main(["--root", str(tmp_path), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u200b" not in out and "\u202e" not in out
+    assert "Y3VybHxzaA" not in out  # the whole clipboard write is gone, not just its ESC
+    assert "Evil title" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -177,3 +178,29 @@ def test_a_longer_timeout_is_not_cut_short_by_karni(example, fake_chronicle):
     output = compose(example.root, FILE, providers=[ChronicleProvider(timeout=15.0)])
     assert output is not None
     assert output.startswith(f"HISTORY: {FILE} (gigai-chronicle)\n")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is Linux's")
+@pytest.mark.parametrize("delay", [0, 60])
+def test_a_child_in_its_own_session_does_not_outlive_the_call(example, fake_chronicle, delay):
+    fake_chronicle.configure(delay=delay, grandchild="own-session")
+    ChronicleProvider(timeout=1.0).context(example.root, FILE)
+    (call,) = fake_chronicle.calls()
+    assert call.grandchild is not None
+    assert _wait_until_gone(call.grandchild), f"its child (pid {call.grandchild}) still runs"
+
+
+def test_chronicle_is_never_taken_from_the_working_folder(
+    example, fake_chronicle, tmp_path, monkeypatch
+):
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    program = planted / "chronicle"
+    program.write_text(f"#!/bin/sh\ntouch {tmp_path / 'pwned'}\n", encoding="utf-8")
+    program.chmod(0o755)
+    monkeypatch.chdir(planted)
+    monkeypatch.setenv("PATH", os.pathsep.join(["", ".", "planted", os.environ["PATH"]]))
+    monkeypatch.chdir(tmp_path)
+    assert ChronicleProvider().context(example.root, FILE) is not None
+    assert ChronicleProvider(executable="planted/chronicle").context(example.root, FILE) is None
+    assert not (tmp_path / "pwned").exists()

@@ -464,7 +464,24 @@ def _run_command(args: argparse.Namespace, root: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``karni-historian`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    """Run ``karni-historian`` with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    Everything printed goes through karni-core's sanitiser: transcripts and
+    the store are a repository's text (``docs/security.md``).
+    """
+    from karni.agent.common.sanitize import CleanStream
+
+    saved = sys.stdout, sys.stderr
+    # Tabs stay: `expand` prints recovered file contents.
+    sys.stdout = CleanStream(sys.stdout, keep_tabs=True)
+    sys.stderr = CleanStream(sys.stderr, keep_tabs=True)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser().parse_args(arguments)

@@ -30,18 +30,22 @@ def find_root(start: str) -> str:
     Raises:
         CommandError: No directory up to the file-system root has one.
     """
-    current = os.path.abspath(start)
-    while True:
-        if has_adr_directory(current):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            folders = ", ".join(f"{folder}/" for folder in ADR_DIRECTORIES)
-            raise CommandError(
-                f"no ADR folder ({folders}) at or above {os.path.abspath(start)}; "
-                f"run it inside a project with decision records, or pass --root DIR"
-            )
-        current = parent
+    from karni.agent.common.ownership import find_upwards
+
+    def adr_folder_in(folder: str) -> str | None:
+        return next(
+            (name for name in ADR_DIRECTORIES if os.path.isdir(os.path.join(folder, name))), None
+        )
+
+    # A folder another user owns is passed over (docs/security.md).
+    found = find_upwards(start, adr_folder_in)
+    if found is None:
+        folders = ", ".join(f"{folder}/" for folder in ADR_DIRECTORIES)
+        raise CommandError(
+            f"no ADR folder ({folders}) at or above {os.path.abspath(start)}; "
+            f"run it inside a project with decision records, or pass --root DIR"
+        )
+    return found
 
 
 def _project_path(root: str, path: str) -> str:
@@ -115,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as error:
         print(f"karni-history-adr: {error}", file=sys.stderr)
         return 1
-    print(output)
+    from karni.agent.common.sanitize import one_line
+
+    # Titles and paths come from the repository: nothing may drive the terminal.
+    print("\n".join(one_line(line) for line in output.split("\n")))
     return 0
 
 

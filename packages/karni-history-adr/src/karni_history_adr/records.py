@@ -44,9 +44,7 @@ _FIELD = re.compile(r"^\s*(?:[*+-]\s+)?(?:\*\*|__)?(status|date)(?:\*\*|__)?\s*:
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _LINK_TARGET = re.compile(r"\]\(\s*<?([^)>\s]+)")
 _REFERENCE = re.compile(r"(?:adr[-_ #]*)?\b0*(\d{1,6})\b", re.IGNORECASE)
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
 _DATED_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,10 @@ def record_number(file_name: str) -> int | None:
 
 
 def _clean(text: str) -> str:
-    return " ".join(_CONTROL.sub("", _ANSI.sub("", text)).split())
+    """A title or status as one line, through karni-core's sanitiser (``docs/security.md``)."""
+    from karni.agent.common.sanitize import clean_field
+
+    return " ".join(clean_field(text).split())
 
 
 def _unquote(value: str) -> str:

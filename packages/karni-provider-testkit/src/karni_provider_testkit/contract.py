@@ -254,6 +254,47 @@ class ProviderContract:
             f"exists, so Karni would never ask detect()"
         )
 
+    def test_walk_up_refuses_a_store_of_another_user(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A store found in a parent folder owned by another user is not taken.
+
+        A shared parent such as ``/tmp`` could hold a planted store. Fix: walk
+        up with karni-core's ``karni.agent.common.ownership.find_upwards``
+        (it refuses such folders and records them for ``karni doctor``)
+        instead of a loop of your own. Skipped for a provider that looks only
+        at the project root.
+        """
+        from karni.agent.common import ownership
+
+        shared = tmp_path / "shared"
+        project = make_karni_project(shared / "project")
+        if self._call(self.make_provider().detect, project) is not False:
+            pytest.skip("detect() is not False without a store (another test says so)")
+        self.make_store(shared)
+        if self._call(self.make_provider().detect, project) is not True:
+            pytest.skip("the provider does not look for a store in parent folders")
+        own = ownership.owner_uid
+        inside = (str(project), str(project.resolve()))
+        outside = (str(shared), str(shared.resolve()))
+
+        def owner(path: Any) -> int | None:
+            text = str(path)
+            foreign = text.startswith(outside) and not text.startswith(inside)
+            return -2 if foreign else own(path)
+
+        monkeypatch.setattr(ownership, "owner_uid", owner)
+        ownership.forget_ignored()
+        result = self._call(self.make_provider().detect, project)
+        assert result is False, (
+            f"detect() took a store in {shared}, a folder owned by another user; walk up "
+            f"with karni.agent.common.ownership.find_upwards"
+        )
+        assert ownership.ignored_folders(), (
+            "the walk-up did not go through karni.agent.common.ownership.find_upwards, so "
+            "`karni doctor` cannot report the store it ignored"
+        )
+
     def test_detect_starts_no_process_and_opens_no_socket(self, contract_project: Path) -> None:
         """``detect`` never starts a process or opens a socket, store or not.
 

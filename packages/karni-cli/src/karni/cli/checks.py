@@ -2,8 +2,10 @@
 
 Built in: agent adapters fresh (what ``karni rules sync --check`` checks),
 ``karni.rules.py`` valid, settings valid, and Django's system checks through
-the project's own interpreter. Anything registered under the ``karni.checks``
-entry-point group runs too::
+the project's own interpreter, which run only for a project the user trusts
+(``karni trust``; see ``docs/security.md``): the rest never run the
+project's code. Anything registered under the ``karni.checks`` entry-point
+group runs too::
 
     [project.entry-points."karni.checks"]
     migrations-applied = "my_pkg.checks:migrations_applied"
@@ -23,6 +25,7 @@ from karni.cli.errors import KarniError
 __all__ = [
     "CHECKS_GROUP",
     "FAILED",
+    "NOT_TRUSTED",
     "OK",
     "SKIPPED",
     "CheckResult",
@@ -45,6 +48,9 @@ CHECKS_GROUP = "karni.checks"
 OK = "ok"
 FAILED = "failed"
 SKIPPED = "skipped"
+
+NOT_TRUSTED = "not run: the project is not trusted (`karni trust`)"
+"""The detail of Django's checks when the project's interpreter may not run."""
 
 DJANGO_TIMEOUT = 300.0
 """Seconds Django's system checks may take before they count as failed."""
@@ -151,8 +157,14 @@ def _run_python(
     )
 
 
-def django_system_checks(root: str, timeout: float = DJANGO_TIMEOUT) -> CheckResult:
-    """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django."""
+def django_system_checks(
+    root: str, timeout: float = DJANGO_TIMEOUT, *, trusted: bool = False
+) -> CheckResult:
+    """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django.
+
+    The interpreter is the repository's own program: it runs only when
+    ``trusted``; otherwise the result is skipped with :data:`NOT_TRUSTED`.
+    """
     import subprocess
 
     name = "django system checks"
@@ -161,6 +173,8 @@ def django_system_checks(root: str, timeout: float = DJANGO_TIMEOUT) -> CheckRes
     python = _project_python(root)
     if python is None:
         return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
+    if not trusted:
+        return CheckResult(name, SKIPPED, NOT_TRUSTED)
     relative = os.path.relpath(python, root).replace(os.sep, "/")
     try:
         probe = _run_python(python, ["-c", "import django"], root, 60)

@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "karni.cli.commands.doctor",
     "check": "karni.cli.commands.check",
     "config": "karni.cli.commands.config",
+    "trust": "karni.cli.commands.trust",
     "new": "karni.cli.commands.new",
     "hooks": "karni.cli.commands.hooks",
     "hook": "karni.cli.commands.hook",

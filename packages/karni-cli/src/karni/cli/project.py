@@ -19,12 +19,24 @@ def find_project_root(start: str | None = None) -> str:
     """
     import os
 
-    from karni.agent.common.root import MARKERS_TEXT
+    from karni.agent.common.root import MARKERS_TEXT, PROJECT_MARKERS
     from karni.agent.common.root import find_project_root as find_root
 
     root = find_root(start)
     if root is None:
+        from karni.agent.common.ownership import ignored_folders
+
         origin = os.path.abspath(start or os.getcwd())
+        passed_over = [
+            ignored
+            for ignored in ignored_folders()
+            if ignored.marker in PROJECT_MARKERS
+            and (origin + os.sep).startswith(ignored.folder.rstrip(os.sep) + os.sep)
+        ]
+        if passed_over:
+            raise ProjectNotFoundError(
+                f"no Karni project at or above {origin} that you own: {passed_over[0].reason}"
+            )
         raise ProjectNotFoundError(
             f"no Karni project at or above {origin}: looked for {MARKERS_TEXT}; "
             f"run karni inside a project, or create one with `karni new NAME`"

@@ -16,12 +16,15 @@ CATEGORY_ORDER = ("CONSTRAINTS", "PROJECT_RULES", "ARCHITECTURE", "CONFIG_VALUES
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """A field from the store as one clean line (karni-core's sanitiser, ``docs/security.md``)."""
+    from karni.agent.common.sanitize import clean_field
+
+    return " ".join(clean_field(text).split())
 
 
 def fact_line(fact: Fact) -> str:
     """``- CONTENT (category)``."""
-    return f"- {_one_line(fact.content)} ({fact.category.lower()})"
+    return f"- {_one_line(fact.content)} ({_one_line(fact.category).lower()})"
 
 
 def _body(compartment: Compartment, tier: int) -> str:
@@ -37,7 +40,7 @@ def anchor_line(stored: StoredCompartment, sessions: int) -> str:
     where = f"messages {compartment.start}-{compartment.end}"
     if sessions > 1:
         where = f"session {stored.session_id[:8]} {where}"
-    date = f"{compartment.start_date} " if compartment.start_date else ""
+    date = f"{_one_line(compartment.start_date)} " if compartment.start_date else ""
     return f"- {date}{_one_line(compartment.title)} ({where})"
 
 

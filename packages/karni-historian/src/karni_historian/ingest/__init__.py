@@ -21,6 +21,7 @@ nothing after it.
 from __future__ import annotations
 
 import os
+from stat import S_ISREG
 
 from karni.agent.common.files import open_regular_file
 
@@ -255,9 +256,11 @@ def _planned_files(
             continue
         seen.add(key)
         try:
-            work.append((key, kind, os.stat(key)))
+            info = os.stat(key)
         except OSError:
             continue  # agents delete old transcripts; a vanished file is no error
+        if S_ISREG(info.st_mode):  # a FIFO or a device would hang or flood the reader
+            work.append((key, kind, info))
     return work
 
 

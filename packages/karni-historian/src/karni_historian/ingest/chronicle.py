@@ -43,16 +43,19 @@ _BLOB_LIMIT = 8 << 20
 
 
 def chronicle_dir(root: str) -> str | None:
-    """The nearest ``.chronicle`` folder at or above ``root``, as Chronicle finds it."""
-    current = os.path.abspath(root)
-    while True:
-        candidate = os.path.join(current, ".chronicle")
-        if os.path.isdir(candidate):
-            return candidate
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    """The nearest ``.chronicle`` folder at or above ``root``, as Chronicle finds it.
+
+    A folder another user owns is not taken (karni-core's walk-up, see
+    ``docs/security.md``): a store planted in a shared parent folder must not
+    reach the project's memory.
+    """
+    from karni.agent.common.ownership import find_upwards
+
+    def store_in(folder: str) -> str | None:
+        return ".chronicle" if os.path.isdir(os.path.join(folder, ".chronicle")) else None
+
+    found = find_upwards(root, store_in, stop_at_first=True)
+    return None if found is None else os.path.join(found, ".chronicle")
 
 
 def find_files(root: str) -> list[str]:
@@ -106,15 +109,19 @@ class ChronicleReader:
             name = value["$blob"]
             if not name.startswith("sha256-") or "/" in name or "\\" in name:
                 return None
+            from karni.agent.common.errors import FileTooLargeError
+            from karni.agent.common.files import read_regular_file
+
+            path = os.path.join(self.folder, "blobs", f"{name}.md")
             try:
-                blob = os.path.join(self.folder, "blobs", f"{name}.md")
-                with open_regular_file(blob) as handle:
-                    data = handle.read(_BLOB_LIMIT + 1)
-            except OSError:
+                data = read_regular_file(path, _BLOB_LIMIT, follow_symlinks=False)
+            except FileTooLargeError:
+                return (f"[blob {name} is too large]", True)
+            except OSError:  # missing, a link, a FIFO or a device: never read
                 return (f"[missing blob {name}]", True)
-            if len(data) <= _BLOB_LIMIT and _sha256(data) != name.removeprefix("sha256-"):
+            if _sha256(data) != name.removeprefix("sha256-"):
                 return (f"[blob {name} does not match its hash]", True)
-            value = data[:_BLOB_LIMIT].decode("utf-8", "replace")
+            value = data.decode("utf-8", "replace")
         if not isinstance(value, str):
             return None
         return value, value.strip() == _METADATA_ONLY

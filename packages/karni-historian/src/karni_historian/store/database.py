@@ -40,8 +40,8 @@ def _create_database(root: str | os.PathLike[str], path: str) -> None:
 
     folder = os.path.dirname(path)
     try:
-        make_folders(folder, within=os.fspath(root))
-        os.chmod(folder, 0o700)
+        make_folders(folder, within=os.fspath(root), mode=0o700)
+        os.chmod(folder, 0o700)  # make_folders has refused a link on the way: no chmod through one
         ignore = os.path.join(folder, ".gitignore")
         if not os.path.exists(ignore):
             write_atomic(ignore, "*\n", within=folder, durable=False)
@@ -81,7 +81,10 @@ class Database:
             StoreError: The database is missing (and ``create`` is false), cannot
                 be opened, or was written by a newer version of karni-historian.
         """
+        from karni_historian.store.guard import check_paths, guard_connection
+
         path = db_path(root)
+        check_paths(root, path)
         if not os.path.isfile(path):
             if not create or readonly:
                 raise StoreError(
@@ -102,6 +105,7 @@ class Database:
                 from karni_historian.store.failures import busy_timeout
 
                 connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout())
+            guard_connection(connection, path, readonly=readonly)
             store = cls(connection, path, readonly)
             store._configure()
         except sqlite3.Error as error:

@@ -111,7 +111,9 @@ changes how every run behaves; all keys are optional::
 
 - ``delay``: seconds to sleep after recording the call (timeout tests);
 - ``grandchild``: first start a child process that sleeps for ten minutes,
-  holding the same stdout, to check that a client kills the whole group;
+  holding the same stdout, to check that a client kills the whole group
+  (``"own-session"``: the child moves to a session of its own, leaving the
+  group, as a daemon does);
 - ``stderr``: written to stderr first (warnings with exit 0);
 - ``patch`` / ``drop``: keys set in (new keys go last) or removed from the
   ``--json`` reply of that command;

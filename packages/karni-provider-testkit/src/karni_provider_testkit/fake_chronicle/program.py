@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _start_grandchild() -> int:
+def _start_grandchild(own_session: bool) -> int:
     import subprocess
 
     child = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(600)"], stdin=subprocess.DEVNULL
+        [sys.executable, "-c", "import time; time.sleep(600)"],
+        stdin=subprocess.DEVNULL,
+        start_new_session=own_session,
     )
     return child.pid
 
@@ -61,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     home = os.environ.get(HOME_VARIABLE)
     config = load_config(home)
     cwd = os.getcwd()
-    grandchild = _start_grandchild() if config.get("grandchild") else None
+    wanted = config.get("grandchild")
+    grandchild = _start_grandchild(wanted == "own-session") if wanted else None
     if home:
         entry = {
             "argv": arguments,

@@ -3,7 +3,8 @@
 Runs the agent-adapter freshness check (as ``karni rules sync --check``),
 validates ``karni.rules.py`` and the settings, runs every check registered
 under ``karni.checks``, and Django's system checks through the project's own
-interpreter (skipped when it has none with Django). A clean run ends
+interpreter (skipped when it has none with Django, and, with one line on
+stderr, when the user has not trusted the project: see ``karni trust``). A clean run ends
 ``karni check: ok`` and, outside CI, may print the one-time tip on stderr.
 """
 
@@ -25,7 +26,9 @@ Check the project and exit 1 if anything fails, naming each failure:
   settings              .karni/config.toml (and the global settings) valid
   karni.checks          every check other packages register under this entry-point group
   django system checks  `.venv/bin/python manage.py check`, skipped without a
-                        project .venv that has Django
+                        project .venv that has Django, and run only for a project
+                        trusted with `karni trust` (or KARNI_TRUST_PROJECT=1):
+                        the other checks never run the project's code
 
 options:
   -q, --quiet  print only failures and the final line; never print the one-time tip
@@ -37,6 +40,17 @@ FLAGS = {"quiet": ("-q", "--quiet"), "help": ("-h", "--help")}
 LABELS = {"ok": "ok", "failed": "FAILED", "skipped": "skipped"}
 
 
+def _say_untrusted(root: str) -> None:
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.trust import TRUST_VARIABLE
+
+    sys.stderr.write(
+        f"karni check: skipped Django's system checks: {clean_line(root)} is not trusted to "
+        f"run its own .venv interpreter; run `karni trust` (in CI: {TRUST_VARIABLE}=1) "
+        f"to run them\n"
+    )
+
+
 def run(argv: list[str]) -> int:
     """Run ``karni check``."""
     from karni.cli.options import parse_flags
@@ -45,8 +59,10 @@ def run(argv: list[str]) -> int:
     if flags["help"]:
         sys.stdout.write(HELP)
         return 0
+    from karni.agent.common.trust import is_trusted
     from karni.cli.checks import (
         FAILED,
+        NOT_TRUSTED,
         builtin_checks,
         django_system_checks,
         registered_checks,
@@ -57,7 +73,10 @@ def run(argv: list[str]) -> int:
     quiet = flags["quiet"]
     results = [check(root) for check in builtin_checks()]
     results += registered_checks(root)
-    results.append(django_system_checks(root))
+    django = django_system_checks(root, trusted=is_trusted(root))
+    results.append(django)
+    if django.detail == NOT_TRUSTED:
+        _say_untrusted(root)
 
     failed = [result for result in results if result.status == FAILED]
     for result in results:

@@ -2,8 +2,9 @@
 
 The report names the project root, the interpreter, whether the agent
 adapters are fresh, and every installed history provider: its distribution
-and version, whether it detects a store for this project, and every provider
-that failed to load with its error. Detection only: no provider is asked for
+and version, whether it detects a store for this project, every provider
+that failed to load with its error, and every store a walk-up passed over
+because another user owns it. Detection only: no provider is asked for
 a brief. It exits 0 unless the CLI itself is broken; ``--json`` gives the
 same facts for machines (and never a tip).
 """
@@ -99,7 +100,7 @@ def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
         }
         for failure in discovery.failures
     ]
-    return {
+    facts: dict[str, Any] = {
         "project": root,
         "interpreter": {
             "executable": sys.executable,
@@ -110,6 +111,22 @@ def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
         "hooks": _hooks(root),
         "history": {"providers": providers, "failures": failures},
     }
+    ignored = _ignored_stores()
+    if ignored:
+        facts["history"]["ignored_stores"] = ignored
+    return facts
+
+
+def _ignored_stores() -> list[dict[str, str]]:
+    """Stores a walk-up passed over because another user owns them (only when there are some)."""
+    from karni.agent.common.ownership import ignored_folders
+    from karni.agent.common.root import PROJECT_MARKERS
+
+    return [
+        {"folder": ignored.folder, "marker": ignored.marker, "reason": ignored.reason}
+        for ignored in ignored_folders()
+        if ignored.marker not in PROJECT_MARKERS
+    ]
 
 
 def _hooks(root: str | None) -> list[dict[str, Any]]:
@@ -182,7 +199,15 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
         lines.append("history providers that failed to load:")
         for failure in failures:
             lines.append(f"  {failure['name']}: {failure['error']}")
-    return "\n".join(lines) + "\n"
+    ignored = facts["history"].get("ignored_stores", [])
+    if ignored:
+        lines.append("stores ignored:")
+        for store in ignored:
+            lines.append(f"  {store['reason']}")
+    from karni.agent.common.sanitize import one_line
+
+    # Names, versions and errors come from installed packages and the file system.
+    return "\n".join(one_line(line) for line in lines) + "\n"
 
 
 def run(argv: list[str]) -> int:

@@ -101,6 +101,7 @@ def set_value(path: str, key: str, value: bool, *, within: str | None = None) ->
             continue
     else:
         raise ConfigError(f"{path}: could not set `{key}` safely; edit the file by hand")
+    from karni.agent.common.errors import UnsafePathError
     from karni.agent.common.files import make_folders, write_atomic
 
     try:
@@ -108,5 +109,9 @@ def set_value(path: str, key: str, value: bool, *, within: str | None = None) ->
         if within is not None:
             _ignore_temporaries(os.path.dirname(path), within)
         write_atomic(path, edited, within=within)
+    except UnsafePathError as error:
+        raise ConfigError(
+            f"cannot write {path}: {error.strerror}; replace the link with a real file or folder"
+        ) from None
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None

@@ -70,10 +70,14 @@ def _holds(fact: list[str]) -> bool:
     return False
 
 
+_MAX_CACHE_BYTES = 8 << 20
+
+
 def _load(path: str, root: str) -> str | None:
+    from karni.agent.common.files import read_regular_file
+
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
+        text = read_regular_file(path, _MAX_CACHE_BYTES, follow_symlinks=False).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     header, sep, rest = text.partition("\n")
@@ -104,8 +108,8 @@ def _save(path: str, root: str, rendered: str, facts: list[tuple[str, ...]]) -> 
     from karni.agent.common.files import make_folders, write_atomic
 
     try:
-        make_folders(os.path.dirname(path))
-        write_atomic(path, payload, durable=False)
+        make_folders(os.path.dirname(path), mode=0o700)  # caches are owner-only
+        write_atomic(path, payload, durable=False, mode=0o600)
     except (OSError, UnicodeError):
         pass  # a cache that cannot be written is only a slower next run
 

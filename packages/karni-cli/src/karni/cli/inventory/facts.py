@@ -86,14 +86,30 @@ def walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
         yield current, dirs, files
 
 
+MAX_SOURCE_BYTES = 4 << 20
+"""A source file larger than this (4 MiB) is not read: no project writes one by hand."""
+
+
 def read(path: str) -> str | None:
-    """The text of the file at ``path``, or None (its modification time and size noted)."""
+    """The text of the file at ``path``, or None (its modification time and size noted).
+
+    Only a regular file is read, and only when it is not too large: a FIFO or
+    a device planted in a repository must not hang or flood ``karni context``.
+    """
+    import stat
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as handle:
+            info = os.fstat(fd)
             if _facts is not None:
-                info = os.fstat(handle.fileno())
                 _facts.append(("c", path, str(info.st_mtime_ns), str(info.st_size)))
-            return handle.read()
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SOURCE_BYTES:
+                return None
+            data = handle.read(MAX_SOURCE_BYTES + 1)
+        if len(data) > MAX_SOURCE_BYTES:
+            return None
+        return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     except OSError:
         if _facts is not None:
             _facts.append(("k", path, path_kind(path)))

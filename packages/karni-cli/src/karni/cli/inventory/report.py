@@ -132,9 +132,12 @@ def _renderer_files() -> list[str]:
 
 def build(root: str) -> tuple[str, list[tuple[str, ...]]]:
     """The rendered inventory and every file-system fact it was derived from."""
+    from karni.agent.common.sanitize import clean_field
     from karni.cli.inventory.facts import recorded
 
     lines, facts = recorded(lambda: inventory_lines(root))
+    # App labels and file names come from the repository: one clean line each.
+    lines = [clean_field(line) for line in lines]
     for path in _renderer_files():  # a new Karni may render differently
         facts.append(("c", path, *_stat_pair(path)))
     return ("\n".join(lines) + "\n" if lines else ""), facts

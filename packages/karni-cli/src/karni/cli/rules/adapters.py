@@ -144,10 +144,14 @@ def is_generated(text: str) -> bool:
     return index < len(lines) and lines[index].lstrip("\ufeff").startswith(_MARKER_PREFIX)
 
 
+_MAX_ADAPTER_BYTES = 16 << 20
+
+
 def _read(path: str) -> bytes | None:
+    from karni.agent.common.files import read_regular_file
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_file(path, _MAX_ADAPTER_BYTES, follow_symlinks=False)
     except FileNotFoundError:
         return None
 
@@ -246,8 +250,11 @@ def _backup(root: str, relative: str) -> str:
     while os.path.lexists(os.path.join(root, *candidate.split("/"))):
         number += 1
         candidate = f"{base}.{number}"
-    with open(os.path.join(root, *relative.split("/")), "rb") as handle:
-        data = handle.read()
+    from karni.agent.common.files import read_regular_file
+
+    # Never through a link: a backup must not copy a file from outside the project.
+    path = os.path.join(root, *relative.split("/"))
+    data = read_regular_file(path, _MAX_ADAPTER_BYTES, follow_symlinks=False)
     _write(root, os.path.join(root, *candidate.split("/")), data)
     return candidate
 

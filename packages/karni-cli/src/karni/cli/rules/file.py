@@ -47,6 +47,7 @@ _NOT_RUN = "karni reads this file without running it"
 _ADD_FIELDS = ("code", "rule", "summary", "category", "severity", "rationale", "fix")
 _OVERRIDE_FIELDS = ("summary", "rule", "severity", "rationale", "fix")
 _MAX_SUMMARY = 100
+_MAX_RULES_BYTES = 1 << 20
 
 
 class RulesFileError(KarniError):
@@ -67,13 +68,26 @@ def load_rules_file(project_root: Path) -> RulesFile:
     Raises:
         RulesFileError: The file cannot be read or breaks a rule of its format.
     """
+    from karni.agent.common.errors import FileTooLargeError, UnsafePathError
+    from karni.agent.common.files import read_regular_file
+
     path = project_root / RULES_FILE_NAME
     try:
-        source = path.read_bytes()
+        source = read_regular_file(str(path), _MAX_RULES_BYTES)
     except FileNotFoundError:
         return RulesFile()
-    except IsADirectoryError:
-        raise RulesFileError(1, "is a folder, not a file", "remove it or make it a file") from None
+    except FileTooLargeError:
+        raise RulesFileError(
+            1, f"is larger than {_MAX_RULES_BYTES:,} bytes", "keep only the four settings in it"
+        ) from None
+    except UnsafePathError:
+        if path.is_dir():
+            raise RulesFileError(
+                1, "is a folder, not a file", "remove it or make it a file"
+            ) from None
+        raise RulesFileError(
+            1, "is not a regular file (a folder, a FIFO or a device)", "make it a plain file"
+        ) from None
     except OSError as error:
         raise RulesFileError(
             1, f"cannot be read ({error.strerror})", "check the file's permissions"
@@ -255,7 +269,13 @@ def _text(value: Any, line: int, what: str, one_line: bool = False) -> str:
         raise RulesFileError(
             line, f"{what} spans several lines", "keep it to one line; put details in `rule`"
         )
-    return text
+    # The text is the repository's: it may not drive the terminal, and none of its lines
+    # may pass for one of Karni's (docs/security.md).
+    from karni.agent.common.sanitize import clean_field, clean_line, neutralise
+
+    if one_line:
+        return clean_field(text)
+    return "\n".join(neutralise(clean_line(part)) for part in text.splitlines())
 
 
 def _choice(value: Any, line: int, what: str, choices: tuple[str, ...]) -> str:
@@ -316,7 +336,7 @@ def _add_fields(element: ast.expr, what: str) -> dict[str, tuple[Any, int]]:
 def _add_code(fields: dict[str, tuple[Any, int]], what: str) -> tuple[str, int]:
     """The entry's code and its line: a project code, never one of Karni's (K…)."""
     code_value, code_line = fields["code"]
-    code = _text(code_value, code_line, f"{what}'s `code`")
+    code = _text(code_value, code_line, f"{what}'s `code`", one_line=True)
     if code.startswith("K"):
         raise RulesFileError(
             code_line,

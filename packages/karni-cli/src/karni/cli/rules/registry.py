@@ -149,7 +149,10 @@ KARNI_RULES: tuple[Rule, ...] = (
         "must",
         "Run `karni check` before committing; commit only when it passes.",
         "Before every commit run `karni check` and the project's tests, fix everything "
-        "they report, and only then commit.",
+        "they report, and only then commit. `karni check` checks the agent adapters, "
+        "karni.rules.py, the settings and the registered checks without running the "
+        "project's code; it runs Django's system checks through the project's "
+        ".venv interpreter only in a project the user trusted with `karni trust`.",
         "Problems cost little to fix before a commit and much more after a merge; unchecked "
         "work hands its mistakes to the next person or agent.",
         "Run `karni check`, fix what it reports, and commit again.",

@@ -49,13 +49,15 @@ def _refuse_symlink(path: str) -> os.stat_result | None:
     return info
 
 
-def make_folders(folder: str, *, within: str | None = None) -> None:
+def make_folders(folder: str, *, within: str | None = None, mode: int = 0o777) -> None:
     """Create ``folder`` and its missing parents.
 
     Args:
         folder: The folder to create.
         within: A folder ``folder`` must lie in. Every part below it is
             created one by one and must not be a symlink; ``within`` itself may be.
+        mode: The permission bits of folders created (less the umask);
+            ``0o700`` for a cache only its owner may read.
 
     Raises:
         UnsafePathError: A part below ``within`` is a symlink, or ``folder``
@@ -63,7 +65,7 @@ def make_folders(folder: str, *, within: str | None = None) -> None:
         OSError: A part is not a folder, or it cannot be created.
     """
     if within is None:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=mode, exist_ok=True)
         return
     relative = os.path.relpath(os.path.abspath(folder), os.path.abspath(within))
     if relative == os.curdir:
@@ -76,7 +78,7 @@ def make_folders(folder: str, *, within: str | None = None) -> None:
         info = _refuse_symlink(current)
         if info is None:
             try:
-                os.mkdir(current)
+                os.mkdir(current, mode)
             except FileExistsError:
                 _refuse_symlink(current)  # someone else made it meanwhile: check again
         elif not stat.S_ISDIR(info.st_mode):

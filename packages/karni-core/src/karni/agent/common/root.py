@@ -3,7 +3,9 @@
 A Karni project is the nearest directory at or above the working directory
 that holds a regular file named ``manage.py`` or ``karni.rules.py``. Every
 package that looks for a project uses :func:`find_project_root`, so they all
-agree on which folder that is.
+agree on which folder that is. A folder owned by another user is not taken
+(see :mod:`karni.agent.common.ownership`): a ``manage.py`` planted in a shared
+parent folder must not make it the project.
 """
 
 from __future__ import annotations
@@ -33,18 +35,20 @@ def find_project_root(start: str | os.PathLike[str] | None = None) -> str | None
 
     Returns:
         The folder, or None when no folder up to the file-system root holds
-        a marker (each caller says so in its own words, naming
-        :data:`MARKERS_TEXT`).
+        a marker the current user owns (each caller says so in its own words,
+        naming :data:`MARKERS_TEXT`; see
+        :func:`karni.agent.common.ownership.ignored_folders` for any passed over).
     """
-    current = os.path.abspath(os.fspath(start) if start is not None else os.getcwd())
-    while True:
-        for marker in PROJECT_MARKERS:
-            if os.path.isfile(os.path.join(current, marker)):
-                return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    from karni.agent.common.ownership import find_upwards
+
+    return find_upwards(os.fspath(start) if start is not None else os.getcwd(), _marker_in)
+
+
+def _marker_in(folder: str) -> str | None:
+    for marker in PROJECT_MARKERS:
+        if os.path.isfile(os.path.join(folder, marker)):
+            return marker
+    return None
 
 
 def local_dir(project_root: str | os.PathLike[str]) -> str:

@@ -175,8 +175,8 @@ def _write_cache(path: str, scanned: dict[str, tuple[int, list[tuple[str, ...]]]
     from karni.agent.common.files import make_folders, write_atomic
 
     try:
-        make_folders(os.path.dirname(path))
-        write_atomic(path, payload, durable=False)
+        make_folders(os.path.dirname(path), mode=0o700)  # caches are owner-only
+        write_atomic(path, payload, durable=False, mode=0o600)
     except (OSError, UnicodeError):
         pass  # a cache that cannot be written is only a slower next run
 

@@ -10,7 +10,9 @@ detect a store::
 
 When the provider declares markers and none exists, Karni treats it as "no
 store" without calling ``detect``; when one exists, ``detect`` still decides.
-A provider without the hint is always asked.
+A provider without the hint is always asked. Walking up, a marker in a
+folder owned by another user does not count (see
+:mod:`karni.agent.common.ownership`).
 """
 
 from __future__ import annotations
@@ -53,11 +55,15 @@ def markers_rule_out(provider: Any, project_root: str | os.PathLike[str]) -> boo
 
 
 def _marker_at_or_above(folder: str, markers: tuple[str, ...], walk_up: bool) -> bool:
-    while True:
+    def marker_in(candidate: str) -> str | None:
         for marker in markers:
-            if os.path.lexists(os.path.join(folder, marker)):
-                return True
-        parent = os.path.dirname(folder)
-        if not walk_up or parent == folder:
-            return False
-        folder = parent
+            if os.path.lexists(os.path.join(candidate, marker)):
+                return marker
+        return None
+
+    if not walk_up:
+        return marker_in(folder) is not None
+    from karni.agent.common.ownership import find_upwards
+
+    # A marker in a folder another user owns is no store of this user's.
+    return find_upwards(folder, marker_in) is not None

@@ -3,7 +3,9 @@
 A ``context`` reply without ``markdown`` and every ``knowledge`` reply are
 briefed from their items. The lines follow the templates of Chronicle's own
 Markdown (its ``<when>``, prompt and knowledge-bullet forms), so a brief reads
-the same whichever way it was built.
+the same whichever way it was built. Every field read from the store (a
+text, a kind, a role, a date, the churn) is one clean line (karni-core's
+``clean_field``): none can start a line of its own.
 """
 
 from __future__ import annotations
@@ -19,16 +21,19 @@ _PROMPT_CHARS = 100
 
 
 def _text(value: Any) -> str | None:
+    from karni.agent.common.sanitize import clean_field
+
     if not isinstance(value, str):
         return None
-    return " ".join(value.split()) or None
+    return " ".join(clean_field(value).split()) or None
 
 
 def when(ts: Any) -> str:
     """Chronicle's ``<when>``: ``YYYY-MM-DD HH:MM`` in UTC, or ``unknown``."""
-    if not isinstance(ts, str) or not ts:
+    text = _text(ts)
+    if text is None:
         return "unknown"
-    return ts.replace("T", " ")[:16]
+    return text.replace("T", " ")[:16]
 
 
 def prompt_line(number: int, item: dict[str, Any]) -> str:
@@ -40,9 +45,9 @@ def prompt_line(number: int, item: dict[str, Any]) -> str:
         if len(text) > _PROMPT_CHARS:
             text = text[: _PROMPT_CHARS - 1] + "…"
         prompt = f'"{text}"'
-    churn = item.get("churn")
+    churn = _text(item.get("churn"))
     parts = [f"{number}.", when(item.get("ts"))]
-    if isinstance(churn, str) and churn.strip():
+    if churn:
         parts.append(churn)
     return " ".join([*parts, "—", prompt])
 

@@ -9,7 +9,6 @@ is a few ``stat`` calls: no process is started and the store is never read.
 from __future__ import annotations
 
 import os
-import stat
 
 __all__ = ["STORE_DIRNAME", "command_path", "find_store_root"]
 
@@ -24,26 +23,32 @@ def find_store_root(project_root: str | os.PathLike[str]) -> str | None:
     always physical) and stops at the first entry named ``.chronicle``, as
     Chronicle's does. That entry only counts as a store when it is a directory:
     a plain file there would make Chronicle fail, so the walk does not go on
-    past it. A dangling symlink is no entry at all.
+    past it. A dangling symlink is no entry at all. A store owned by another
+    user is not taken (karni-core's walk-up, as every provider's): a shared
+    parent folder such as ``/tmp`` could hold a planted one.
 
     Returns:
         The store's parent directory (Chronicle's repository root), or None.
     """
+    from karni.agent.common.ownership import find_upwards
+
     try:
-        current = os.path.realpath(project_root)
+        start = os.path.realpath(project_root)
     except (OSError, ValueError):
         return None
-    while True:
-        try:
-            info = os.stat(os.path.join(current, STORE_DIRNAME))
-        except (OSError, ValueError):
-            pass
-        else:
-            return current if stat.S_ISDIR(info.st_mode) else None
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    found = find_upwards(start, _store_entry, stop_at_first=True)
+    if found is None:
+        return None
+    return found if os.path.isdir(os.path.join(found, STORE_DIRNAME)) else None
+
+
+def _store_entry(folder: str) -> str | None:
+    """``.chronicle`` when ``folder`` holds an entry of that name (a dangling link is none)."""
+    try:
+        os.stat(os.path.join(folder, STORE_DIRNAME))
+    except (OSError, ValueError):
+        return None
+    return STORE_DIRNAME
 
 
 def command_path(store_root: str, project_root: str | os.PathLike[str], path: str) -> str | None:

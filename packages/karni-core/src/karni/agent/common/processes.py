@@ -1,0 +1,201 @@
+"""Finding and running a helper program: nothing from the working folder, nothing left running.
+
+:func:`find_program` looks a command up in the absolute ``PATH`` entries
+only: an empty or relative entry (which means the working folder, a
+repository an agent was pointed at) is skipped, on Windows too, where the
+standard lookup tries the working folder first.
+
+:func:`run_program` runs it with no shell, stdin at ``/dev/null``, stderr
+discarded and a deadline. The child gets its own process group, killed as a
+whole; on Linux Karni is also made the "subreaper" of its descendants for
+the call, so a process that moved to a session of its own (which leaves
+the group) is handed back to Karni when its parent dies, and killed when the
+call ends. See ``docs/security.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["find_program", "run_program"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from subprocess import Popen
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _candidates(folder: str, name: str) -> Iterator[str]:
+    yield os.path.join(folder, name)
+    if sys.platform == "win32" and not os.path.splitext(name)[1]:
+        for extension in os.environ.get("PATHEXT", ".COM;.EXE;.BAT;.CMD").split(os.pathsep):
+            if extension:
+                yield os.path.join(folder, name + extension)
+
+
+def find_program(name: str) -> str | None:
+    """The absolute path of the program ``name``, or None.
+
+    A name holding a path separator must be absolute (a relative one would
+    name a file in the working folder). A bare name is looked up in the
+    absolute ``PATH`` entries, in order.
+    """
+    if os.sep in name or (os.altsep and os.altsep in name):
+        return name if os.path.isabs(name) and _is_program(name) else None
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not folder or not os.path.isabs(folder):
+            continue
+        for candidate in _candidates(folder, name):
+            if _is_program(candidate):
+                return candidate
+    return None
+
+
+def _is_program(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _set_subreaper(on: bool) -> bool:
+    """Make this process the subreaper of its descendants (Linux only); whether it worked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> set[int]:
+    """The pids whose parent is this process (from ``/proc``; empty elsewhere)."""
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.add(int(entry))
+    return found
+
+
+def _other_group(pid: int) -> bool:
+    try:
+        return os.getpgid(pid) != os.getpgrp()
+    except OSError:
+        return False
+
+
+def _reap_orphans(before: set[int]) -> None:
+    """Kill and reap every child handed to this process during the call, until none is left.
+
+    Children in Karni's own process group are left alone: they are not the
+    program's (a child the program started is in the program's group, or in
+    a session of its own).
+    """
+    import signal
+
+    for _ in range(100):  # each round reaps one generation of a daemon's descendants
+        orphans = {pid for pid in _children() - before if _other_group(pid)}
+        if not orphans:
+            return
+        for pid in orphans:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _kill(process: Popen[bytes]) -> None:
+    """Kill the child's whole process group, reap it and close its pipe."""
+    import signal
+
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, OSError):  # no process groups (Windows), or already gone
+        try:
+            process.kill()
+        except OSError:
+            pass
+    process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+def _communicate(process: Popen[bytes], timeout: float) -> bytes | None:
+    import signal
+    import subprocess
+
+    try:
+        stdout, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        return None
+    except BaseException:
+        _kill(process)
+        raise
+    try:  # the group may hold a child still running after the program itself exited
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, OSError):
+        pass
+    return stdout if process.returncode == 0 else None
+
+
+def run_program(
+    executable: str, arguments: Sequence[str], cwd: str, timeout: float
+) -> bytes | None:
+    """Run ``executable`` with ``arguments`` in ``cwd`` and return its stdout.
+
+    Args:
+        executable: The command's name (see :func:`find_program`) or absolute path.
+        arguments: The arguments, each passed as one argument whatever it holds.
+        cwd: The working directory for the run.
+        timeout: Seconds the run may take; after that it is killed.
+
+    Returns:
+        The bytes written to stdout when the command exits with status 0, or
+        None: not found, not startable, a non-zero exit, or past the deadline.
+        Either way nothing it started is left running.
+    """
+    import subprocess
+
+    program = find_program(executable)
+    if program is None:
+        return None
+    reaping = _set_subreaper(True)
+    before = _children() if reaping else set()
+    try:
+        try:
+            process = subprocess.Popen(
+                [program, *arguments],
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return None
+        return _communicate(process, timeout)
+    finally:
+        if reaping:
+            _reap_orphans(before)
+            _set_subreaper(False)

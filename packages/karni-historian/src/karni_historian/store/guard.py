@@ -1,0 +1,113 @@
+"""Opening a ``historian.db`` that came with a cloned repository without trusting it.
+
+A repository can ship its own ``.karni/local/historian.db``, or links in its
+place. Before a connection is used:
+
+- the database and its ``-wal``, ``-shm`` and ``-journal`` companions, and
+  every folder from the project root down to them, must not be symbolic
+  links, so SQLite never writes through one;
+- ``PRAGMA trusted_schema = OFF`` stops functions in the schema from running;
+- the schema may hold only the tables and indexes karni-historian's
+  migrations create (SQLite's own ``sqlite_*`` objects aside): a view or a
+  trigger is refused;
+- a read-only connection (the brief's) gets a time limit, enforced by a
+  progress handler, so no query can hang the brief.
+
+See ``docs/security.md``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from karni_historian.errors import StoreError
+
+__all__ = ["READ_TIME_LIMIT", "check_paths", "guard_connection"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
+READ_TIME_LIMIT = 5.0
+"""Seconds a read-only connection may spend in queries before they are interrupted."""
+
+_COMPANIONS = ("", "-wal", "-shm", "-journal")
+_PROGRESS_STEPS = 10_000
+
+
+def check_paths(root: str | os.PathLike[str], path: str) -> None:
+    """Refuse a database reached through a link, or with a link among its companion files.
+
+    Raises:
+        StoreError: One line naming the link.
+    """
+    base = os.path.abspath(os.fspath(root))
+    relative = os.path.relpath(os.path.abspath(path), base)
+    current = base
+    for part in relative.split(os.sep):
+        current = os.path.join(current, part)
+        _refuse_link(current)
+    for suffix in _COMPANIONS[1:]:
+        _refuse_link(path + suffix)
+
+
+def _refuse_link(path: str) -> None:
+    if os.path.islink(path):
+        raise StoreError(
+            f"{path} is a symlink; karni-historian never opens its store through a link: "
+            f"remove it and run `karni-historian ingest`"
+        )
+
+
+def _expected_objects() -> frozenset[str]:
+    import re
+
+    from karni_historian.store.schema import MIGRATIONS
+
+    pattern = re.compile(
+        r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(?:IF NOT EXISTS\s+)?(\w+)", re.I
+    )
+    names = set()
+    for statements in MIGRATIONS:
+        for statement in statements:
+            names.update(pattern.findall(statement))
+    return frozenset(names)
+
+
+def _refuse_foreign_objects(connection: sqlite3.Connection, path: str) -> None:
+    expected = _expected_objects()
+    rows = connection.execute("SELECT type, name FROM sqlite_master").fetchall()
+    for kind, name in rows:
+        if str(name).startswith("sqlite_"):
+            continue
+        if kind not in ("table", "index") or name not in expected:
+            from karni.agent.common.sanitize import clean_field
+
+            raise StoreError(
+                f"the historian store {path} holds a {clean_field(str(kind))} "
+                f"`{clean_field(str(name))}` karni-historian did not create; remove the file "
+                f"and run `karni-historian ingest` to rebuild it"
+            )
+
+
+def _limit_time(connection: sqlite3.Connection, seconds: float) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    connection.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_STEPS)
+
+
+def guard_connection(connection: sqlite3.Connection, path: str, *, readonly: bool) -> None:
+    """Apply the rules above to a freshly opened connection.
+
+    Raises:
+        StoreError: The schema holds an object karni-historian did not create.
+    """
+    connection.execute("PRAGMA trusted_schema = OFF")
+    if readonly:
+        _limit_time(connection, READ_TIME_LIMIT)
+    try:
+        _refuse_foreign_objects(connection, path)
+    except StoreError:
+        connection.close()
+        raise
