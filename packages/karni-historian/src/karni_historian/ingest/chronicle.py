@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import os
 
-from karni.agent.common.files import open_regular_file
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

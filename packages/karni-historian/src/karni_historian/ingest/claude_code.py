@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from karni.agent.common.files import open_regular_file
+
 from karni_historian.ingest.claude_code_records import ClaudeCodeAgentReader, ClaudeCodeReader
 
 TYPE_CHECKING = False
