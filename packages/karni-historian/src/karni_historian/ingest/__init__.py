@@ -21,7 +21,7 @@ nothing after it.
 from __future__ import annotations
 
 import os
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 
 from karni.agent.common.files import open_regular_file
 
@@ -259,7 +259,9 @@ def _planned_files(
             info = os.stat(key)
         except OSError:
             continue  # agents delete old transcripts; a vanished file is no error
-        if S_ISREG(info.st_mode):  # a FIFO or a device would hang or flood the reader
+        # A FIFO or a device would hang or flood the reader; an OpenCode
+        # ``storage`` folder is a store of its own, read by its reader.
+        if S_ISREG(info.st_mode) or (kind in STORE_KINDS and S_ISDIR(info.st_mode)):
             work.append((key, kind, info))
     return work
 
