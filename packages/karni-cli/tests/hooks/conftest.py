@@ -1,5 +1,5 @@
 """Fixtures for the harness-hook tests: a project with a history store, the hook run
-as the harness runs it, a stand-in historian, and Node for the generated modules.
+as the harness runs it, a stand-in historian, and Node hosts for the generated modules.
 
 The brief comes from the test provider ``my-history`` (see the parent conftest):
 ``record_brief(project, PATH, TEXT)`` gives PATH history.
@@ -16,9 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+from karni.cli.main import main
 
 BIN = os.path.dirname(sys.executable)
 """The folder holding this environment's `karni` and `karni-historian`."""
+
+HOSTS = Path(__file__).parent / "node"
+"""The stand-in OpenCode and Pi hosts (``node/<agent>_host.mjs``)."""
 
 BRIEF = "- Hard delete was reverted: it destroyed payment history\n"
 
@@ -149,3 +153,43 @@ def node() -> str:
             pytest.fail("node is not installed; scripts/test installs it (scripts/lib.sh)")
         pytest.skip("node is not installed: the generated JavaScript cannot be loaded")
     return found
+
+
+@pytest.fixture
+def install_hooks(monkeypatch):
+    """``install_hooks(project, AGENT, *options)``: `karni hooks install` for OpenCode or Pi.
+
+    Returns the plugin or extension file it wrote.
+    """
+
+    def install(project: Path, agent: str, *options: str) -> Path:
+        monkeypatch.chdir(project)
+        assert main(["hooks", "install", "--agent", agent, *options]) == 0
+        folder = ".opencode/plugins" if agent == "opencode" else ".pi/extensions"
+        return project / folder / "karni-history.js"
+
+    return install
+
+
+@pytest.fixture
+def node_host(node: str, tmp_path: Path):
+    """``node_host(AGENT, GENERATED, SCENARIO)``: run the stand-in host on a generated module.
+
+    Returns what the host printed: one result per step of ``SCENARIO``.
+    """
+
+    def run(agent: str, generated: Path, scenario: dict) -> list[dict]:
+        # Node reads a `.js` file outside an ESM package as CommonJS; the same bytes as
+        # `.mjs` load as the ES module OpenCode (Bun) and Pi (jiti) load.
+        module = tmp_path / f"{agent}-module.mjs"
+        shutil.copyfile(generated, module)
+        result = subprocess.run(
+            [node, str(HOSTS / f"{agent}_host.mjs"), str(module), json.dumps(scenario)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    return run

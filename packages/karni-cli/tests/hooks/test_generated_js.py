@@ -7,15 +7,11 @@ install`` wrote, and they call the real ``karni`` on PATH.
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from karni.cli.main import main
 
-HOSTS = Path(__file__).parent / "node"
 BRIEF_BLOCK = (
     "HISTORY: apps/models.py (my-history)\n"
     "- Hard delete was reverted: it destroyed payment history\n"
@@ -23,31 +19,9 @@ BRIEF_BLOCK = (
 PROJECT_BRIEF = "HISTORY: project (my-history)\n- Decision: money is stored in cents\n"
 
 
-def install(project: Path, monkeypatch, agent: str, *options: str) -> Path:
-    monkeypatch.chdir(project)
-    assert main(["hooks", "install", "--agent", agent, *options]) == 0
-    folder = ".opencode/plugins" if agent == "opencode" else ".pi/extensions"
-    return project / folder / "karni-history.js"
-
-
-def host(node: str, agent: str, generated: Path, tmp_path: Path, scenario: dict) -> list[dict]:
-    # Node reads a `.js` file outside an ESM package as CommonJS; the same bytes as
-    # `.mjs` load as the ES module OpenCode (Bun) and Pi (jiti) load.
-    module = tmp_path / f"{agent}-module.mjs"
-    shutil.copyfile(generated, module)
-    result = subprocess.run(
-        [node, str(HOSTS / f"{agent}_host.mjs"), str(module), json.dumps(scenario)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
-def test_the_generated_modules_are_plain_javascript(node, project, monkeypatch):
+def test_the_generated_modules_are_plain_javascript(node, project, install_hooks):
     for agent in ("opencode", "pi"):
-        generated = install(project, monkeypatch, agent)
+        generated = install_hooks(project, agent)
         check = subprocess.run([node, "--check", str(generated)], capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
 
@@ -61,8 +35,8 @@ def opencode_edit(project: Path, path: str, call: str) -> dict:
     }
 
 
-def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian):
-    generated = install(project, monkeypatch, "opencode")
+def test_opencode_journey(project, install_hooks, node_host, record_brief, fake_historian):
+    generated = install_hooks(project, "opencode")
     record_brief(project, None, "- Decision: money is stored in cents\n")
     steps = [
         {"system": True, "sessionID": "ses_1"},
@@ -78,9 +52,7 @@ def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fa
         {"system": True, "sessionID": "ses_1"},
         {"event": "session.idle", "properties": {"sessionID": "ses_1"}},
     ]
-    results = host(
-        node, "opencode", generated, tmp_path, {"directory": str(project), "steps": steps}
-    )
+    results = node_host("opencode", generated, {"directory": str(project), "steps": steps})
     assert results == [
         {"system": ["base prompt", PROJECT_BRIEF]},
         {"output": "tool output\n\n" + BRIEF_BLOCK},
@@ -96,15 +68,13 @@ def test_opencode_journey(node, project, monkeypatch, tmp_path, record_brief, fa
     ]
 
 
-def test_opencode_block_first(node, project, monkeypatch, tmp_path):
-    generated = install(project, monkeypatch, "opencode", "--before-edit", "block-first")
+def test_opencode_block_first(project, install_hooks, node_host):
+    generated = install_hooks(project, "opencode", "--before-edit", "block-first")
     steps = [
         opencode_edit(project, "apps/models.py", "c1"),
         opencode_edit(project, "apps/models.py", "c2"),
     ]
-    results = host(
-        node, "opencode", generated, tmp_path, {"directory": str(project), "steps": steps}
-    )
+    results = node_host("opencode", generated, {"directory": str(project), "steps": steps})
     assert results == [{"blocked": BRIEF_BLOCK}, {"output": "tool output"}]
 
 
@@ -116,8 +86,8 @@ def pi_edit(project: Path, path: str, call: str, tool: str = "edit") -> dict:
     }
 
 
-def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_historian):
-    generated = install(project, monkeypatch, "pi")
+def test_pi_journey(project, tmp_path, install_hooks, node_host, record_brief, fake_historian):
+    generated = install_hooks(project, "pi")
     record_brief(project, None, "- Decision: money is stored in cents\n")
     session_file = tmp_path / "pi-sessions" / "2026-12-01T10-00-00_0199.jsonl"
     session_file.parent.mkdir()
@@ -136,7 +106,7 @@ def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_his
         "sessionFile": str(session_file),
         "steps": steps,
     }
-    results = host(node, "pi", generated, tmp_path, scenario)
+    results = node_host("pi", generated, scenario)
     text = [{"type": "text", "text": "tool output"}]
     assert results == [
         {"systemPrompt": "base prompt\n\n" + PROJECT_BRIEF},
@@ -152,8 +122,8 @@ def test_pi_journey(node, project, monkeypatch, tmp_path, record_brief, fake_his
     ]
 
 
-def test_pi_block_first_and_shutdown(node, project, monkeypatch, tmp_path, fake_historian, waiter):
-    generated = install(project, monkeypatch, "pi", "--before-edit", "block-first")
+def test_pi_block_first_and_shutdown(project, install_hooks, node_host, fake_historian, waiter):
+    generated = install_hooks(project, "pi", "--before-edit", "block-first")
     fake_historian.release.touch()
     steps = [
         pi_edit(project, "apps/models.py", "t1"),
@@ -161,7 +131,7 @@ def test_pi_block_first_and_shutdown(node, project, monkeypatch, tmp_path, fake_
         {"event": "session_shutdown"},
     ]
     scenario = {"cwd": str(project), "sessionId": "0199", "steps": steps}
-    results = host(node, "pi", generated, tmp_path, scenario)
+    results = node_host("pi", generated, scenario)
     assert results == [
         {"blocked": BRIEF_BLOCK},
         {"content": [{"type": "text", "text": "tool output"}]},
@@ -172,8 +142,10 @@ def test_pi_block_first_and_shutdown(node, project, monkeypatch, tmp_path, fake_
 
 
 @pytest.mark.parametrize("agent", ["opencode", "pi"])
-def test_without_karni_on_path_the_host_carries_on(node, project, monkeypatch, tmp_path, agent):
-    generated = install(project, monkeypatch, agent)
+def test_without_karni_on_path_the_host_carries_on(
+    project, monkeypatch, tmp_path, install_hooks, node_host, agent
+):
+    generated = install_hooks(project, agent)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     if agent == "opencode":
         scenario = {
@@ -184,4 +156,4 @@ def test_without_karni_on_path_the_host_carries_on(node, project, monkeypatch, t
     else:
         scenario = {"cwd": str(project), "steps": [pi_edit(project, "apps/models.py", "t")]}
         expected = [{"content": [{"type": "text", "text": "tool output"}]}]
-    assert host(node, agent, generated, tmp_path, scenario) == expected
+    assert node_host(agent, generated, scenario) == expected
