@@ -191,10 +191,15 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
         2,
         "karni-historian: --budget must be a positive integer (got 'lots')\n",
     )
-    assert cli(capsys, "brief", "cart.py") == (
+    # Before any wrapup, the requests that edited a file are already its history.
+    code, out, err = cli(capsys, "brief", "cart.py")
+    assert (code, err) == (0, "")
+    assert out.startswith("What shaped this file, newest first:\n1. 2026-03-02 ")
+    assert '+1 \u22121 \u2014 "Rename the total() helper in cart.py to subtotal()"\n' in out
+    assert cli(capsys, "brief", "README.md") == (
         0,
         "",
-        "karni-historian: no history recorded for shop/cart.py\n",
+        "karni-historian: no history recorded for shop/README.md\n",
     )
     assert cli(capsys, "brief", "/etc/passwd")[::2] == (
         2,

@@ -36,6 +36,7 @@ How it decides, in short:
 
 from __future__ import annotations
 
+from karni_historian.condense.work_phases import commit_of
 from karni_historian.model import PATH_KEYS, Compartment, Fact, Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
@@ -251,33 +252,84 @@ def _is_continuation(text: str) -> bool:
     return any(lowered == c or lowered.startswith(c + " ") for c in _CONTINUATIONS)
 
 
+def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
+    """``line`` cut at the phase starts inside it; each piece keeps its own commits."""
+    from dataclasses import replace
+    from itertools import pairwise
+
+    cuts = [s for s in starts if line.start < s <= line.end]
+    if not cuts:
+        return [line]
+    bounds = [line.start, *cuts, line.end + 1]
+    pieces = []
+    for first, after in pairwise(bounds):
+        ordinals = tuple(o for o in line.ordinals if first <= o < after)
+        texts = " ".join(
+            getattr(p, "text", "") or getattr(p, "output", "") or ""
+            for o in ordinals
+            if o in by_ordinal
+            for p in by_ordinal[o].parts
+        )
+        commits = tuple(h for h in line.commits if h in texts)
+        pieces.append(replace(line, start=first, end=after - 1, ordinals=ordinals, commits=commits))
+    return pieces
+
+
+def _phase_lines(
+    chunk: Chunk, by_ordinal: dict[int, Message]
+) -> tuple[list[ChunkLine], dict[int, str]]:
+    """The chunk's lines cut where the work changes phase, and the phases' todo items."""
+    from karni_historian.condense.chunk import completed_arcs
+    from karni_historian.condense.work_phases import phase_starts
+
+    inside = [by_ordinal[o] for o in sorted(by_ordinal) if chunk.start <= o <= chunk.end]
+    starts = phase_starts(inside, completed_arcs(inside))
+    lines: list[ChunkLine] = []
+    for line in chunk.lines:
+        lines += _pieces(line, sorted(starts), by_ordinal)
+    return lines, starts
+
+
 def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]:
-    """Split the chunk's lines into episodes where the objective changes.
+    """Split the chunk's lines into episodes where the objective or the phase of work changes.
 
     Args:
         chunk: The chunk to condense.
         messages: The raw messages behind it (any superset).
 
     Returns:
-        Consecutive groups of lines; together they are exactly ``chunk.lines``.
+        Consecutive groups of lines; together they cover exactly the chunk's
+        lines (a line is cut in two where a phase of work starts inside it).
     """
-    by_ordinal = {m.ordinal: m for m in messages}
+    by_ordinal = by_ordinal_of(messages)
+    return _episodes(by_ordinal, *_phase_lines(chunk, by_ordinal))
+
+
+def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
+    """The messages by ordinal."""
+    return {m.ordinal: m for m in messages}
+
+
+def _episodes(
+    by_ordinal: dict[int, Message], lines: list[ChunkLine], starts: dict[int, str]
+) -> list[list[ChunkLine]]:
     groups: list[list[ChunkLine]] = []
     current: list[ChunkLine] = []
     committed = False
-    for line in chunk.lines:
+    for line in lines:
+        new_task = current and line.start in starts
         if line.role == "U" and current and any(ln.role != "U" for ln in current):
             text = (
                 " ".join(_user_text(by_ordinal[o]) for o in line.ordinals if o in by_ordinal)
                 or line.body
             )
-            new_task = not _is_continuation(text)
+            new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
-            if new_task:
-                groups.append(current)
-                current = []
-                committed = False
+        if new_task:
+            groups.append(current)
+            current = []
+            committed = False
         current.append(line)
         if line.commits:
             committed = True
@@ -289,7 +341,9 @@ def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]
 class _Episode:
     """Signals gathered from one episode's lines and messages."""
 
-    def __init__(self, lines: list[ChunkLine], by_ordinal: dict[int, Message]) -> None:
+    def __init__(self, lines: list[ChunkLine], by_ordinal: dict[int, Message], topic: str) -> None:
+        self.topic = topic  # the todo item in progress when the episode started
+        self.commit_subjects: list[str] = []
         self.start = lines[0].start
         self.end = lines[-1].end
         self.requests: list[str] = []
@@ -391,6 +445,10 @@ class _Episode:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
         path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
+        commit = commit_of(part)
+        if commit is not None:
+            self._add(self.commits, commit[0])
+            self._add(self.commit_subjects, commit[1])
         if name in ("bash", "shell") and isinstance(data.get("command"), str):
             command = data["command"]
             if _re("test").search(command):
@@ -445,6 +503,10 @@ class _Episode:
 def _objective(ep: _Episode) -> str:
     if ep.requests:
         text = _sentences(ep.requests[0])[0] if _sentences(ep.requests[0]) else ep.requests[0]
+    elif ep.topic:
+        text = ep.topic
+    elif ep.commit_subjects:
+        text = ep.commit_subjects[0]
     elif ep.assistant:
         text = ep.assistant[0]
     elif ep.edited or ep.read:
@@ -589,9 +651,10 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     """
     from karni_historian.condense.compartment_xml import emit
 
-    by_ordinal = {m.ordinal: m for m in messages}
-    groups = episodes(chunk, messages)
-    gathered = [_Episode(lines, by_ordinal) for lines in groups]
+    by_ordinal = by_ordinal_of(messages)
+    lines, starts = _phase_lines(chunk, by_ordinal)
+    groups = _episodes(by_ordinal, lines, starts)
+    gathered = [_Episode(group, by_ordinal, starts.get(group[0].start, "")) for group in groups]
     compartments = []
     for index, ep in enumerate(gathered):
         start = chunk.start if index == 0 else ep.start

@@ -303,7 +303,8 @@ def wrapup(
         return outcome
     messages = store.messages(session_id)
     budget = trigger_budget(settings.context_limit, settings.execute_threshold_percentage)
-    target = wrapup_boundary(messages, keep, snap_tokens=min(max(budget, 2000), 48_000))
+    snap = min(max(budget, 2000), 48_000)
+    target = wrapup_boundary(messages, keep, snap_tokens=snap, floor=last_end + 1)
     if target <= last_end + 1:
         outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
         return outcome

@@ -205,3 +205,13 @@ class MessageTables(Database):
             " WHERE path = ? OR substr(path, 1, ?) = ? ORDER BY session_id, ordinal",
             (path, len(prefix), prefix),
         ).fetchall()
+
+    def editing(self, path: str) -> list[tuple[str, int]]:
+        """``(session_id, ordinal)`` of the messages that edited or created ``path`` or under it."""
+        prefix = path.rstrip("/") + "/"
+        return self.connection.execute(
+            "SELECT DISTINCT session_id, ordinal FROM message_files"
+            " WHERE action != 'read' AND (path = ? OR substr(path, 1, ?) = ?)"
+            " ORDER BY session_id, ordinal",
+            (path, len(prefix), prefix),
+        ).fetchall()
