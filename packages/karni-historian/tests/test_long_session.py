@@ -10,7 +10,6 @@ from karni_historian.cli import main
 from karni_historian.ingest.claude_code import project_key
 from karni_historian.store import Store
 
-
 SESSION = "4b1c9e2a-7f3d-4c5e-8a6b-2d9e0f1a3b5c"
 
 
