@@ -127,8 +127,26 @@ def test_facts_promoted_by_category() -> None:
         Fact("CONSTRAINTS", "Never store raw tokens in the sessions table."),
         Fact("PROJECT_RULES", "Always hash them with sha256."),
         Fact("ARCHITECTURE", "We'll use psycopg with a connection pool instead of raw sockets."),
-        Fact("CONFIG_VALUES", "The timeout default is 30 seconds."),
+    ]  # the agent's "The timeout default is 30 seconds." is a report, not a setting
+
+
+def test_facts_are_never_requests_progress_reports_or_contradicted_choices() -> None:
+    ms = [
+        U(1, "Please record that decision: we decided to use Redis for the cache."),
+        A(2, "I'll go with a plain dict instead of Redis for now."),
+        A(3, "We decided to keep the cache in process, instead of Redis."),
+        U(4, "No, the cache must be Redis, never an in-process dict."),
+        A(5, "Switched to Redis as you asked."),
+        U(6, "The cache timeout default is 300 seconds."),
+        A(7, "Done: the retries limit is 5 by default."),
     ]
+    facts = compartmentalize(chunk_of(ms), ms, force_keep=True).facts
+    assert Fact("CONFIG_VALUES", "The cache timeout default is 300 seconds.") in facts
+    contents = " ".join(f.content for f in facts)
+    assert "Please record" not in contents  # a request
+    assert "I'll go with" not in contents  # a progress report
+    assert "keep the cache in process" not in contents  # contradicted by the user
+    assert "retries limit" not in contents  # the agent's report of a value
 
 
 def test_facts_land_in_sensible_categories() -> None:

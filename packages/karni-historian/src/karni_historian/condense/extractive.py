@@ -169,6 +169,11 @@ _PATTERNS: dict[str, tuple[str, int]] = {
         r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
         _I,
     ),
+    "progress": (
+        r"^(?:i|i'll|i will|i'm|i've|i have|let me|let's|now|next|first|then|done|"
+        r"ok(?:ay)?|great|perfect|sure)\b",
+        _I,
+    ),
     "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
@@ -350,6 +355,8 @@ class _Episode:
         self.user_notes: list[str] = []  # constraints, decisions and corrections, verbatim
         self.assistant: list[str] = []
         self.decisions: list[str] = []
+        self.user_decisions: list[str] = []  # the decisions project memory may keep
+        self.agent_decisions: list[str] = []  # dropped when the user contradicts them
         self.prohibitions: list[str] = []
         self.rules: list[str] = []
         self.configs: list[str] = []
@@ -412,6 +419,18 @@ class _Episode:
                     self._add(self.assistant, sentence)
                     self._classify(sentence, user=False)
 
+    def _promote_decision(self, sentence: str, *, user: bool) -> None:
+        """Keep a decision for project memory unless it is a request or a progress report."""
+        if user and not _re("polite").match(sentence):
+            self._add(self.user_decisions, sentence)
+        elif not user and not _re("progress").match(sentence):
+            self._add(self.agent_decisions, sentence)
+
+    def _drop_contradicted(self, correction: str) -> None:
+        """Forget the agent's decisions that a user correction speaks about."""
+        said = {w for w in _words(correction) if len(w) > 3}
+        self.agent_decisions = [d for d in self.agent_decisions if len(said & set(_words(d))) < 1]
+
     def _classify(self, sentence: str, *, user: bool) -> None:
         if _re("revert").search(sentence):
             self.reverted = True
@@ -424,6 +443,9 @@ class _Episode:
         decision = _re("decision")
         if decision.search(sentence):
             self._add(self.decisions, _clause(sentence, decision))
+            self._promote_decision(_clause(sentence, decision), user=user)
+        elif user and _re("correction").search(sentence):
+            self._drop_contradicted(sentence)
         if user and _re("prohibit").search(sentence):
             self._add(self.prohibitions, _clause(sentence, _re("prohibit")))
         elif user and _re("rule").search(sentence):
@@ -432,7 +454,7 @@ class _Episode:
             # "must" alone is a rule unless the sentence reports a decision, which
             # makes it a design choice (ARCHITECTURE): "we decided pricing must stay…".
             self._add(self.rules, _clause(sentence, _re("soft_rule")))
-        if _re("config").search(sentence) and _re("value").search(sentence):
+        if user and _re("config").search(sentence) and _re("value").search(sentence):
             self._add(self.configs, sentence)
         if user and _re("naming").search(sentence):
             # Only conventions the user states ("test files are named after…", "use
@@ -631,7 +653,8 @@ def _facts(episodes_: list[_Episode]) -> list[Fact]:
     for ep in episodes_:
         add("CONSTRAINTS", ep.prohibitions)
         add("PROJECT_RULES", ep.rules)
-        add("ARCHITECTURE", [s for s in ep.decisions if s not in ep.prohibitions + ep.rules])
+        decisions = ep.user_decisions + ep.agent_decisions
+        add("ARCHITECTURE", [s for s in decisions if s not in ep.prohibitions + ep.rules])
         add("CONFIG_VALUES", ep.configs)
         add("NAMING", ep.naming)
     return facts
