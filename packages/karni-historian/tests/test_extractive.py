@@ -96,7 +96,8 @@ def test_episodes_split_where_the_objective_changes() -> None:
     assert first.title == "Add a session store to src/session/store.py backed by PostgreSQL"
     assert second.title.startswith("Fix the flaky refresh-token test")
     assert first.episode_type == "implementation,commit,decision"
-    assert second.episode_type == "debugging,testing"
+    # The test failed and no run passed afterwards: tested work, not yet a fix.
+    assert second.episode_type == "implementation,testing"
 
 
 def test_tiers_condense_progressively_and_keep_commit_hashes() -> None:
@@ -116,8 +117,8 @@ def test_importance_follows_signals() -> None:
     first, second = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments
     # constraints +20, decision +15, one commit cluster +10, edits +5 over the base 35.
     assert first.importance == 85
-    # edits +5, fix with edits +5.
-    assert second.importance == 45
+    # edits +5 over the base 35; a failing run with no passing one after it is no fix.
+    assert second.importance == 40
 
 
 def test_facts_promoted_by_category() -> None:
@@ -248,11 +249,50 @@ def test_low_signal_episode_has_empty_anchor() -> None:
     assert only.episode_type == "discussion"
 
 
-def test_revert_raises_importance() -> None:
+def test_types_come_from_what_happened_not_from_words() -> None:
+    # Only talking about a revert is no revert, an edit that is undone is one.
     ms = [U(1, "Revert the caching change, it broke the build."), A(2, "Reverted the cache layer.")]
+    talk = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert talk.episode_type == "discussion"
+    do = tool("Edit", "e1", file_path="cache.py", old_string="x = 1", new_string="x = 2")
+    undo = tool("Edit", "e2", file_path="cache.py", old_string="x = 2", new_string="x = 1")
+    ms = [U(1, "Try a bigger cache in cache.py"), A(2, do), U(3, do), A(4, undo), U(5, undo)]
+    undone = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert "revert" in undone.episode_type
+    assert undone.importance == 50  # a revert +10 and edits +5 over the base 35
+    # A failing test run, an edit, then a passing run: a fix.
+    fail = tool("Bash", "t1", "2 failed, 10 passed", command="pytest -q")
+    edit = tool("Edit", "e3", file_path="cache.py", old_string="a", new_string="b")
+    ok = tool("Bash", "t2", "12 passed", command="pytest -q")
+    ms = [U(1, "Make the cache tests pass"), A(2, fail), U(3, fail), A(4, edit), U(5, edit)]
+    ms += [A(6, ok), U(7, ok)]
+    fixed = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert fixed.episode_type == "debugging,testing"
+
+
+def test_paraphrases_drop_narration_markdown_and_machine_paths() -> None:
+    ms = [
+        U(1, "Update the CLAUDE.md file to the latest state"),
+        A(
+            2,
+            "I'll help you update the CLAUDE.md file to the latest state.\n"
+            "I'll help you update the CLAUDE.md file to the latest state.\n"
+            "## Acceptance Tests\n> - **GIVEN** a user, the page loads:\n"
+            "Let me read /home/ana/.claude/commands/init.md first.\n"
+            "Updated CLAUDE.md with the new test commands.",
+            tool("Read", "r", file_path="/home/ana/.claude/commands/init.md"),
+            tool("Glob", "g", pattern="**/*.md", path="docs/**"),
+        ),
+    ]
     only = compartmentalize(chunk_of(ms), ms).compartments[0]
-    assert "revert" in only.episode_type
-    assert only.importance == 35
+    for tier in (only.p1, only.p2, only.p3):
+        assert "I'll help" not in tier and "Let me" not in tier
+        assert "/home/ana" not in tier and "##" not in tier and "**" not in tier
+        assert ":." not in tier and "> -" not in tier
+    assert "GIVEN a user, the page loads." in only.p1
+    assert "Updated CLAUDE.md with the new test commands." in only.p1
+    assert "Read " not in only.p1  # nothing read inside the project; no glob listed as a read
+    assert only.title == "Update the CLAUDE.md file to the latest state"
 
 
 def test_tool_only_and_headless_chunks() -> None:

@@ -36,6 +36,7 @@ How it decides, in short:
 
 from __future__ import annotations
 
+from karni_historian.condense.prose import clean_sentence, is_filler
 from karni_historian.condense.work_phases import commit_of
 from karni_historian.model import PATH_KEYS, Compartment, Fact, Message, TextPart, ToolPart
 
@@ -54,6 +55,7 @@ HISTORIAN_NAME = "local/extractive"
 MAX_EPISODE_LINES = 40
 """An episode longer than this closes at the next real user request."""
 
+_READ_TOOLS = frozenset({"read", "view", "notebookread", "read_file", "cat"})
 _EDIT_TOOLS = frozenset(
     {"edit", "write", "multiedit", "notebookedit", "str_replace_editor", "create", "patch"}
 )
@@ -174,6 +176,8 @@ _PATTERNS: dict[str, tuple[str, int]] = {
         r"ok(?:ay)?|great|perfect|sure)\b",
         _I,
     ),
+    "undo_command": (r"\bgit\s+(?:revert|restore|checkout\s+--|reset\s+--hard|stash)\b", 0),
+    "failed_run": (r"\b\d+ (?:failed|errors?)\b|\bFAILED\b|\bTraceback\b", 0),
     "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
@@ -233,8 +237,9 @@ def _user_text(message: Message) -> str:
 
 
 def _assistant_texts(message: Message) -> list[str]:
+    """The agent's text parts, line breaks kept so that markdown lines split apart."""
     return [
-        " ".join(p.text.split())
+        p.text.strip()
         for p in message.parts
         if isinstance(p, TextPart) and not p.ignored and p.text.strip()
     ]
@@ -346,8 +351,15 @@ def _episodes(
 class _Episode:
     """Signals gathered from one episode's lines and messages."""
 
-    def __init__(self, lines: list[ChunkLine], by_ordinal: dict[int, Message], topic: str) -> None:
+    def __init__(
+        self,
+        lines: list[ChunkLine],
+        by_ordinal: dict[int, Message],
+        topic: str,
+        replacements: set[tuple[str, str, str]],
+    ) -> None:
         self.topic = topic  # the todo item in progress when the episode started
+        self.replacements = replacements  # (path, old, new) of the chunk's edits so far
         self.commit_subjects: list[str] = []
         self.start = lines[0].start
         self.end = lines[-1].end
@@ -355,6 +367,7 @@ class _Episode:
         self.user_notes: list[str] = []  # constraints, decisions and corrections, verbatim
         self.assistant: list[str] = []
         self.decisions: list[str] = []
+        self.failed_run = False
         self.user_decisions: list[str] = []  # the decisions project memory may keep
         self.agent_decisions: list[str] = []  # dropped when the user contradicts them
         self.prohibitions: list[str] = []
@@ -415,8 +428,11 @@ class _Episode:
                     self._add(self.user_notes, sentence)
         elif message.role == "assistant":
             for text in _assistant_texts(message):
-                for sentence in _sentences(text):
-                    self._add(self.assistant, sentence)
+                for sentence in map(clean_sentence, _sentences(text)):
+                    if not sentence:
+                        continue
+                    if not is_filler(sentence):
+                        self._add(self.assistant, sentence)
                     self._classify(sentence, user=False)
 
     def _promote_decision(self, sentence: str, *, user: bool) -> None:
@@ -432,12 +448,6 @@ class _Episode:
         self.agent_decisions = [d for d in self.agent_decisions if len(said & set(_words(d))) < 1]
 
     def _classify(self, sentence: str, *, user: bool) -> None:
-        if _re("revert").search(sentence):
-            self.reverted = True
-        if _re("fix").search(sentence):
-            self.fixing = True
-        if _re("test").search(sentence):
-            self.testing = True
         if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
             return
         decision = _re("decision")
@@ -472,17 +482,38 @@ class _Episode:
             self._add(self.commits, commit[0])
             self._add(self.commit_subjects, commit[1])
         if name in ("bash", "shell") and isinstance(data.get("command"), str):
-            command = data["command"]
-            if _re("test").search(command):
-                self.testing = True
-            if _re("revert").search(command):
-                self.reverted = True
+            self._read_command(part, data["command"])
         if path is None:
             return
         if name in _EDIT_TOOLS:
-            self._add(self.edited, path)
-        elif path not in self.edited:
+            self._read_edit(path, data)
+        elif name in _READ_TOOLS and path not in self.edited and _project_file(path):
             self._add(self.read, path)
+
+    def _read_command(self, part: ToolPart, command: str) -> None:
+        """A shell call: a test run (failing, then passing, is a fix) or a revert."""
+        if _re("undo_command").search(command):
+            self.reverted = True
+        if not _re("test").search(command):
+            return
+        self.testing = True
+        failed = part.is_error or bool(_re("failed_run").search(part.output or ""))
+        if failed:
+            self.failed_run = True
+        elif self.failed_run:
+            self.fixing = True
+
+    def _read_edit(self, path: str, data: dict[str, Any]) -> None:
+        """An edit: one that puts back what an earlier edit of the file replaced is a revert."""
+        self._add(self.edited, path if _project_file(path) else _basename(path))
+        old, new = (
+            data.get("old_string", data.get("oldString")),
+            data.get("new_string", data.get("newString")),
+        )
+        if isinstance(old, str) and isinstance(new, str):
+            if (path, new, old) in self.replacements:
+                self.reverted = True
+            self.replacements.add((path, old, new))
 
     @property
     def importance(self) -> int:
@@ -545,8 +576,21 @@ def _objective(ep: _Episode) -> str:
 
 
 def _title(ep: _Episode) -> str:
-    objective = _cap(_objective(ep), 72)
+    """The objective in a few words: the head of "objective: details", at most ~8 words."""
+    objective = _objective(ep)
+    head, colon, _rest = objective.partition(": ")
+    if colon and 2 <= len(head.split()) <= 10:
+        objective = head
+    words = objective.split()
+    if len(words) > 10:
+        objective = " ".join(words[:8]) + "…"
+    objective = _cap(objective, 72)
     return objective[:1].upper() + objective[1:]
+
+
+def _project_file(path: str) -> bool:
+    """A project-relative file path, not a machine path or a glob pattern."""
+    return not path.startswith(("/", "~")) and not any(c in path for c in "*?[")
 
 
 def _basename(path: str) -> str:
@@ -677,7 +721,10 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     by_ordinal = by_ordinal_of(messages)
     lines, starts = _phase_lines(chunk, by_ordinal)
     groups = _episodes(by_ordinal, lines, starts)
-    gathered = [_Episode(group, by_ordinal, starts.get(group[0].start, "")) for group in groups]
+    edits: set[tuple[str, str, str]] = set()
+    gathered = [
+        _Episode(group, by_ordinal, starts.get(group[0].start, ""), edits) for group in groups
+    ]
     compartments = []
     for index, ep in enumerate(gathered):
         start = chunk.start if index == 0 else ep.start
