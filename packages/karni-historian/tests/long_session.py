@@ -157,12 +157,12 @@ def _phase(writer: _Writer, index: int) -> None:
     )
 
 
-def long_session(root: str, phases: int = len(PHASES)) -> str:
+def long_session(root: str, phases: int = len(PHASES), request: str = REQUEST) -> str:
     """The JSON lines of the session, for the project at ``root``."""
     writer = _Writer(root)
-    writer.prompt(REQUEST)
+    writer.prompt(request)
     writer.say("I'll start with the model, then the views, the admin and the docs.")
     for index in range(phases):
         _phase(writer, index)
-    writer.say("All six items are done and committed; the test suite passes.")
+    writer.say(f"All {phases} items are done and committed; the test suite passes.")
     return "".join(json.dumps(record) + "\n" for record in writer.records)
