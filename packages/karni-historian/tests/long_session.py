@@ -62,34 +62,29 @@ class _Writer:
         record["promptId"] = f"prompt-{self.count}"
         self.records.append(record)
 
-    def say(self, text: str) -> None:
+    def _assistant(self, content: dict[str, object], stop: str) -> None:
         record = self._base("assistant")
         record["message"] = {
             "model": "claude-sonnet-4-5-20250929",
             "id": f"msg_{self.count:05d}",
             "type": "message",
             "role": "assistant",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "content": [content],
+            "stop_reason": stop,
             "usage": {"input_tokens": 3, "output_tokens": 20},
         }
         self.records.append(record)
+
+    def say(self, text: str) -> None:
+        self._assistant({"type": "text", "text": text}, "end_turn")
 
     def tool(
         self, name: str, tool_input: dict[str, object], output: str, *, error: bool = False
     ) -> None:
         call_id = f"toolu_{self.count:06d}"
-        record = self._base("assistant")
-        record["message"] = {
-            "model": "claude-sonnet-4-5-20250929",
-            "id": f"msg_{self.count:05d}",
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}],
-            "stop_reason": "tool_use",
-            "usage": {"input_tokens": 3, "output_tokens": 40},
-        }
-        self.records.append(record)
+        self._assistant(
+            {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}, "tool_use"
+        )
         result = self._base("user")
         content: dict[str, object] = {
             "tool_use_id": call_id,
