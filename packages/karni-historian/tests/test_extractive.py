@@ -357,3 +357,32 @@ def test_property_random_sessions_always_validate() -> None:
         assert spans[0][0] == c.start and spans[-1][1] == c.end
         assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(spans))
         assert all(1 <= x.importance <= 100 and x.p1 for x in result.compartments)
+
+
+def test_one_prompt_splits_where_commits_todos_and_the_edited_folder_change() -> None:
+    ms = [U(1, "Tidy up the parser and then the printer")]
+    for n in range(9):
+        folder = "parser" if n < 4 else "printer"
+        edit = tool("Edit", f"e{n}", file_path=f"{folder}/m{n}.py", old_string="a", new_string="b")
+        ms += [A(2 + 2 * n, edit), U(3 + 2 * n, edit)]
+    groups = episodes(chunk_of(ms), ms)
+    assert [(g[0].start, g[-1].end) for g in groups] == [(1, 9), (10, 19)]
+    todo = tool(
+        "TodoWrite",
+        "t",
+        todos=[
+            {"content": "Tidy the parser", "status": "completed"},
+            {"content": "Tidy the printer", "status": "in_progress"},
+        ],
+    )
+    ms = [U(1, "Tidy up the parser and then the printer")]
+    ms += [A(o, f"Working on step {o} of the parser.") for o in range(2, 10)]
+    ms += [A(10, todo), U(11, todo)]
+    for o in range(12, 24, 2):
+        read = tool("Read", f"r{o}", file_path="printer/m.py")
+        ms += [A(o, read), U(o + 1, read)]
+    only = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments
+    assert [(c.start, c.end, c.title) for c in only] == [
+        (1, 11, "Tidy up the parser and then the printer"),
+        (12, 23, "Tidy the printer"),  # named by the todo item in progress
+    ]

@@ -3,7 +3,8 @@
 One prompt often drives hundreds of messages of work, so prompts alone make
 episodes far too long to be useful. The work itself marks its phases
 (``docs/historian/chunk.md``): a commit that succeeded, a todo item that moved
-to done, a plan the user approved, a long pause. Each such event ends a phase
+to done, a plan the user approved, a long pause, edits moving to another
+folder. Each such event ends a phase
 right after it (after the tool's result and the agent's words about it), and
 each phase is named by the todo item in progress when it starts. A boundary
 never falls inside a tool call and its result, and phases shorter than
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Message
 
-__all__ = ["MIN_PHASE_MESSAGES", "PAUSE_SECONDS", "commit_of", "phase_starts"]
+__all__ = ["MIN_PHASE_MESSAGES", "PAUSE_SECONDS", "SHIFT_EDITS", "commit_of", "phase_starts"]
 
 MIN_PHASE_MESSAGES = 8
 """A phase shorter than this is merged into the next one."""
@@ -29,9 +30,14 @@ MIN_PHASE_MESSAGES = 8
 PAUSE_SECONDS = 30 * 60
 """A pause this long between two messages starts a new phase."""
 
+SHIFT_EDITS = 3
+"""Edits a phase needs before an edit in another folder starts a new one."""
+
+_EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "notebookedit", "create"})
 _TODO_TOOLS = frozenset({"todowrite", "todo_write"})
 _PLAN_TOOLS = frozenset({"exitplanmode"})
 _SHELL_TOOLS = frozenset({"bash", "shell"})
+_WORDS_AFTER = 2  # the agent's messages about the event that still belong to its phase
 _RE: dict[str, Any] = {}
 
 
@@ -71,6 +77,10 @@ class _Scan:
     """One pass over the messages: phase-ending events and the todo item in progress."""
 
     def __init__(self) -> None:
+        self.folders: set[str] = set()  # folders of the files edited in the current phase
+        self.edits = 0
+        self.last_edit = 0
+        self.calls: set[str] = set()
         self.done: set[str] = set()
         self.current = ""
         self.ends: list[int] = []  # ordinals of messages that end a phase
@@ -81,10 +91,29 @@ class _Scan:
             if not isinstance(part, ToolPart) or part.is_error:
                 continue
             name = part.name.lower()
+            if name in _EDIT_TOOLS:
+                self._edit(message.ordinal, part)
             if name in _TODO_TOOLS:
                 self._todo(message.ordinal, _todos(part))
             elif (name in _PLAN_TOOLS and part.output is not None) or commit_of(part):
                 self.ends.append(message.ordinal)
+
+    def _edit(self, ordinal: int, part: ToolPart) -> None:
+        """An edit in a folder the phase has not edited, after a few edits: the focus moved."""
+        from karni_historian.model import PATH_KEYS
+
+        data = part.input if isinstance(part.input, dict) else {}
+        path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
+        if path is None or (part.call_id and part.call_id in self.calls):
+            return  # a result carries its call again
+        self.calls.add(part.call_id)
+        folder = path.rpartition("/")[0]
+        if self.edits >= SHIFT_EDITS and folder not in self.folders:
+            self.ends.append(self.last_edit)
+            self.folders, self.edits = set(), 0
+        self.folders.add(folder)
+        self.edits += 1
+        self.last_edit = ordinal
 
     def _todo(self, ordinal: int, items: list[tuple[str, str]]) -> None:
         finished = {item for item, status in items if status == "completed"} - self.done
@@ -102,14 +131,13 @@ def _after(ordinal: int, messages: Sequence[Message], arcs: Sequence[tuple[int, 
         if call <= ordinal < result:
             ordinal = result
     by_ordinal = {m.ordinal: m for m in messages}
-    following = by_ordinal.get(ordinal + 1)
-    while (
-        following is not None
-        and following.role == "assistant"
-        and not any(isinstance(p, ToolPart) for p in following.parts)
-    ):
-        ordinal += 1
+    for _ in range(_WORDS_AFTER):
         following = by_ordinal.get(ordinal + 1)
+        if following is None or following.role != "assistant":
+            break
+        if any(isinstance(p, ToolPart) for p in following.parts):
+            break
+        ordinal += 1
     return ordinal + 1
 
 
