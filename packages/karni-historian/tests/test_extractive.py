@@ -386,3 +386,21 @@ def test_one_prompt_splits_where_commits_todos_and_the_edited_folder_change() ->
         (1, 11, "Tidy up the parser and then the printer"),
         (12, 23, "Tidy the printer"),  # named by the todo item in progress
     ]
+
+
+def test_shorter_tiers_leave_sentences_out_instead_of_cutting_them() -> None:
+    said = [
+        f"Changed handler number {n} so that it retries {n} times before failing."
+        for n in range(40)
+    ]
+    edit = tool("Edit", "e", file_path="app/handlers.py", old_string="a", new_string="b")
+    commit = tool("Bash", "c", "[main 1b2c3d4] retries", command='git commit -m "retries"')
+    ms = [U(1, "Make every handler retry"), A(2, " ".join(said), edit), U(3, edit)]
+    ms += [A(4, commit), U(5, commit)]
+    only = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments[0]
+    for tier in (only.p1, only.p2, only.p3):
+        assert not tier.endswith("…"), tier
+        assert "1b2c3d4" in tier
+    assert len(only.p1) <= 1600 and len(only.p2) <= 700 and len(only.p3) <= 260
+    kept = [s for s in said if s in only.p1]
+    assert 0 < len(kept) < len(said)

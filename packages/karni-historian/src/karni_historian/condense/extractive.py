@@ -632,6 +632,27 @@ def _key_sentences(ep: _Episode, limit: int) -> list[str]:
     return sorted(chosen, key=lambda s: order.get(s, 0))
 
 
+def _fit(parts: list[str], limit: int) -> str:
+    """Whole sentences within ``limit``: the first and the commits always, then the rest in order.
+
+    A tier is shortened by leaving out its less important sentences, never by
+    cutting one in the middle (only a first sentence longer than the limit is).
+    """
+    parts = [p.strip() for p in parts if p and p.strip()]
+    if not parts:
+        return ""
+    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
+    order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
+    chosen: set[int] = set()
+    used = 0
+    for i in order:
+        cost = len(parts[i]) + 2
+        if not chosen or used + cost <= limit:
+            chosen.add(i)
+            used += cost
+    return _cap(_join([p for i, p in enumerate(parts) if i in chosen]), limit)
+
+
 def _join(sentences: list[str]) -> str:
     out = []
     for s in sentences:
@@ -657,19 +678,19 @@ def _tiers(ep: _Episode, importance: int) -> tuple[str, str, str, str]:
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
     p2_parts += [_files_sentence(ep, 5, reads=False), _commits_sentence(ep)]
-    p2 = _cap(_join(p2_parts), 700)
+    p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
     p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
     p1_parts += [_files_sentence(ep, 10, reads=True), _commits_sentence(ep)]
-    p1 = _cap(_join(p1_parts), 1600)
+    p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
     tail = _commits_sentence(ep) or (_cap(outcome, 100) if outcome else "")
     if tail:
         p3_parts.append(tail)
-    p3 = _cap(_join(p3_parts), 260)
+    p3 = _fit(p3_parts, 260)
 
     anchors = list(ep.commits) + [_basename(p) for p in ep.edited[:3]]
     if anchors:
