@@ -94,3 +94,23 @@ def test_a_file_has_a_brief_before_any_wrapup(project, capsys):
         '1. 2026-09-30 14:02 +4 \u22122 \u2014 "Make events soft-deletable: keep deleted events '
         'in the database with a…"',
     ]
+
+
+def test_a_request_with_escapes_reaches_no_brief_raw(tmp_path, monkeypatch, capsys, long_session):
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "manage.py").write_text("")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    folder = tmp_path / "claude" / "projects" / project_key(str(root))
+    folder.mkdir(parents=True)
+    hostile = "Make events \x1b[2Jsoft-deletable\x07 \u202eplease\u202c"
+    text = long_session.long_session(str(root), 1, hostile)
+    (folder / f"{SESSION}.jsonl").write_text(text)
+    monkeypatch.chdir(root)
+    run(capsys, "ingest")
+    for args in (("brief", "events/models.py"), ("wrapup", "1"), ("brief", "events/models.py")):
+        code, out, err = run(capsys, *args)
+        assert code == 0
+        assert not _controls(out + err), out
+    assert '— "Make events soft-deletable please"' in out

@@ -16,7 +16,10 @@ CATEGORY_ORDER = ("CONSTRAINTS", "PROJECT_RULES", "ARCHITECTURE", "CONFIG_VALUES
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` on one line, without escape sequences or control characters."""
+    from karni.agent.common.sanitize import clean_line
+
+    return clean_line(" ".join(text.split()))
 
 
 def fact_line(fact: Fact) -> str:

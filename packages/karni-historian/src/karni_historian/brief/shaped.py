@@ -158,7 +158,10 @@ def _message_counts(message: Message, path: str) -> tuple[int, int]:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` on one line, without escape sequences or control characters."""
+    from karni.agent.common.sanitize import clean_line
+
+    return clean_line(" ".join(text.split()))
 
 
 def _session_shapings(store: Store, session_id: str, edits: set[int], path: str) -> list[Shaping]:
