@@ -171,7 +171,7 @@ def _session_shapings(store: Store, session_id: str, edits: set[int], path: str)
 
     found: dict[int, Shaping] = {}
     request: tuple[int, str, str | None] = (0, "", None)
-    for message in store.iter_messages(session_id, 1, max(edits)):
+    for message in store.prompts_and_edits(session_id, edits, max(edits)):
         prompt = meaningful_user_text(message)
         if prompt:
             request = (message.ordinal, _one_line(prompt), message.timestamp)
