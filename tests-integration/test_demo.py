@@ -15,7 +15,7 @@ import pytest
 from karni_it.clones import clone_of, status
 from karni_it.environment import clean_env
 
-COMMAND = re.compile(r"^(eventsite|no-store)\$ (.*)$")
+COMMAND = re.compile(r"^(eventsite|no-store|sessions)\$ (.*)$")
 K008 = "K008 Before editing a file: karni context --with-history FILE."
 
 
@@ -75,8 +75,13 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
         "eventsite$ karni rules",
         "eventsite$ karni doctor --quiet",
         "eventsite$ karni context --with-history apps/events/models.py",
+        "sessions$ karni-historian ingest",
+        "sessions$ karni-historian wrapup 1",
+        "sessions$ karni context --with-history apps/events/models.py",
     ]
-    plain, adr, no_store, rules, doctor, both = (output for _, output in steps)
+    plain, adr, no_store, rules, doctor, both, ingest, wrapup, historian = (
+        output for _, output in steps
+    )
     assert plain.startswith("APPS: events(apps/events/)")
     assert "HISTORY:" not in plain
     assert no_store == plain, "without a store, --with-history is the plain context"
@@ -85,3 +90,12 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
     assert re.search(r"^  adr +karni-history-adr .* store detected$", doctor, re.MULTILINE)
     assert both.startswith(adr + "\nHISTORY: apps/events/models.py (gigai-chronicle)\n")
     assert "Hard delete with ON DELETE CASCADE" in both
+    assert ingest == "ingested 1 of 1 transcript file(s): 208 new message(s) in 1 session(s)"
+    assert "5 new compartment(s)" in wrapup
+    # The bundled Claude Code session: the historian's brief next to the ADR one.
+    assert historian.startswith(adr + "\nHISTORY: apps/events/models.py (historian)\n")
+    shaped = historian.split("What shaped this file, newest first:\n", 1)[1].splitlines()[0]
+    assert (
+        shaped.startswith("1. 2026-09-30 ")
+        and ' +4 \u22122 \u2014 "make events soft-deletable' in shaped
+    )

@@ -42,3 +42,18 @@ def historian(capsys):
         return code, out, err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def long_session():
+    """The module that writes a long Claude Code session (``long_session.py``)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "long_session", Path(__file__).with_name("long_session.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -191,10 +191,15 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
         2,
         "karni-historian: --budget must be a positive integer (got 'lots')\n",
     )
-    assert cli(capsys, "brief", "cart.py") == (
+    # Before any wrapup, the requests that edited a file are already its history.
+    code, out, err = cli(capsys, "brief", "cart.py")
+    assert (code, err) == (0, "")
+    assert out.startswith("What shaped this file, newest first:\n1. 2026-03-02 ")
+    assert '+1 \u22121 \u2014 "Rename the total() helper in cart.py to subtotal()"\n' in out
+    assert cli(capsys, "brief", "README.md") == (
         0,
         "",
-        "karni-historian: no history recorded for shop/cart.py\n",
+        "karni-historian: no history recorded for shop/README.md\n",
     )
     assert cli(capsys, "brief", "/etc/passwd")[::2] == (
         2,
@@ -272,10 +277,42 @@ def test_expand_stops_at_the_15000_token_budget(tmp_path):
         verbose = expand_range(store, "s", 1, 10, Settings(), verbose=True)
     assert compact.startswith("Messages 1-5 (5 messages, ~")
     assert compact.endswith(
-        "\n\nTruncated at message 5 (budget: ~15000 tokens). "
-        "Run `karni-historian expand --session s 6 10` for more."
+        "\n\nTruncated after message 5: message 6 would pass the ~15000-token budget "
+        "of one answer. Run `karni-historian expand --session s 6 10` for more."
     )
     assert "[6] U:" not in compact and "[5] U:" in compact
     # Verbose previews are short (200 characters a part), so all ten fit.
     assert verbose.startswith("Messages 1-10 (verbose). Recover any one in full with ")
     assert "Truncated" not in verbose and verbose.count("    • message ") == 10
+
+
+def test_expand_reads_every_message_and_prints_no_escapes(tmp_path):
+    from karni_historian.brief.expand import expand_range, full_message
+    from karni_historian.condense.settings import Settings
+    from karni_historian.model import TextPart, ToolPart
+    from karni_historian.store import Store, parts_to_json
+
+    (tmp_path / "manage.py").write_text("")
+    with Store.open(tmp_path, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            store.write_message("s", 1, "user", parts_to_json([TextPart("Run the tests")]))
+            call = ToolPart("Bash", {"command": "pytest"}, call_id="c1")
+            store.write_message("s", 2, "assistant", parts_to_json([call]))
+            result = ToolPart("Bash", {}, output="\x1b[31m1 failed\x1b[0m\x07", call_id="c1")
+            store.write_message("s", 3, "user", parts_to_json([result]))
+            noise = TextPart("<system-reminder>the harness speaking</system-reminder>")
+            store.write_message("s", 4, "user", parts_to_json([noise]))
+        whole = expand_range(store, "s", 1, 4, Settings())
+        result_only = expand_range(store, "s", 3, 3, Settings())
+        last = expand_range(store, "s", 4, 4, Settings())
+        verbose = expand_range(store, "s", 1, 4, Settings(), verbose=True)
+        full = full_message(store, "s", 3)
+    assert "Truncated" not in whole
+    assert "[3] A: TC: Bash" in result_only
+    # A message the compact view keeps nothing of is still shown, part by part.
+    assert last.startswith("Messages 4-4 (verbose).")
+    assert "[4] U (user)" in last
+    for text in (whole, result_only, last, verbose, full):
+        assert not any(ord(c) < 32 and c != "\n" for c in text), text
+    assert "1 failed" in full

@@ -96,7 +96,8 @@ def test_episodes_split_where_the_objective_changes() -> None:
     assert first.title == "Add a session store to src/session/store.py backed by PostgreSQL"
     assert second.title.startswith("Fix the flaky refresh-token test")
     assert first.episode_type == "implementation,commit,decision"
-    assert second.episode_type == "debugging,testing"
+    # The test failed and no run passed afterwards: tested work, not yet a fix.
+    assert second.episode_type == "implementation,testing"
 
 
 def test_tiers_condense_progressively_and_keep_commit_hashes() -> None:
@@ -116,8 +117,8 @@ def test_importance_follows_signals() -> None:
     first, second = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments
     # constraints +20, decision +15, one commit cluster +10, edits +5 over the base 35.
     assert first.importance == 85
-    # edits +5, fix with edits +5.
-    assert second.importance == 45
+    # edits +5 over the base 35; a failing run with no passing one after it is no fix.
+    assert second.importance == 40
 
 
 def test_facts_promoted_by_category() -> None:
@@ -127,8 +128,26 @@ def test_facts_promoted_by_category() -> None:
         Fact("CONSTRAINTS", "Never store raw tokens in the sessions table."),
         Fact("PROJECT_RULES", "Always hash them with sha256."),
         Fact("ARCHITECTURE", "We'll use psycopg with a connection pool instead of raw sockets."),
-        Fact("CONFIG_VALUES", "The timeout default is 30 seconds."),
+    ]  # the agent's "The timeout default is 30 seconds." is a report, not a setting
+
+
+def test_facts_are_never_requests_progress_reports_or_contradicted_choices() -> None:
+    ms = [
+        U(1, "Please record that decision: we decided to use Redis for the cache."),
+        A(2, "I'll go with a plain dict instead of Redis for now."),
+        A(3, "We decided to keep the cache in process, instead of Redis."),
+        U(4, "No, the cache must be Redis, never an in-process dict."),
+        A(5, "Switched to Redis as you asked."),
+        U(6, "The cache timeout default is 300 seconds."),
+        A(7, "Done: the retries limit is 5 by default."),
     ]
+    facts = compartmentalize(chunk_of(ms), ms, force_keep=True).facts
+    assert Fact("CONFIG_VALUES", "The cache timeout default is 300 seconds.") in facts
+    contents = " ".join(f.content for f in facts)
+    assert "Please record" not in contents  # a request
+    assert "I'll go with" not in contents  # a progress report
+    assert "keep the cache in process" not in contents  # contradicted by the user
+    assert "retries limit" not in contents  # the agent's report of a value
 
 
 def test_facts_land_in_sensible_categories() -> None:
@@ -230,11 +249,50 @@ def test_low_signal_episode_has_empty_anchor() -> None:
     assert only.episode_type == "discussion"
 
 
-def test_revert_raises_importance() -> None:
+def test_types_come_from_what_happened_not_from_words() -> None:
+    # Only talking about a revert is no revert, an edit that is undone is one.
     ms = [U(1, "Revert the caching change, it broke the build."), A(2, "Reverted the cache layer.")]
+    talk = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert talk.episode_type == "discussion"
+    do = tool("Edit", "e1", file_path="cache.py", old_string="x = 1", new_string="x = 2")
+    undo = tool("Edit", "e2", file_path="cache.py", old_string="x = 2", new_string="x = 1")
+    ms = [U(1, "Try a bigger cache in cache.py"), A(2, do), U(3, do), A(4, undo), U(5, undo)]
+    undone = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert "revert" in undone.episode_type
+    assert undone.importance == 50  # a revert +10 and edits +5 over the base 35
+    # A failing test run, an edit, then a passing run: a fix.
+    fail = tool("Bash", "t1", "2 failed, 10 passed", command="pytest -q")
+    edit = tool("Edit", "e3", file_path="cache.py", old_string="a", new_string="b")
+    ok = tool("Bash", "t2", "12 passed", command="pytest -q")
+    ms = [U(1, "Make the cache tests pass"), A(2, fail), U(3, fail), A(4, edit), U(5, edit)]
+    ms += [A(6, ok), U(7, ok)]
+    fixed = compartmentalize(chunk_of(ms), ms).compartments[0]
+    assert fixed.episode_type == "debugging,testing"
+
+
+def test_paraphrases_drop_narration_markdown_and_machine_paths() -> None:
+    ms = [
+        U(1, "Update the CLAUDE.md file to the latest state"),
+        A(
+            2,
+            "I'll help you update the CLAUDE.md file to the latest state.\n"
+            "I'll help you update the CLAUDE.md file to the latest state.\n"
+            "## Acceptance Tests\n> - **GIVEN** a user, the page loads:\n"
+            "Let me read /home/ana/.claude/commands/init.md first.\n"
+            "Updated CLAUDE.md with the new test commands.",
+            tool("Read", "r", file_path="/home/ana/.claude/commands/init.md"),
+            tool("Glob", "g", pattern="**/*.md", path="docs/**"),
+        ),
+    ]
     only = compartmentalize(chunk_of(ms), ms).compartments[0]
-    assert "revert" in only.episode_type
-    assert only.importance == 35
+    for tier in (only.p1, only.p2, only.p3):
+        assert "I'll help" not in tier and "Let me" not in tier
+        assert "/home/ana" not in tier and "##" not in tier and "**" not in tier
+        assert ":." not in tier and "> -" not in tier
+    assert "GIVEN a user, the page loads." in only.p1
+    assert "Updated CLAUDE.md with the new test commands." in only.p1
+    assert "Read " not in only.p1  # nothing read inside the project; no glob listed as a read
+    assert only.title == "Update the CLAUDE.md file to the latest state"
 
 
 def test_tool_only_and_headless_chunks() -> None:
@@ -299,3 +357,50 @@ def test_property_random_sessions_always_validate() -> None:
         assert spans[0][0] == c.start and spans[-1][1] == c.end
         assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(spans))
         assert all(1 <= x.importance <= 100 and x.p1 for x in result.compartments)
+
+
+def test_one_prompt_splits_where_commits_todos_and_the_edited_folder_change() -> None:
+    ms = [U(1, "Tidy up the parser and then the printer")]
+    for n in range(9):
+        folder = "parser" if n < 4 else "printer"
+        edit = tool("Edit", f"e{n}", file_path=f"{folder}/m{n}.py", old_string="a", new_string="b")
+        ms += [A(2 + 2 * n, edit), U(3 + 2 * n, edit)]
+    groups = episodes(chunk_of(ms), ms)
+    assert [(g[0].start, g[-1].end) for g in groups] == [(1, 9), (10, 19)]
+    todo = tool(
+        "TodoWrite",
+        "t",
+        todos=[
+            {"content": "Tidy the parser", "status": "completed"},
+            {"content": "Tidy the printer", "status": "in_progress"},
+        ],
+    )
+    ms = [U(1, "Tidy up the parser and then the printer")]
+    ms += [A(o, f"Working on step {o} of the parser.") for o in range(2, 10)]
+    ms += [A(10, todo), U(11, todo)]
+    for o in range(12, 24, 2):
+        read = tool("Read", f"r{o}", file_path="printer/m.py")
+        ms += [A(o, read), U(o + 1, read)]
+    only = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments
+    assert [(c.start, c.end, c.title) for c in only] == [
+        (1, 11, "Tidy up the parser and then the printer"),
+        (12, 23, "Tidy the printer"),  # named by the todo item in progress
+    ]
+
+
+def test_shorter_tiers_leave_sentences_out_instead_of_cutting_them() -> None:
+    said = [
+        f"Changed handler number {n} so that it retries {n} times before failing."
+        for n in range(40)
+    ]
+    edit = tool("Edit", "e", file_path="app/handlers.py", old_string="a", new_string="b")
+    commit = tool("Bash", "c", "[main 1b2c3d4] retries", command='git commit -m "retries"')
+    ms = [U(1, "Make every handler retry"), A(2, " ".join(said), edit), U(3, edit)]
+    ms += [A(4, commit), U(5, commit)]
+    only = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments[0]
+    for tier in (only.p1, only.p2, only.p3):
+        assert not tier.endswith("…"), tier
+        assert "1b2c3d4" in tier
+    assert len(only.p1) <= 1600 and len(only.p2) <= 700 and len(only.p3) <= 260
+    kept = [s for s in said if s in only.p1]
+    assert 0 < len(kept) < len(said)

@@ -120,15 +120,36 @@ def test_tight_room_decays_old_episodes_instead_of_cutting(root):
     assert len(brief) <= room
     assert brief != provider.context(root, "a.py", room=room // 2)
     lines = brief.splitlines()
-    assert lines[0] == "Episodes that touched this file, oldest first:"
+    # What shaped the file comes first, newest request first, a few of them.
+    assert lines[:2] == [
+        "What shaped this file, newest first:",
+        '1. 2026-03-02 10:00 +0 \u22120 \u2014 "m79"',
+    ]
+    episodes = lines.index("Episodes that touched this file, oldest first:")
+    assert 2 < episodes <= 9
     # The newest episode keeps its paraphrase; the oldest shown ones are anchors.
     assert lines[-1].startswith("- 2026-03-02 Episode 39 (messages 79-80): Episode 39")
     # The important old episode survives as an anchor; plain ones of its age are archived.
-    assert lines[1] == "- 2026-03-02 Episode 03 (messages 7-8)"
+    assert lines[episodes + 1] == "- 2026-03-02 Episode 03 (messages 7-8)"
     assert "Episode 02" not in brief and "Episode 04" not in brief
     composed = compose(root, "a.py", providers=[provider])
     assert "truncated" not in composed
     assert composed == f"{heading}\n{brief}"
+
+
+def test_the_newest_episode_shrinks_to_fit_instead_of_vanishing(root):
+    fill(root, [(episode(1, 2, "Long"), ["a.py"])])
+    provider = HistorianProvider()
+    full = provider.context(root, "a.py", room=10_000)
+    assert full.endswith(
+        "Long: the full story of what we did and why, with the details that matter."
+    )
+    brief = provider.context(root, "a.py", room=200)
+    assert len(brief) <= 200
+    assert brief.splitlines()[-2:] == [
+        "Episodes that touched this file, oldest first:",
+        "- 2026-03-02 Long (messages 1-2): Long: what we did and why.",
+    ]
 
 
 def test_project_context_and_full_command(root):
@@ -155,8 +176,10 @@ def test_full_brief_is_uncapped(root):
     with Store.open(root, readonly=True) as store:
         full = file_brief(store, "a.py")
     lines = full.splitlines()
-    assert len(lines) == 41
-    assert lines[1] == (
+    assert len(lines) == 82  # 40 requests and 40 episodes, each under its heading
+    assert lines[1] == '1. 2026-03-02 10:00 +0 \u22120 \u2014 "m79"'
+    assert lines[40] == '40. 2026-03-02 10:00 +0 \u22120 \u2014 "m1"'
+    assert lines[42] == (
         "- 2026-03-02 E0 (messages 1-2): E0: the full story of what we did and why, "
         "with the details that matter."
     )

@@ -1,12 +1,16 @@
 """The historian's briefs: what it knows about a file, and about the project.
 
-A file brief puts the project-memory facts about the file first (facts
-promoted from the episodes that touched it, or naming it), then the
+A file brief is read before an edit, so it puts first what the edit must
+respect: the project-memory facts about the file (promoted from the episodes
+that touched it, or naming it) and the episodes that were reverted there.
+Then what shaped the file: the requests whose work edited it, newest first,
+with their line counts (:mod:`karni_historian.brief.shaped`). Then the
 compartments whose messages touched the file, oldest first. Sized to a room,
-their detail comes from the decay tiers (:mod:`karni_historian.brief.fit`),
+each part takes at most its share and leaves the rest to the next; the
+episodes' detail comes from the decay tiers (:mod:`karni_historian.brief.fit`),
 so newer and more important episodes keep their paraphrase while older ones
-shrink to an anchor (date, range and title) or drop out, instead of the brief
-being cut off. The project brief is the project memory, then the newest
+shrink to an anchor (date, range and title) or drop out, and the newest one
+always shows at the longest tier that fits. The project brief is the project memory, then the newest
 compartments' titles. Without a room every episode is at full detail, as
 ``karni-historian brief [PATH]`` prints it.
 """
@@ -15,18 +19,24 @@ from __future__ import annotations
 
 from karni_historian.brief.fit import Loader, fit_tiers
 from karni_historian.brief.lines import anchor_line, by_priority, episode_line, fact_line, fit_lines
+from karni_historian.brief.shaped import REQUEST_CHARS, shaping_line, shaping_requests
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from karni_historian.brief.fit import TouchingRow
+    from karni_historian.brief.shaped import Shaping
     from karni_historian.model import Fact
     from karni_historian.store import Store
 
 __all__ = ["file_brief", "project_brief"]
 
 _MAX_FACTS = 40
-_FACT_SHARE = 0.4
+_FACT_SHARE = 0.3
+_REVERT_SHARE = 0.15
+_SHAPED_SHARE = 0.4
+_MAX_SHAPED_SHOWN = 8
 
 
 def _normal(path: str) -> str:
@@ -49,14 +59,71 @@ def _facts_about(store: Store, path: str, spans: Sequence[tuple[str, int, int]])
     return by_priority(facts)
 
 
+def _fact_lines(facts: Sequence[Fact], room: int | None) -> list[str]:
+    """``Project memory:`` and the facts that fit ``room``; nothing when none fits."""
+    if not facts:
+        return []
+    return _headed("Project memory:", [fact_line(fact) for fact in facts], room)
+
+
+def _reverted_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | None) -> list[str]:
+    """The episodes touching the file whose work was reverted or failed, newest first."""
+    sessions = len({row[0] for row in rows})
+    lines = []
+    for position in reversed(range(len(rows))):
+        stored = loader.get(position)
+        kinds = (stored.compartment.episode_type or "").split(",")
+        if "revert" in kinds:
+            lines.append(anchor_line(stored, sessions))
+    return _headed("Reverted or abandoned here:", lines, room)
+
+
+def _shaped_lines(shapings: Sequence[Shaping], room: int | None) -> list[str]:
+    """``What shaped this file`` and the requests that fit ``room``, at least the newest."""
+    if not shapings:
+        return []
+    heading = "What shaped this file, newest first:"
+    lines = [shaping_line(n, s) for n, s in enumerate(shapings, 1)]
+    if room is None:
+        return [heading, *lines]
+    shown = fit_lines([heading, *lines[:_MAX_SHAPED_SHOWN]], room)
+    if len(shown) > 1:
+        return shown
+    quote = max(8, room - len(heading) - len(lines[0]) + REQUEST_CHARS - 2)
+    shortened = [heading, shaping_line(1, shapings[0], request_chars=quote)]
+    return shortened if _used(shortened) <= room + 1 else []
+
+
+def _used(lines: Sequence[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _share(room: int | None, share: float, used: int) -> int | None:
+    return None if room is None else max(0, min(int(room * share), room - used))
+
+
+def _episode_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | None) -> list[str]:
+    """The episodes that touched the file, oldest first, decayed into ``room``."""
+    if not rows:
+        return []
+    heading = "Episodes that touched this file, oldest first:"
+    sessions = len({row[0] for row in rows})
+    if room is None:
+        tiers = {i: 1 for i in range(len(rows))}
+    else:
+        tiers = fit_tiers(rows, loader, room - len(heading) - 1, sessions)
+    shown = [episode_line(loader.get(i), tiers[i], sessions) for i in sorted(tiers) if tiers[i] < 5]
+    return [heading, *shown] if shown else []
+
+
 def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str | None:
-    """The brief about ``path``: project memory about it, then the episodes that touched it.
+    """The brief about ``path``: what to respect, what shaped it, the episodes that touched it.
 
     Args:
         store: The project's store.
         path: A project-relative POSIX path (a folder covers the files in it).
         room_chars: The characters the brief may use; None for the full brief
-            (every episode at tier 1, every fact).
+            (every request, every episode at tier 1, every fact).
 
     Returns:
         The brief, or None when the store knows nothing about ``path``.
@@ -64,33 +131,24 @@ def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str
     path = _normal(path)
     rows = store.touching_compartments(path)
     loader = Loader(store, [row[1] for row in rows])
-    spans = [(row[0], row[4], row[5]) for row in rows]
-    facts = _facts_about(store, path, spans)[:_MAX_FACTS]
-    if not rows and not facts:
+    facts = _facts_about(store, path, [(row[0], row[4], row[5]) for row in rows])[:_MAX_FACTS]
+    shapings = shaping_requests(store, path)
+    if not rows and not facts and not shapings:
         return None
-    lines: list[str] = []
-    if facts:
-        fact_lines = ["Project memory:", *(fact_line(fact) for fact in facts)]
-        if room_chars is not None:
-            share = int(room_chars * (_FACT_SHARE if rows else 1.0))
-            fact_lines = fit_lines(fact_lines, share)
-            if len(fact_lines) == 1:
-                fact_lines = []
-        lines += fact_lines
-    if rows:
-        heading = "Episodes that touched this file, oldest first:"
-        sessions = len({row[0] for row in rows})
-        if room_chars is None:
-            tiers = {i: 1 for i in range(len(rows))}
-        else:
-            used = sum(len(line) + 1 for line in lines) + len(heading) + 1
-            tiers = fit_tiers(rows, loader, room_chars - used, sessions)
-        shown = [
-            episode_line(loader.get(i), tiers[i], sessions) for i in sorted(tiers) if tiers[i] < 5
-        ]
-        if shown:
-            lines += [heading, *shown]
+    room = room_chars
+    lines = _fact_lines(facts, _share(room, _FACT_SHARE, 0))
+    lines += _reverted_lines(rows, loader, _share(room, _REVERT_SHARE, _used(lines)))
+    lines += _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(lines)))
+    left = _share(room, 1.0, _used(lines))
+    lines += _headed_section(_episode_lines(rows, loader, left), left)
     return "\n".join(lines) if lines else None
+
+
+def _headed_section(section: list[str], room: int | None) -> list[str]:
+    """A section's heading and the lines that fit ``room``; nothing when no line fits."""
+    if room is None or not section:
+        return section
+    return _headed(section[0], section[1:], room)
 
 
 def _headed(heading: str, lines: list[str], room: int | None) -> list[str]:

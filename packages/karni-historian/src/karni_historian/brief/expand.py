@@ -13,6 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from karni_historian.condense.chunk import Chunk
     from karni_historian.condense.settings import Settings
     from karni_historian.model import Message
     from karni_historian.store import Store
@@ -57,7 +58,7 @@ def full_message(
         lines.append(f"  input: {json.dumps(part.input, ensure_ascii=False, sort_keys=True)}")
         if part.output is not None:
             lines += ["  output:" + (" (error)" if part.is_error else ""), part.output]
-    return "\n".join(lines)
+    return _clean("\n".join(lines))
 
 
 def expand_range(
@@ -80,30 +81,51 @@ def expand_range(
     if not messages:
         return nothing
     if verbose:
-        return _verbose(messages, session_id, start, end, settings)
+        return _clean(_verbose(messages, session_id, start, end, settings))
+    return _clean(_compact(messages, session_id, start, end, settings))
+
+
+def _compact(
+    messages: Sequence[Message], session_id: str, start: int, end: int, settings: Settings
+) -> str:
+    """The compact chunk of the range; the verbose view when it keeps nothing of it."""
     from karni_historian.brief.budget import estimate_tokens
     from karni_historian.condense.chunk import build_chunk
 
-    chunk = build_chunk(
-        messages,
-        offset=start,
-        eligible_end=end + 1,
-        budget_tokens=EXPAND_TOKEN_BUDGET,
-        expand_tools={},
-    )
+    def chunk_from(offset: int) -> Chunk:
+        return build_chunk(
+            messages,
+            offset=offset,
+            eligible_end=end + 1,
+            budget_tokens=EXPAND_TOKEN_BUDGET,
+            expand_tools={},
+        )
+
+    chunk = chunk_from(start)
     if chunk.is_empty:
-        return nothing
+        # Nothing in the range is shown compactly (a lone tool result, harness
+        # noise): every stored message can still be read, one line per part.
+        return _verbose(messages, session_id, start, end, settings)
     count = chunk.end - chunk.start + 1
     text = (
         f"Messages {chunk.start}-{chunk.end} ({count} messages, "
         f"~{estimate_tokens(chunk.text)} tokens):\n\n{chunk.text}"
     )
-    if chunk.end < min(end, messages[-1].ordinal):
+    last = min(end, messages[-1].ordinal)
+    if chunk.end < last and not chunk_from(chunk.end + 1).is_empty:
         text += (
-            f"\n\nTruncated at message {chunk.end} (budget: ~{EXPAND_TOKEN_BUDGET} tokens). "
+            f"\n\nTruncated after message {chunk.end}: message {chunk.end + 1} would pass the "
+            f"~{EXPAND_TOKEN_BUDGET}-token budget of one answer. "
             f"Run `{PROG} expand --session {session_id} {chunk.end + 1} {end}` for more."
         )
     return text
+
+
+def _clean(text: str) -> str:
+    """``text`` with no escape sequence or control character on any line."""
+    from karni.agent.common.sanitize import clean_line
+
+    return "\n".join(clean_line(line) for line in text.split("\n"))
 
 
 def _preview(text: str, limit: int) -> str:
@@ -153,7 +175,8 @@ def _verbose(
     text = header + "\n\n" + "\n\n".join(blocks)
     if last < min(end, messages[-1].ordinal):
         text += (
-            f"\n\nTruncated at message {last} (budget: ~{EXPAND_TOKEN_BUDGET} tokens). "
+            f"\n\nTruncated after message {last}: message {last + 1} would pass the "
+            f"~{EXPAND_TOKEN_BUDGET}-token budget of one answer. "
             f"Run `{PROG} expand --session {session_id} --verbose {last + 1} {end}` for more."
         )
     return text

@@ -80,8 +80,11 @@ class _Fitting:
             self.sizes[key] = len(line) + 1
         return self.sizes[key]
 
-    def shown_at(self, pressure: float) -> dict[int, int] | None:
-        """Tiers of the shown episodes at ``pressure``, or None when they overflow."""
+    def shown_at(self, pressure: float, *, strict: bool = True) -> dict[int, int] | None:
+        """Tiers of the shown episodes at ``pressure``; None when ``strict`` and they overflow.
+
+        Not strict, the visit stops at the first episode that overflows instead.
+        """
         tiers: dict[int, int] = {}
         used = 0
         for n, i in enumerate(self.order):
@@ -91,8 +94,8 @@ class _Fitting:
             if n % _PREFETCH == 0:
                 self.loader.prefetch(self.order[n : n + _PREFETCH])
             used += self.size(i, t)
-            if used > self.room:
-                return None
+            if used > self.room and (strict or tiers):
+                return None if strict else tiers
             tiers[i] = t
         return tiers
 
@@ -111,15 +114,24 @@ class _Fitting:
                 low = middle
             else:
                 high = middle
-        return self.shown_at(high) or {}
+        found = self.shown_at(high)
+        return found if found is not None else self.shown_at(high, strict=False) or {}
 
     def demote_until_fit(self, tiers: dict[int, int]) -> dict[int, int]:
-        """Move the oldest shown episode one tier down while the lines overflow."""
+        """Shorten the shown episodes while their lines overflow, never down to nothing.
+
+        The oldest episode above the anchor moves one tier down; when every shown
+        episode is an anchor, the oldest is dropped, but the last one stays.
+        """
         while sum(self.size(i, t) for i, t in tiers.items() if t < ARCHIVED) > self.room:
-            oldest = min((i for i, t in tiers.items() if t < ARCHIVED), default=None)
-            if oldest is None:
+            shown = [i for i, t in tiers.items() if t < ARCHIVED]
+            detailed = [i for i in shown if tiers[i] < ARCHIVED - 1]
+            if detailed:
+                tiers[min(detailed)] += 1
+            elif len(shown) > 1:
+                tiers[min(shown)] = ARCHIVED
+            else:
                 break
-            tiers[oldest] += 1
         return tiers
 
 

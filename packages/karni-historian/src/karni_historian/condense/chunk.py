@@ -627,6 +627,7 @@ def wrapup_boundary(
     *,
     snap_tokens: int = 2000,
     estimate: Callable[[str], int] = estimate_tokens,
+    floor: int = 1,
 ) -> int:
     """Return the first ordinal ``wrapup KEEP`` leaves raw (``docs/historian/chunk.md``).
 
@@ -640,6 +641,9 @@ def wrapup_boundary(
         snap_tokens: The allowance of the snap; ``wrapup`` passes
             ``min(max(trigger budget, 2000), 48000)``.
         estimate: The token estimator for the snap allowance.
+        floor: The first ordinal still to condense (after the last
+            compartment): the snap never goes back to it, so a stretch of
+            work without a prompt in between is still condensed.
 
     Returns:
         The exclusive end of the range to condense (1 when nothing is eligible).
@@ -652,7 +656,9 @@ def wrapup_boundary(
     by_ordinal = {m.ordinal: m for m in messages}
     added = 0
     probe = boundary
-    while probe > 1 and not (probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe])):
+    while probe > floor and not (
+        probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe])
+    ):
         probe -= 1
         message = by_ordinal.get(probe)
         if message is not None:
@@ -663,6 +669,6 @@ def wrapup_boundary(
         if added > snap_tokens:
             probe = boundary
             break
-    if probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe]):
+    if probe > floor and probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe]):
         boundary = probe
     return fence_boundary(boundary, arcs)

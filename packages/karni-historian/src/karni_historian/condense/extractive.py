@@ -36,6 +36,8 @@ How it decides, in short:
 
 from __future__ import annotations
 
+from karni_historian.condense.prose import clean_sentence, is_filler
+from karni_historian.condense.work_phases import commit_of
 from karni_historian.model import PATH_KEYS, Compartment, Fact, Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
@@ -53,6 +55,7 @@ HISTORIAN_NAME = "local/extractive"
 MAX_EPISODE_LINES = 40
 """An episode longer than this closes at the next real user request."""
 
+_READ_TOOLS = frozenset({"read", "view", "notebookread", "read_file", "cat"})
 _EDIT_TOOLS = frozenset(
     {"edit", "write", "multiedit", "notebookedit", "str_replace_editor", "create", "patch"}
 )
@@ -168,6 +171,13 @@ _PATTERNS: dict[str, tuple[str, int]] = {
         r"renamed|replaced|refactored|reverted|passes|passing|works|now)\b",
         _I,
     ),
+    "progress": (
+        r"^(?:i|i'll|i will|i'm|i've|i have|let me|let's|now|next|first|then|done|"
+        r"ok(?:ay)?|great|perfect|sure)\b",
+        _I,
+    ),
+    "undo_command": (r"\bgit\s+(?:revert|restore|checkout\s+--|reset\s+--hard|stash)\b", 0),
+    "failed_run": (r"\b\d+ (?:failed|errors?)\b|\bFAILED\b|\bTraceback\b", 0),
     "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
@@ -227,8 +237,9 @@ def _user_text(message: Message) -> str:
 
 
 def _assistant_texts(message: Message) -> list[str]:
+    """The agent's text parts, line breaks kept so that markdown lines split apart."""
     return [
-        " ".join(p.text.split())
+        p.text.strip()
         for p in message.parts
         if isinstance(p, TextPart) and not p.ignored and p.text.strip()
     ]
@@ -251,33 +262,84 @@ def _is_continuation(text: str) -> bool:
     return any(lowered == c or lowered.startswith(c + " ") for c in _CONTINUATIONS)
 
 
+def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
+    """``line`` cut at the phase starts inside it; each piece keeps its own commits."""
+    from dataclasses import replace
+    from itertools import pairwise
+
+    cuts = [s for s in starts if line.start < s <= line.end]
+    if not cuts:
+        return [line]
+    bounds = [line.start, *cuts, line.end + 1]
+    pieces = []
+    for first, after in pairwise(bounds):
+        ordinals = tuple(o for o in line.ordinals if first <= o < after)
+        texts = " ".join(
+            getattr(p, "text", "") or getattr(p, "output", "") or ""
+            for o in ordinals
+            if o in by_ordinal
+            for p in by_ordinal[o].parts
+        )
+        commits = tuple(h for h in line.commits if h in texts)
+        pieces.append(replace(line, start=first, end=after - 1, ordinals=ordinals, commits=commits))
+    return pieces
+
+
+def _phase_lines(
+    chunk: Chunk, by_ordinal: dict[int, Message]
+) -> tuple[list[ChunkLine], dict[int, str]]:
+    """The chunk's lines cut where the work changes phase, and the phases' todo items."""
+    from karni_historian.condense.chunk import completed_arcs
+    from karni_historian.condense.work_phases import phase_starts
+
+    inside = [by_ordinal[o] for o in sorted(by_ordinal) if chunk.start <= o <= chunk.end]
+    starts = phase_starts(inside, completed_arcs(inside))
+    lines: list[ChunkLine] = []
+    for line in chunk.lines:
+        lines += _pieces(line, sorted(starts), by_ordinal)
+    return lines, starts
+
+
 def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]:
-    """Split the chunk's lines into episodes where the objective changes.
+    """Split the chunk's lines into episodes where the objective or the phase of work changes.
 
     Args:
         chunk: The chunk to condense.
         messages: The raw messages behind it (any superset).
 
     Returns:
-        Consecutive groups of lines; together they are exactly ``chunk.lines``.
+        Consecutive groups of lines; together they cover exactly the chunk's
+        lines (a line is cut in two where a phase of work starts inside it).
     """
-    by_ordinal = {m.ordinal: m for m in messages}
+    by_ordinal = by_ordinal_of(messages)
+    return _episodes(by_ordinal, *_phase_lines(chunk, by_ordinal))
+
+
+def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
+    """The messages by ordinal."""
+    return {m.ordinal: m for m in messages}
+
+
+def _episodes(
+    by_ordinal: dict[int, Message], lines: list[ChunkLine], starts: dict[int, str]
+) -> list[list[ChunkLine]]:
     groups: list[list[ChunkLine]] = []
     current: list[ChunkLine] = []
     committed = False
-    for line in chunk.lines:
+    for line in lines:
+        new_task = current and line.start in starts
         if line.role == "U" and current and any(ln.role != "U" for ln in current):
             text = (
                 " ".join(_user_text(by_ordinal[o]) for o in line.ordinals if o in by_ordinal)
                 or line.body
             )
-            new_task = not _is_continuation(text)
+            new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
-            if new_task:
-                groups.append(current)
-                current = []
-                committed = False
+        if new_task:
+            groups.append(current)
+            current = []
+            committed = False
         current.append(line)
         if line.commits:
             committed = True
@@ -289,13 +351,25 @@ def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]
 class _Episode:
     """Signals gathered from one episode's lines and messages."""
 
-    def __init__(self, lines: list[ChunkLine], by_ordinal: dict[int, Message]) -> None:
+    def __init__(
+        self,
+        lines: list[ChunkLine],
+        by_ordinal: dict[int, Message],
+        topic: str,
+        replacements: set[tuple[str, str, str]],
+    ) -> None:
+        self.topic = topic  # the todo item in progress when the episode started
+        self.replacements = replacements  # (path, old, new) of the chunk's edits so far
+        self.commit_subjects: list[str] = []
         self.start = lines[0].start
         self.end = lines[-1].end
         self.requests: list[str] = []
         self.user_notes: list[str] = []  # constraints, decisions and corrections, verbatim
         self.assistant: list[str] = []
         self.decisions: list[str] = []
+        self.failed_run = False
+        self.user_decisions: list[str] = []  # the decisions project memory may keep
+        self.agent_decisions: list[str] = []  # dropped when the user contradicts them
         self.prohibitions: list[str] = []
         self.rules: list[str] = []
         self.configs: list[str] = []
@@ -354,22 +428,34 @@ class _Episode:
                     self._add(self.user_notes, sentence)
         elif message.role == "assistant":
             for text in _assistant_texts(message):
-                for sentence in _sentences(text):
-                    self._add(self.assistant, sentence)
+                for sentence in map(clean_sentence, _sentences(text)):
+                    if not sentence:
+                        continue
+                    if not is_filler(sentence):
+                        self._add(self.assistant, sentence)
                     self._classify(sentence, user=False)
 
+    def _promote_decision(self, sentence: str, *, user: bool) -> None:
+        """Keep a decision for project memory unless it is a request or a progress report."""
+        if user and not _re("polite").match(sentence):
+            self._add(self.user_decisions, sentence)
+        elif not user and not _re("progress").match(sentence):
+            self._add(self.agent_decisions, sentence)
+
+    def _drop_contradicted(self, correction: str) -> None:
+        """Forget the agent's decisions that a user correction speaks about."""
+        said = {w for w in _words(correction) if len(w) > 3}
+        self.agent_decisions = [d for d in self.agent_decisions if len(said & set(_words(d))) < 1]
+
     def _classify(self, sentence: str, *, user: bool) -> None:
-        if _re("revert").search(sentence):
-            self.reverted = True
-        if _re("fix").search(sentence):
-            self.fixing = True
-        if _re("test").search(sentence):
-            self.testing = True
         if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
             return
         decision = _re("decision")
         if decision.search(sentence):
             self._add(self.decisions, _clause(sentence, decision))
+            self._promote_decision(_clause(sentence, decision), user=user)
+        elif user and _re("correction").search(sentence):
+            self._drop_contradicted(sentence)
         if user and _re("prohibit").search(sentence):
             self._add(self.prohibitions, _clause(sentence, _re("prohibit")))
         elif user and _re("rule").search(sentence):
@@ -378,7 +464,7 @@ class _Episode:
             # "must" alone is a rule unless the sentence reports a decision, which
             # makes it a design choice (ARCHITECTURE): "we decided pricing must stay…".
             self._add(self.rules, _clause(sentence, _re("soft_rule")))
-        if _re("config").search(sentence) and _re("value").search(sentence):
+        if user and _re("config").search(sentence) and _re("value").search(sentence):
             self._add(self.configs, sentence)
         if user and _re("naming").search(sentence):
             # Only conventions the user states ("test files are named after…", "use
@@ -391,18 +477,43 @@ class _Episode:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
         path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
+        commit = commit_of(part)
+        if commit is not None:
+            self._add(self.commits, commit[0])
+            self._add(self.commit_subjects, commit[1])
         if name in ("bash", "shell") and isinstance(data.get("command"), str):
-            command = data["command"]
-            if _re("test").search(command):
-                self.testing = True
-            if _re("revert").search(command):
-                self.reverted = True
+            self._read_command(part, data["command"])
         if path is None:
             return
         if name in _EDIT_TOOLS:
-            self._add(self.edited, path)
-        elif path not in self.edited:
+            self._read_edit(path, data)
+        elif name in _READ_TOOLS and path not in self.edited and _project_file(path):
             self._add(self.read, path)
+
+    def _read_command(self, part: ToolPart, command: str) -> None:
+        """A shell call: a test run (failing, then passing, is a fix) or a revert."""
+        if _re("undo_command").search(command):
+            self.reverted = True
+        if not _re("test").search(command):
+            return
+        self.testing = True
+        failed = part.is_error or bool(_re("failed_run").search(part.output or ""))
+        if failed:
+            self.failed_run = True
+        elif self.failed_run:
+            self.fixing = True
+
+    def _read_edit(self, path: str, data: dict[str, Any]) -> None:
+        """An edit: one that puts back what an earlier edit of the file replaced is a revert."""
+        self._add(self.edited, path if _project_file(path) else _basename(path))
+        old, new = (
+            data.get("old_string", data.get("oldString")),
+            data.get("new_string", data.get("newString")),
+        )
+        if isinstance(old, str) and isinstance(new, str):
+            if (path, new, old) in self.replacements:
+                self.reverted = True
+            self.replacements.add((path, old, new))
 
     @property
     def importance(self) -> int:
@@ -445,6 +556,10 @@ class _Episode:
 def _objective(ep: _Episode) -> str:
     if ep.requests:
         text = _sentences(ep.requests[0])[0] if _sentences(ep.requests[0]) else ep.requests[0]
+    elif ep.topic:
+        text = ep.topic
+    elif ep.commit_subjects:
+        text = ep.commit_subjects[0]
     elif ep.assistant:
         text = ep.assistant[0]
     elif ep.edited or ep.read:
@@ -461,8 +576,21 @@ def _objective(ep: _Episode) -> str:
 
 
 def _title(ep: _Episode) -> str:
-    objective = _cap(_objective(ep), 72)
+    """The objective in a few words: the head of "objective: details", at most ~8 words."""
+    objective = _objective(ep)
+    head, colon, _rest = objective.partition(": ")
+    if colon and 2 <= len(head.split()) <= 10:
+        objective = head
+    words = objective.split()
+    if len(words) > 10:
+        objective = " ".join(words[:8]) + "…"
+    objective = _cap(objective, 72)
     return objective[:1].upper() + objective[1:]
+
+
+def _project_file(path: str) -> bool:
+    """A project-relative file path, not a machine path or a glob pattern."""
+    return not path.startswith(("/", "~")) and not any(c in path for c in "*?[")
 
 
 def _basename(path: str) -> str:
@@ -504,6 +632,27 @@ def _key_sentences(ep: _Episode, limit: int) -> list[str]:
     return sorted(chosen, key=lambda s: order.get(s, 0))
 
 
+def _fit(parts: list[str], limit: int) -> str:
+    """Whole sentences within ``limit``: the first and the commits always, then the rest in order.
+
+    A tier is shortened by leaving out its less important sentences, never by
+    cutting one in the middle (only a first sentence longer than the limit is).
+    """
+    parts = [p.strip() for p in parts if p and p.strip()]
+    if not parts:
+        return ""
+    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
+    order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
+    chosen: set[int] = set()
+    used = 0
+    for i in order:
+        cost = len(parts[i]) + 2
+        if not chosen or used + cost <= limit:
+            chosen.add(i)
+            used += cost
+    return _cap(_join([p for i, p in enumerate(parts) if i in chosen]), limit)
+
+
 def _join(sentences: list[str]) -> str:
     out = []
     for s in sentences:
@@ -529,19 +678,19 @@ def _tiers(ep: _Episode, importance: int) -> tuple[str, str, str, str]:
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
     p2_parts += [_files_sentence(ep, 5, reads=False), _commits_sentence(ep)]
-    p2 = _cap(_join(p2_parts), 700)
+    p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
     p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
     p1_parts += [_files_sentence(ep, 10, reads=True), _commits_sentence(ep)]
-    p1 = _cap(_join(p1_parts), 1600)
+    p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
     tail = _commits_sentence(ep) or (_cap(outcome, 100) if outcome else "")
     if tail:
         p3_parts.append(tail)
-    p3 = _cap(_join(p3_parts), 260)
+    p3 = _fit(p3_parts, 260)
 
     anchors = list(ep.commits) + [_basename(p) for p in ep.edited[:3]]
     if anchors:
@@ -569,7 +718,8 @@ def _facts(episodes_: list[_Episode]) -> list[Fact]:
     for ep in episodes_:
         add("CONSTRAINTS", ep.prohibitions)
         add("PROJECT_RULES", ep.rules)
-        add("ARCHITECTURE", [s for s in ep.decisions if s not in ep.prohibitions + ep.rules])
+        decisions = ep.user_decisions + ep.agent_decisions
+        add("ARCHITECTURE", [s for s in decisions if s not in ep.prohibitions + ep.rules])
         add("CONFIG_VALUES", ep.configs)
         add("NAMING", ep.naming)
     return facts
@@ -589,9 +739,13 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     """
     from karni_historian.condense.compartment_xml import emit
 
-    by_ordinal = {m.ordinal: m for m in messages}
-    groups = episodes(chunk, messages)
-    gathered = [_Episode(lines, by_ordinal) for lines in groups]
+    by_ordinal = by_ordinal_of(messages)
+    lines, starts = _phase_lines(chunk, by_ordinal)
+    groups = _episodes(by_ordinal, lines, starts)
+    edits: set[tuple[str, str, str]] = set()
+    gathered = [
+        _Episode(group, by_ordinal, starts.get(group[0].start, ""), edits) for group in groups
+    ]
     compartments = []
     for index, ep in enumerate(gathered):
         start = chunk.start if index == 0 else ep.start

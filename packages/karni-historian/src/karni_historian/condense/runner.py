@@ -23,13 +23,13 @@ from karni_historian.condense.settings import Settings, load_settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk
     from karni_historian.condense.compartment_xml import ValidationResult
     from karni_historian.condense.triggers import TriggerDecision
-    from karni_historian.model import Compartment, Fact, Message
+    from karni_historian.model import Fact, Message
     from karni_historian.store import RunRecord, Store
 
     Historian = Callable[[Any, Sequence[Message]], str]
@@ -107,31 +107,6 @@ class RunOutcome:
         if self.status == "partial":
             text += f", {self.note}"
         return text
-
-
-def _fact_spans(
-    facts: Sequence[Fact], compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
-) -> list[tuple[int, int] | None]:
-    """The compartment each fact came from: the first whose messages quote it, else None."""
-    from karni_historian.model import TextPart
-
-    spans: list[tuple[int, int] | None] = []
-    for fact in facts:
-        needle = " ".join(fact.content.split()).rstrip(".").casefold()
-        found = None
-        for compartment in compartments:
-            for ordinal in range(compartment.start, compartment.end + 1):
-                message = by_ordinal.get(ordinal)
-                texts = (
-                    (p.text for p in message.parts if isinstance(p, TextPart)) if message else ()
-                )
-                if any(needle and needle in " ".join(t.split()).casefold() for t in texts):
-                    found = (compartment.start, compartment.end)
-                    break
-            if found:
-                break
-        spans.append(found)
-    return spans
 
 
 def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
@@ -240,9 +215,11 @@ class _Condensation:
 
     def _publish(self, result: ValidationResult, record: RunRecord) -> None:
         from karni_historian.condense.dates import dated
+        from karni_historian.condense.fact_sources import trace_facts
 
         compartments = dated(result.compartments, self.by_ordinal)
-        facts: list[Fact] = list(result.facts)
+        traced = trace_facts(result.facts, compartments, self.by_ordinal)
+        facts: list[Fact] = traced.facts
         record.status = "ok"
         record.historian = getattr(self.historian, "last_model", None) or self.name  # a fallback
         record.unprocessed_from = result.unprocessed_from
@@ -250,8 +227,14 @@ class _Condensation:
         record.facts_emitted = len(facts)
         record.importances = tuple(c.importance for c in compartments)
         record.discarded_last = result.discarded_last
-        spans = _fact_spans(facts, compartments, self.by_ordinal)
-        self.store.publish(self.outcome.session_id, compartments, facts, record, fact_spans=spans)
+        self.store.publish(
+            self.outcome.session_id,
+            compartments,
+            facts,
+            record,
+            fact_spans=traced.spans,
+            fact_sources=traced.sources,
+        )
         self.outcome.status = "ok"
         self.outcome.compartments += len(compartments)
         self.outcome.facts += len(facts)
@@ -304,7 +287,8 @@ def wrapup(
         return outcome
     messages = store.messages(session_id)
     budget = trigger_budget(settings.context_limit, settings.execute_threshold_percentage)
-    target = wrapup_boundary(messages, keep, snap_tokens=min(max(budget, 2000), 48_000))
+    snap = min(max(budget, 2000), 48_000)
+    target = wrapup_boundary(messages, keep, snap_tokens=snap, floor=last_end + 1)
     if target <= last_end + 1:
         outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
         return outcome

@@ -26,12 +26,19 @@ class MemoryTables(Database):
     """Promoting facts and reading them back, whole or by the messages they came from."""
 
     def add_fact(
-        self, fact: Fact, *, session_id: str | None = None, span: tuple[int, int] | None = None
+        self,
+        fact: Fact,
+        *,
+        session_id: str | None = None,
+        span: tuple[int, int] | None = None,
+        source: tuple[int | None, str] | None = None,
     ) -> bool:
         """Promote a fact to project memory; True when it was new.
 
         Facts are deduplicated per category on :func:`normalize_fact`; a
-        repeat raises its ``seen_count`` and records its source.
+        repeat raises its ``seen_count`` and records its source: the span,
+        and ``source``, the message that states it and its origin (``user``,
+        ``agent`` or ``historian``).
         """
         import hashlib
 
@@ -52,10 +59,11 @@ class MemoryTables(Database):
         row: tuple[int, int] = cursor.fetchone()  # RETURNING always yields the row
         memory_id, seen = row
         if session_id is not None and span is not None:
+            message, origin = source or (None, None)
             self.connection.execute(
                 "INSERT OR IGNORE INTO memory_sources (memory_id, session_id, start_message,"
-                " end_message) VALUES (?, ?, ?, ?)",
-                (memory_id, session_id, span[0], span[1]),
+                " end_message, source_message, origin) VALUES (?, ?, ?, ?, ?, ?)",
+                (memory_id, session_id, span[0], span[1], message, origin),
             )
         return seen == 1
 
@@ -67,6 +75,14 @@ class MemoryTables(Database):
             "SELECT category, content FROM memories ORDER BY category, id"
         ).fetchall()
         return [Fact(category, content) for category, content in rows]
+
+    def fact_sources(self) -> list[tuple[str, str, str, int | None, str | None]]:
+        """``(category, content, session, message, origin)`` of every recorded source."""
+        return self.connection.execute(
+            "SELECT m.category, m.content, s.session_id, s.source_message, s.origin"
+            " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
+            " ORDER BY m.category, m.id, s.session_id, s.start_message"
+        ).fetchall()
 
     def facts_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[Fact]:
         """Facts promoted from a run that overlapped one of ``(session, start, end)``."""

@@ -13,7 +13,8 @@ from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any
 
     from karni_historian.model import Message
 
@@ -149,22 +150,12 @@ class MessageTables(Database):
         self, session_id: str, start: int = 1, end: int | None = None
     ) -> Iterator[Message]:
         """Like :meth:`messages`, one at a time."""
-        from karni_historian.model import Message
-
         rows = self.connection.execute(
             "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
             " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? ORDER BY ordinal",
             (session_id, start, end if end is not None else 2**62),
         )
-        for ordinal, role, parts_json, timestamp, message_id in rows:
-            yield Message(
-                ordinal=ordinal,
-                role=role,
-                parts=parts_from_json(parts_json),
-                session_id=session_id,
-                timestamp=timestamp,
-                message_id=message_id,
-            )
+        return _messages(session_id, rows)
 
     def record_call(self, session_id: str, call_id: str, ordinal: int) -> None:
         """Remember which message made the call ``call_id`` (first one wins)."""
@@ -205,3 +196,46 @@ class MessageTables(Database):
             " WHERE path = ? OR substr(path, 1, ?) = ? ORDER BY session_id, ordinal",
             (path, len(prefix), prefix),
         ).fetchall()
+
+    def editing(self, path: str) -> list[tuple[str, int]]:
+        """``(session_id, ordinal)`` of the messages that edited or created ``path`` or under it."""
+        prefix = path.rstrip("/") + "/"
+        return self.connection.execute(
+            "SELECT DISTINCT session_id, ordinal FROM message_files"
+            " WHERE action != 'read' AND (path = ? OR substr(path, 1, ?) = ?)"
+            " ORDER BY session_id, ordinal",
+            (path, len(prefix), prefix),
+        ).fetchall()
+
+    def prompts_and_edits(
+        self, session_id: str, ordinals: Iterable[int], end: int
+    ) -> Iterator[Message]:
+        """The session's user messages up to ``end``, and the messages at ``ordinals``, in order.
+
+        What a file brief needs to tie each edit to its request, without
+        decoding the agent's other messages.
+        """
+        import json
+
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal <= ? AND (role = 'user'"
+            " OR ordinal IN (SELECT value FROM json_each(?))) ORDER BY ordinal",
+            (session_id, end, json.dumps(sorted(ordinals))),
+        )
+        return _messages(session_id, rows)
+
+
+def _messages(session_id: str, rows: Iterable[Sequence[Any]]) -> Iterator[Message]:
+    """Model messages from ``(ordinal, role, parts_json, timestamp, message_id)`` rows."""
+    from karni_historian.model import Message
+
+    for ordinal, role, parts_json, timestamp, message_id in rows:
+        yield Message(
+            ordinal=ordinal,
+            role=role,
+            parts=parts_from_json(parts_json),
+            session_id=session_id,
+            timestamp=timestamp,
+            message_id=message_id,
+        )

@@ -129,6 +129,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY
         ) WITHOUT ROWID""",
     ),
+    # Version 2: where a promoted fact was said, and by whom (``docs/historian/store.md``).
+    (
+        "ALTER TABLE memory_sources ADD COLUMN source_message INTEGER",
+        "ALTER TABLE memory_sources ADD COLUMN origin TEXT",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 

@@ -42,6 +42,7 @@ class Store(
         run: RunRecord,
         *,
         fact_spans: Sequence[tuple[int, int] | None] | None = None,
+        fact_sources: Sequence[tuple[int | None, str]] | None = None,
     ) -> None:
         """Publish a historian run in one transaction (``docs/historian/store.md``).
 
@@ -57,6 +58,8 @@ class Store(
             run: The run record.
             fact_spans: Per fact, the message range it came from (None: the
                 whole run); it links the fact to the files of those messages.
+            fact_sources: Per fact, the message that states it (or None) and
+                who did: ``user``, ``agent`` or ``historian``.
         """
         with self.transaction():
             sequence = self.next_sequence(session_id)
@@ -65,9 +68,11 @@ class Store(
             if compartments:
                 whole = (compartments[0].start, compartments[-1].end)
                 spans = list(fact_spans or [])
+                sources = list(fact_sources or [])
                 for index, fact in enumerate(facts):
                     span = spans[index] if index < len(spans) and spans[index] else whole
-                    self.add_fact(fact, session_id=session_id, span=span)
+                    source = sources[index] if index < len(sources) else None
+                    self.add_fact(fact, session_id=session_id, span=span, source=source)
             self.record_run(run)
             self.connection.execute(
                 "UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,)

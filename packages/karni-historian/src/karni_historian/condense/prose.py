@@ -1,0 +1,54 @@
+"""Sentences worth keeping from an agent's words: no filler, no markdown, no machine paths.
+
+Agents narrate ("Let me read the file.", "Now I'll run the tests."), format
+for a terminal (headings, quotes, bullets, bold) and name files by absolute
+paths of their own machine. A later agent needs none of that, so the built-in
+historian (``docs/historian/blocks.md``) cleans each sentence before it keeps
+it: markdown markers go, absolute paths shrink to the file name, and
+narration that carries no decision, result or failure is dropped.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["clean_sentence", "is_filler"]
+
+_RE: dict[str, Any] = {}
+
+
+def _re(name: str) -> Any:
+    if not _RE:
+        import re
+
+        _RE["markers"] = re.compile(r"^(?:[#>*+\-|]+\s*|\d+[.)]\s+|\[[ xX]\]\s*)+")
+        _RE["emphasis"] = re.compile(r"\*\*|__|`{3,}\w*")
+        _RE["path"] = re.compile(r"(?<![\w.])(?:~|/)(?:[\w.@+-]+/)+([\w.@+-]+)")
+        _RE["filler"] = re.compile(
+            r"^(?:let me|let's|i'll|i will|i'm going to|i am going to|now,? (?:let|i)|"
+            r"now\b|next,? (?:let|i)|first,? (?:let|i)|ok(?:ay)?\b|great\b|perfect\b|good\b|"
+            r"excellent\b|sure\b|alright\b|got it\b|understood\b)",
+            re.I,
+        )
+        _RE["keeps"] = re.compile(
+            r"\b(decid\w*|instead|because|fail\w*|error|revert\w*|broke\w*|commit\w*|"
+            r"passe[sd]|passing)\b",
+            re.I,
+        )
+    return _RE[name]
+
+
+def clean_sentence(sentence: str) -> str:
+    """``sentence`` without markdown markers, with absolute paths shown by file name."""
+    text = _re("markers").sub("", sentence.strip())
+    text = _re("emphasis").sub("", text)
+    text = _re("path").sub(r"\1", text)
+    text = " ".join(text.split()).rstrip(" :;,")
+    return text if any(c.isalnum() for c in text) else ""
+
+
+def is_filler(sentence: str) -> bool:
+    """Whether ``sentence`` is narration: "Let me…", "I'll…", "Now…" with nothing to keep."""
+    return bool(_re("filler").match(sentence)) and not _re("keeps").search(sentence)

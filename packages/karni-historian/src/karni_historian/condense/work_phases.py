@@ -1,0 +1,196 @@
+"""Where a stretch of work changes phase, when no user prompt says so.
+
+One prompt often drives hundreds of messages of work, so prompts alone make
+episodes far too long to be useful. The work itself marks its phases
+(``docs/historian/chunk.md``): a commit that succeeded, a todo item that moved
+to done, a plan the user approved, a long pause, edits moving to another
+folder. Each such event ends a phase
+right after it (after the tool's result and the agent's words about it), and
+each phase is named by the todo item in progress when it starts. A boundary
+never falls inside a tool call and its result, and phases shorter than
+:data:`MIN_PHASE_MESSAGES` are merged into the next.
+"""
+
+from __future__ import annotations
+
+from karni_historian.model import ToolPart
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from karni_historian.model import Message
+
+__all__ = ["MIN_PHASE_MESSAGES", "PAUSE_SECONDS", "SHIFT_EDITS", "commit_of", "phase_starts"]
+
+MIN_PHASE_MESSAGES = 8
+"""A phase shorter than this is merged into the next one."""
+
+PAUSE_SECONDS = 30 * 60
+"""A pause this long between two messages starts a new phase."""
+
+SHIFT_EDITS = 3
+"""Edits a phase needs before an edit in another folder starts a new one."""
+
+_EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "notebookedit", "create"})
+_TODO_TOOLS = frozenset({"todowrite", "todo_write"})
+_PLAN_TOOLS = frozenset({"exitplanmode"})
+_SHELL_TOOLS = frozenset({"bash", "shell"})
+_WORDS_AFTER = 2  # the agent's messages about the event that still belong to its phase
+_RE: dict[str, Any] = {}
+
+
+def _re(name: str) -> Any:
+    if not _RE:
+        import re
+
+        _RE["commit"] = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+        _RE["git_commit"] = re.compile(r"\bgit\b[^|;&]*\bcommit\b")
+    return _RE[name]
+
+
+def commit_of(part: ToolPart) -> tuple[str, str] | None:
+    """``(short hash, subject)`` of a shell call that made a commit, else None."""
+    data = part.input if isinstance(part.input, dict) else {}
+    command = data.get("command")
+    if part.name.lower() not in _SHELL_TOOLS or not isinstance(command, str):
+        return None
+    if part.is_error or not _re("git_commit").search(command) or not part.output:
+        return None
+    found = _re("commit").search(part.output)
+    return (found.group(1)[:8], found.group(2).strip()) if found else None
+
+
+def _todos(part: ToolPart) -> list[tuple[str, str]]:
+    """``(item, status)`` of a todo tool call's list."""
+    data = part.input if isinstance(part.input, dict) else {}
+    items = data.get("todos")
+    found = []
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("content"), str):
+            found.append((" ".join(item["content"].split()), str(item.get("status", ""))))
+    return found
+
+
+class _Scan:
+    """One pass over the messages: phase-ending events and the todo item in progress."""
+
+    def __init__(self) -> None:
+        self.folders: set[str] = set()  # folders of the files edited in the current phase
+        self.edits = 0
+        self.last_edit = 0
+        self.calls: set[str] = set()
+        self.done: set[str] = set()
+        self.current = ""
+        self.ends: list[int] = []  # ordinals of messages that end a phase
+        self.topics: dict[int, str] = {}  # ordinal → the item in progress after it
+
+    def read(self, message: Message) -> None:
+        for part in message.parts:
+            if not isinstance(part, ToolPart) or part.is_error:
+                continue
+            name = part.name.lower()
+            if name in _EDIT_TOOLS:
+                self._edit(message.ordinal, part)
+            if name in _TODO_TOOLS:
+                self._todo(message.ordinal, _todos(part))
+            elif (name in _PLAN_TOOLS and part.output is not None) or commit_of(part):
+                self.ends.append(message.ordinal)
+
+    def _edit(self, ordinal: int, part: ToolPart) -> None:
+        """An edit in a folder the phase has not edited, after a few edits: the focus moved."""
+        from karni_historian.model import PATH_KEYS
+
+        data = part.input if isinstance(part.input, dict) else {}
+        path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
+        if path is None or (part.call_id and part.call_id in self.calls):
+            return  # a result carries its call again
+        self.calls.add(part.call_id)
+        folder = path.rpartition("/")[0]
+        if self.edits >= SHIFT_EDITS and folder not in self.folders:
+            self.ends.append(self.last_edit)
+            self.folders, self.edits = set(), 0
+        self.folders.add(folder)
+        self.edits += 1
+        self.last_edit = ordinal
+
+    def _todo(self, ordinal: int, items: list[tuple[str, str]]) -> None:
+        finished = {item for item, status in items if status == "completed"} - self.done
+        if finished:
+            self.done |= finished
+            self.ends.append(ordinal)
+        progress = [item for item, status in items if status == "in_progress"]
+        self.current = progress[0] if progress else ""
+        self.topics[ordinal] = self.current
+
+
+def _after(ordinal: int, messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -> int:
+    """The first message after ``ordinal`` past its tool result and the agent's words on it."""
+    for call, result in arcs:
+        if call <= ordinal < result:
+            ordinal = result
+    by_ordinal = {m.ordinal: m for m in messages}
+    for _ in range(_WORDS_AFTER):
+        following = by_ordinal.get(ordinal + 1)
+        if following is None or following.role != "assistant":
+            break
+        if any(isinstance(p, ToolPart) for p in following.parts):
+            break
+        ordinal += 1
+    return ordinal + 1
+
+
+def _pauses(messages: Sequence[Message]) -> list[int]:
+    """Ordinals of messages that come after a long pause."""
+    from datetime import datetime
+
+    starts: list[int] = []
+    previous = None
+    for message in messages:
+        try:
+            moment = datetime.fromisoformat((message.timestamp or "").replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        if previous is not None and (moment - previous).total_seconds() >= PAUSE_SECONDS:
+            starts.append(message.ordinal)
+        previous = moment
+    return starts
+
+
+def _inside_arc(ordinal: int, arcs: Sequence[tuple[int, int]]) -> bool:
+    return any(call < ordinal <= result for call, result in arcs)
+
+
+def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -> dict[int, str]:
+    """Ordinals where a new phase of work starts, each with its todo item (or ``""``).
+
+    Args:
+        messages: Consecutive messages of a session, in order.
+        arcs: Their completed tool arcs
+            (:func:`karni_historian.condense.chunk.completed_arcs`).
+
+    Returns:
+        Start ordinal → the todo item in progress there; the first message
+        is never a start.
+    """
+    if not messages:
+        return {}
+    scan = _Scan()
+    for message in messages:
+        scan.read(message)
+    candidates = {_after(o, messages, arcs) for o in scan.ends} | set(_pauses(messages))
+    first, last = messages[0].ordinal, messages[-1].ordinal
+    starts: dict[int, str] = {}
+    previous = first
+    for start in sorted(candidates):
+        if start <= first or start > last - MIN_PHASE_MESSAGES or _inside_arc(start, arcs):
+            continue
+        if start - previous < MIN_PHASE_MESSAGES:
+            if not starts:
+                continue
+            del starts[previous]  # too short a phase: it joins the next one
+        topic = [t for o, t in scan.topics.items() if o < start]
+        starts[start] = topic[-1] if topic else ""
+        previous = start
+    return starts
