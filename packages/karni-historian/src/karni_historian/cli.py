@@ -99,6 +99,9 @@ def _add_reading_commands(commands: Any) -> None:
 
     status = commands.add_parser("status", help="history compression facts of a session")
     status.add_argument("--session", metavar="ID", help="default: the newest session")
+    status.add_argument(
+        "--json", action="store_true", help="print every fact as one JSON object (stable shape)"
+    )
 
     expand = commands.add_parser(
         "expand", help="recover raw messages: a range START END, or --message N"
@@ -351,11 +354,18 @@ def _render(args: argparse.Namespace, root: str) -> int:
 
 
 def _status(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.brief.status import status_text
+    from karni_historian.brief.status import status_data, status_text
 
     settings = _settings(root)
+    files = _config_files(root)
     with _open(root) as store:
-        print(status_text(store, _session(store, args.session), settings))
+        data = status_data(store, _session(store, args.session), settings, files)
+    if args.json:
+        import json
+
+        print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(status_text(data))
     return 0
 
 

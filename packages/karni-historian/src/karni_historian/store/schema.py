@@ -129,6 +129,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY
         ) WITHOUT ROWID""",
     ),
+    # Version 2: how long each run's historian call took (``status`` reports it).
+    ("ALTER TABLE historian_runs ADD COLUMN duration_ms INTEGER",),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
