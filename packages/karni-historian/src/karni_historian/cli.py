@@ -1,6 +1,6 @@
 """The ``karni-historian`` command: ingest, condense, render and inspect history.
 
-Subcommands: ``ingest``, ``run``, ``wrapup``, ``render``, ``status``,
+Subcommands: ``ingest``, ``run``, ``wrapup``, ``recomp``, ``render``, ``status``,
 ``expand``, ``sessions`` and ``brief``. The project is the nearest directory
 at or above the working directory holding ``manage.py`` or
 ``karni.rules.py`` (or ``--project DIR``). Errors are one line on stderr,
@@ -89,6 +89,14 @@ def _add_writing_commands(commands: Any) -> None:
     wrapup = commands.add_parser("wrapup", help="condense all but the newest KEEP messages")
     wrapup.add_argument("keep", nargs="?", default=None, metavar="KEEP", help="default 20")
     wrapup.add_argument("--session", metavar="ID", help="only this session (default: every one)")
+
+    recomp = commands.add_parser(
+        "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
+    )
+    recomp.add_argument(
+        "range", nargs="?", metavar="START-END", help="default: everything condensed so far"
+    )
+    recomp.add_argument("--session", metavar="ID", help="default: the newest session")
 
 
 def _add_reading_commands(commands: Any) -> None:
@@ -267,6 +275,45 @@ def _wrapup(args: argparse.Namespace, root: str) -> int:
             store, session_id, keep, prepared.settings, historian=prepared.historian
         ),
     )
+
+
+def _recomp_range(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    start, dash, end = text.partition("-")
+    usage = f"the range must be START-END, positive integers with START <= END (got {text!r})"
+    if not dash:
+        raise CliError(usage, 2)
+    first, last = _positive(start, "START"), _positive(end, "END")
+    if last < first:
+        raise CliError(usage, 2)
+    return first, last
+
+
+def _recomp(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense.recomp import recomp
+    from karni_historian.errors import RecompError
+
+    wanted = _recomp_range(args.range)
+    settings = _settings(root)
+    files = _config_files(root)
+    with _open(root) as store:
+        session_id = _session(store, args.session)
+        prepared = _prepared(store, session_id, settings, files)
+        if prepared is None:
+            return 0
+        try:
+            outcome = recomp(
+                store, session_id, wanted, prepared.settings, historian=prepared.historian
+            )
+        except RecompError as error:
+            raise CliError(str(error)) from None
+        _notes(session_id, prepared)
+    if outcome.failed:
+        print(f"{PROG}: session {session_id}: recomp failed: {outcome.error}", file=sys.stderr)
+        return 1
+    print(f"session {session_id}: {outcome.note}; {outcome.compartments} compartment(s) published")
+    return 0
 
 
 def _run_session(
@@ -449,6 +496,7 @@ _COMMANDS = {
     "ingest": _ingest,
     "run": _run,
     "wrapup": _wrapup,
+    "recomp": _recomp,
     "render": _render,
     "status": _status,
     "expand": _expand,

@@ -129,8 +129,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY
         ) WITHOUT ROWID""",
     ),
-    # Version 2: how long each run's historian call took (``status`` reports it).
-    ("ALTER TABLE historian_runs ADD COLUMN duration_ms INTEGER",),
+    # Version 2: run durations (``status`` reports them) and the staging of ``recomp``.
+    (
+        "ALTER TABLE historian_runs ADD COLUMN duration_ms INTEGER",
+        """CREATE TABLE recomp_jobs (
+            session_id TEXT PRIMARY KEY,
+            range_start INTEGER NOT NULL,
+            range_end INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE recomp_staging (
+            session_id TEXT NOT NULL,
+            start_message INTEGER NOT NULL,
+            compartment_json TEXT NOT NULL,
+            PRIMARY KEY (session_id, start_message)
+        ) WITHOUT ROWID""",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
