@@ -184,6 +184,7 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
         "- Chain note: no model is configured\n"
         "- Trigger: none fires (the newest five prompts and their answers stay raw)\n"
         "- Last run: none yet\n"
+        "- History rebuilt: never; pending: first render\n"
         "\n"
         "### History Compression\n"
         "- Compartments: 0\n"

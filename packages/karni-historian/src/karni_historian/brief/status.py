@@ -47,6 +47,7 @@ def status_data(
         "compartments": len(compartments),
         "history": {"tokens": tokens, "budget": settings.history_budget},
         "chain": _chain_data(chain),
+        "rebuild": _rebuild_data(store, session_id, settings, chain.name),
         "trigger": _trigger_data(store, session_id, settings),
         "last_run": store.last_run(session_id),
         "failures": {
@@ -74,6 +75,19 @@ def _chain_data(chain: ResolvedChain) -> dict[str, Any]:
         "two_pass": {"value": chain.two_pass, "origin": origins.get("two_pass", "default")},
         "origins": dict(origins),
         "note": chain.note or None,
+    }
+
+
+def _rebuild_data(store: Store, session_id: str, settings: Settings, model: str) -> dict[str, Any]:
+    """The last history rebuild (when and why) and the reason one is pending, if any."""
+    from karni_historian.brief.cache import BlockShape, pending_rebuild
+
+    last = store.last_rebuild(session_id)
+    shape = BlockShape(settings.history_budget, settings.temporal_awareness, model)
+    return {
+        "last_at": last.rebuilt_at if last else None,
+        "last_reason": last.reason if last else None,
+        "pending": pending_rebuild(store, session_id, shape),
     }
 
 
@@ -128,6 +142,7 @@ def status_text(data: dict[str, Any]) -> str:
     lines += _chain_lines(data["chain"])
     lines.append(_trigger_line(data["trigger"]))
     lines.append(_last_run_line(data["last_run"]))
+    lines.append(_rebuild_line(data["rebuild"]))
     tokens, budget = data["history"]["tokens"], data["history"]["budget"]
     lines += [
         "",
@@ -168,6 +183,12 @@ def _last_run_line(run: dict[str, Any] | None) -> str:
     duration = "" if run["duration_ms"] is None else f" in {run['duration_ms'] / 1000:.1f}s"
     outcome = f"{run['outcome']}{duration} at {run['at']}"
     return f"- Last run: {run['kind']} with {run['model']}: {outcome}"
+
+
+def _rebuild_line(rebuild: dict[str, Any]) -> str:
+    last = f"{rebuild['last_at']} ({rebuild['last_reason']})" if rebuild["last_at"] else "never"
+    pending = f"pending: {rebuild['pending']}" if rebuild["pending"] else "none pending"
+    return f"- History rebuilt: {last}; {pending}"
 
 
 def _progress(compartments: int, covered: int, failures: dict[str, Any]) -> str:

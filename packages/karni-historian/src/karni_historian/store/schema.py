@@ -129,7 +129,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY
         ) WITHOUT ROWID""",
     ),
-    # Version 2: run durations (``status`` reports them) and the staging of ``recomp``.
+    # Version 2: run durations, the staging of ``recomp`` and the last history rebuild.
     (
         "ALTER TABLE historian_runs ADD COLUMN duration_ms INTEGER",
         """CREATE TABLE recomp_jobs (
@@ -144,6 +144,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             compartment_json TEXT NOT NULL,
             PRIMARY KEY (session_id, start_message)
         ) WITHOUT ROWID""",
+        """CREATE TABLE history_rebuilds (
+            session_id TEXT PRIMARY KEY,
+            block TEXT NOT NULL,
+            compartment_count INTEGER NOT NULL,
+            compartments_digest TEXT NOT NULL,
+            memory_max_id INTEGER NOT NULL,
+            memory_digest TEXT NOT NULL,
+            shape TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            rebuilt_at TEXT NOT NULL
+        )""",
     ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""

@@ -13,6 +13,7 @@ from karni_historian.store.database import utc_now
 from karni_historian.store.ingest_state import IngestStateTables
 from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
+from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
 from karni_historian.store.sessions import SessionTables
 from karni_historian.store.staging import StagingTables
@@ -35,6 +36,7 @@ class Store(
     MemoryTables,
     RunTables,
     StagingTables,
+    RebuildTables,
 ):
     """An open historian database.
 
