@@ -3,29 +3,25 @@
 import json
 
 import pytest
+from conftest import write_session
 from karni_historian.brief.render import compartment_element, render_history
 from karni_historian.cli import main
-from karni_historian.model import TextPart
-from karni_historian.store import Store, parts_to_json
+from karni_historian.store import Store
 
 
 def add_messages(root, first, last):
-    with Store.open(root, create=True) as store, store.transaction():
-        store.ensure_session("s", "claude-code")
-        for ordinal in range(first, last + 1):
-            role = "user" if ordinal % 2 else "assistant"
-            text = f"Message {ordinal}: we changed module_{ordinal}.py and ran the tests again"
-            store.write_message("s", ordinal, role, parts_to_json([TextPart(text)]))
+    write_session(
+        root,
+        first,
+        last,
+        lambda n: f"Message {n}: we changed module_{n}.py and ran the tests again",
+    )
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "project"
-    (root / ".karni").mkdir(parents=True)
-    (root / "manage.py").write_text("")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    add_messages(root, 1, 30)
-    return root
+def project(model_project):
+    add_messages(model_project, 1, 30)
+    return model_project
 
 
 def karni_historian(project, capsys, *args):

@@ -1,10 +1,12 @@
 """``recomp``: rebuilt through the configured chain, staged, resumed, published at once."""
 
+import json
+
 import pytest
-from fake_model import Error, FakeModelServer, Reply, covering_xml
+from conftest import write_session
+from fake_model import Error, Reply, covering_xml
 from karni_historian.cli import main
-from karni_historian.model import TextPart
-from karni_historian.store import Store, parts_to_json
+from karni_historian.store import Store
 
 WORDS = [
     "alpha",
@@ -27,25 +29,9 @@ def long_text(ordinal):
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "project"
-    (root / ".karni").mkdir(parents=True)
-    (root / "manage.py").write_text("")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "q" * 40)
-    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-    with Store.open(root, create=True) as store, store.transaction():
-        store.ensure_session("s", "claude-code")
-        for ordinal in range(1, 25):
-            role = "user" if ordinal % 2 else "assistant"
-            store.write_message("s", ordinal, role, parts_to_json([TextPart(long_text(ordinal))]))
-    return root
-
-
-@pytest.fixture
-def server():
-    with FakeModelServer() as fake:
-        yield fake
+def project(model_project):
+    write_session(model_project, 1, 24, long_text)
+    return model_project
 
 
 def karni_historian(project, *args):
@@ -116,13 +102,19 @@ def test_a_partial_range_snaps_to_compartment_boundaries(project, server, capsys
     assert karni_historian(project, "wrapup", "2") == 0
     before = published(project)
     assert len(before) >= 2
+    assert karni_historian(project, "render") == 0
     use_model(project, server)
+    assert karni_historian(project, "render") == 0  # the new chain: a rebuild
     server.queue(*[Reply(covering_xml)] * 5)
     last_start, last_end, _ = before[-1]
     assert karni_historian(project, "recomp", f"{last_start + 1}-{last_end}") == 0
     after = published(project)
     assert after[:-1] == before[:-1]
     assert after[-1] == (last_start, last_end, f"Episode {last_start}-{last_end}")
+    capsys.readouterr()
+    assert karni_historian(project, "status", "--json") == 0
+    pending = json.loads(capsys.readouterr().out)["rebuild"]["pending"]
+    assert pending == "compartments of the rebuilt block were rebuilt"
 
 
 def test_recomp_errors_are_one_line(project, capsys):

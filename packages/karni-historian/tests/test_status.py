@@ -3,34 +3,15 @@
 import json
 
 import pytest
-from fake_model import Error, FakeModelServer, Reply, covering_xml
+from conftest import write_session
+from fake_model import Error, Reply, covering_xml
 from karni_historian.cli import main
-from karni_historian.model import TextPart
-from karni_historian.store import Store, parts_to_json
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    root = tmp_path / "project"
-    (root / ".karni").mkdir(parents=True)
-    (root / "manage.py").write_text("")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "q" * 40)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "z" * 40)
-    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with Store.open(root, create=True) as store, store.transaction():
-        store.ensure_session("s", "claude-code")
-        for ordinal in range(1, 17):
-            role = "user" if ordinal % 2 else "assistant"
-            store.write_message("s", ordinal, role, parts_to_json([TextPart(f"Message {ordinal}")]))
-    return root
-
-
-@pytest.fixture
-def server():
-    with FakeModelServer() as fake:
-        yield fake
+def project(model_project):
+    write_session(model_project, 1, 16, lambda ordinal: f"Message {ordinal}")
+    return model_project
 
 
 def status_json(project, capsys):
