@@ -57,3 +57,36 @@ def long_session():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+@pytest.fixture
+def model_project(tmp_path, monkeypatch):
+    """An empty project (``manage.py``) with an empty user config and fake model keys."""
+    project = tmp_path / "project"
+    (project / ".karni").mkdir(parents=True)
+    (project / "manage.py").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "q" * 40)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "z" * 40)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return project
+
+
+@pytest.fixture
+def server():
+    """The scripted loopback model server (``tests/fake_model``)."""
+    from fake_model import FakeModelServer
+
+    with FakeModelServer() as fake:
+        yield fake
+
+
+def write_session(project, first, last, text):
+    """Store messages ``first``-``last`` of session ``s`` (odd ones the user's), ``text(n)``."""
+    from karni_historian.model import TextPart
+    from karni_historian.store import Store, parts_to_json
+
+    with Store.open(project, create=True) as store, store.transaction():
+        store.ensure_session("s", "claude-code")
+        for ordinal in range(first, last + 1):
+            role = "user" if ordinal % 2 else "assistant"
+            store.write_message("s", ordinal, role, parts_to_json([TextPart(text(ordinal))]))

@@ -1,6 +1,6 @@
 """The ``karni-historian`` command: ingest, condense, render and inspect history.
 
-Subcommands: ``ingest``, ``run``, ``wrapup``, ``render``, ``status``,
+Subcommands: ``ingest``, ``run``, ``wrapup``, ``recomp``, ``render``, ``status``,
 ``expand``, ``sessions`` and ``brief``. The project is the nearest directory
 at or above the working directory holding ``manage.py`` or
 ``karni.rules.py`` (or ``--project DIR``). Errors are one line on stderr,
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, NoReturn
 
+    from karni_historian.brief.cache import BlockShape
     from karni_historian.condense.models.session import PreparedSession
     from karni_historian.condense.models.settings import ConfigFiles
     from karni_historian.condense.runner import RunOutcome
@@ -90,15 +91,29 @@ def _add_writing_commands(commands: Any) -> None:
     wrapup.add_argument("keep", nargs="?", default=None, metavar="KEEP", help="default 20")
     wrapup.add_argument("--session", metavar="ID", help="only this session (default: every one)")
 
+    recomp = commands.add_parser(
+        "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
+    )
+    recomp.add_argument(
+        "range", nargs="?", metavar="START-END", help="default: everything condensed so far"
+    )
+    recomp.add_argument("--session", metavar="ID", help="default: the newest session")
+
 
 def _add_reading_commands(commands: Any) -> None:
     """``render``, ``status``, ``expand``, ``sessions`` and ``brief``: read-only."""
     render = commands.add_parser("render", help="print the <session-history> block")
     render.add_argument("--session", metavar="ID", help="default: the newest session")
     render.add_argument("--budget", metavar="TOKENS", help="history budget in tokens")
+    render.add_argument(
+        "--rebuild", action="store_true", help="recalculate every tier now (a cache rebuild)"
+    )
 
     status = commands.add_parser("status", help="history compression facts of a session")
     status.add_argument("--session", metavar="ID", help="default: the newest session")
+    status.add_argument(
+        "--json", action="store_true", help="print every fact as one JSON object (stable shape)"
+    )
 
     expand = commands.add_parser(
         "expand", help="recover raw messages: a range START END, or --message N"
@@ -257,13 +272,56 @@ def _wrapup(args: argparse.Namespace, root: str) -> int:
     from karni_historian.condense import runner
 
     keep = 20 if args.keep is None or not args.keep.strip() else _positive(args.keep, "KEEP")
-    return _each_session(
-        args,
-        root,
-        lambda store, session_id, prepared: runner.wrapup(
+    settings, files = _settings(root), _config_files(root)
+
+    def condense(store: Store, session_id: str, prepared: PreparedSession) -> RunOutcome:
+        outcome = runner.wrapup(
             store, session_id, keep, prepared.settings, historian=prepared.historian
-        ),
-    )
+        )
+        if outcome.compartments:
+            print(f"{PROG}: {_rebuild_note(store, session_id, settings, files)}", file=sys.stderr)
+        return outcome
+
+    return _each_session(args, root, condense)
+
+
+def _recomp_range(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    start, dash, end = text.partition("-")
+    usage = f"the range must be START-END, positive integers with START <= END (got {text!r})"
+    if not dash:
+        raise CliError(usage, 2)
+    first, last = _positive(start, "START"), _positive(end, "END")
+    if last < first:
+        raise CliError(usage, 2)
+    return first, last
+
+
+def _recomp(args: argparse.Namespace, root: str) -> int:
+    from karni_historian.condense.recomp import recomp
+    from karni_historian.errors import RecompError
+
+    wanted = _recomp_range(args.range)
+    settings = _settings(root)
+    files = _config_files(root)
+    with _open(root) as store:
+        session_id = _session(store, args.session)
+        prepared = _prepared(store, session_id, settings, files)
+        if prepared is None:
+            return 0
+        try:
+            outcome = recomp(
+                store, session_id, wanted, prepared.settings, historian=prepared.historian
+            )
+        except RecompError as error:
+            raise CliError(str(error)) from None
+        _notes(session_id, prepared)
+    if outcome.failed:
+        print(f"{PROG}: session {session_id}: recomp failed: {outcome.error}", file=sys.stderr)
+        return 1
+    print(f"session {session_id}: {outcome.note}; {outcome.compartments} compartment(s) published")
+    return 0
 
 
 def _run_session(
@@ -337,25 +395,61 @@ def _models(args: argparse.Namespace, root: str) -> int:
 
 
 def _render(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.brief.render import render_history
+    from karni_historian.brief.cache import history_block
 
     settings = _settings(root)
     budget = (
         _positive(args.budget, "--budget") if args.budget is not None else settings.history_budget
     )
+    files = _config_files(root)
     with _open(root) as store:
         session_id = _session(store, args.session)
-        compartments = [stored.compartment for stored in store.compartments(session_id)]
-    print(render_history(compartments, budget, dates=settings.temporal_awareness))
+        shape = _block_shape(store, session_id, settings, files, budget)
+        print(history_block(store, session_id, shape, rebuild=args.rebuild))
     return 0
 
 
+def _block_shape(
+    store: Store, session_id: str, settings: Settings, files: ConfigFiles, budget: int
+) -> BlockShape:
+    """What shapes the session's block: the budget, dates and its historian chain."""
+    from karni_historian.brief.cache import BlockShape
+    from karni_historian.condense.models.session import chain_for_session
+
+    chain = chain_for_session(store, session_id, files, default_window=settings.historian_context)
+    return BlockShape(budget, settings.temporal_awareness, chain.name)
+
+
+def _rebuild_note(store: Store, session_id: str, settings: Settings, files: ConfigFiles) -> str:
+    """After ``wrapup``: whether the next ``render`` rebuilds the history, and how to apply it."""
+    from karni_historian.brief.cache import pending_rebuild
+
+    shape = _block_shape(store, session_id, settings, files, settings.history_budget)
+    reason = pending_rebuild(store, session_id, shape)
+    if reason is not None:
+        return (
+            f"session {session_id}: a history rebuild is pending ({reason}); "
+            f"the next `{PROG} render` applies it"
+        )
+    return (
+        f"session {session_id}: no history rebuild pending; new compartments are added after "
+        f"the rebuilt block: run `{PROG} render --rebuild` to recalculate the tiers now"
+    )
+
+
 def _status(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.brief.status import status_text
+    from karni_historian.brief.status import status_data, status_text
 
     settings = _settings(root)
+    files = _config_files(root)
     with _open(root) as store:
-        print(status_text(store, _session(store, args.session), settings))
+        data = status_data(store, _session(store, args.session), settings, files)
+    if args.json:
+        import json
+
+        print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+    else:
+        print(status_text(data))
     return 0
 
 
@@ -439,6 +533,7 @@ _COMMANDS = {
     "ingest": _ingest,
     "run": _run,
     "wrapup": _wrapup,
+    "recomp": _recomp,
     "render": _render,
     "status": _status,
     "expand": _expand,

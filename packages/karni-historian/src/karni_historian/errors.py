@@ -15,6 +15,7 @@ modules can share them without importing each other.
     │   └── TemplateError           an invalid ``expand_tools`` template
     ├── HistorianOutputError        (also a ValueError) historian XML that cannot be published
     ├── ChunkCoverageError          (also a ValueError) a chunk that does not cover its range
+    ├── RecompError                 a ``recomp`` range that cannot be rebuilt
     ├── StoreError                  the store is missing, unreadable or too new
     ├── IngestError                 a ``--from`` path that does not exist or cannot be read
     └── ModelError                  a historian model could not be used
@@ -33,6 +34,7 @@ __all__ = [
     "IngestError",
     "ModelCallError",
     "ModelError",
+    "RecompError",
     "StoreError",
     "TemplateError",
 ]
@@ -87,6 +89,10 @@ class ChunkCoverageError(HistorianError, ValueError):
     Raised by :func:`karni_historian.condense.chunk.check_coverage`; a historian run that
     meets it records a failure instead of calling the historian.
     """
+
+
+class RecompError(HistorianError):
+    """A ``recomp`` range that cannot be rebuilt; the message names it and the fix."""
 
 
 class StoreError(HistorianError):

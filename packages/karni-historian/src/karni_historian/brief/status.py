@@ -1,18 +1,34 @@
-"""``status``: how far a session is condensed, and how its history fits the budget."""
+"""``status``: how far a session is condensed and what the historian will do next.
+
+:func:`status_data` gathers every fact as plain JSON-ready data (the stable
+shape ``status --json`` prints, ``docs/historian/status.md``);
+:func:`status_text` words the same facts for people.
+"""
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from karni_historian.condense.models.settings import ConfigFiles, ResolvedChain
     from karni_historian.condense.settings import Settings
     from karni_historian.store import Store
 
-__all__ = ["status_text"]
+__all__ = ["STATUS_SCHEMA", "status_data", "status_text"]
+
+STATUS_SCHEMA = 1
+"""The version of the ``status --json`` shape; it changes only when a key changes meaning."""
 
 
-def status_text(store: Store, session_id: str, settings: Settings) -> str:
-    """The ``status`` report of one session: coverage, failures and the history budget."""
+def status_data(
+    store: Store, session_id: str, settings: Settings, files: ConfigFiles
+) -> dict[str, Any]:
+    """Every ``status`` fact of one session, as JSON-ready data."""
     from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.condense.models.session import chain_for_session
 
     session = store.session(session_id)
     assert session is not None
@@ -22,19 +38,116 @@ def status_text(store: Store, session_id: str, settings: Settings) -> str:
     tokens = sum(
         estimate_tokens(f"## {c.start}-{c.end} · {c.title}\n{c.content}\n") for c in compartments
     )
-    budget = settings.history_budget
     failures, last_error = store.failure(session_id)
+    chain = chain_for_session(store, session_id, files, default_window=settings.historian_context)
+    return {
+        "schema": STATUS_SCHEMA,
+        "session": {"id": session_id, "source": session.source, "title": session.title},
+        "messages": {"raw": raw, "condensed_to": covered, "uncondensed": raw - covered},
+        "compartments": len(compartments),
+        "history": {"tokens": tokens, "budget": settings.history_budget},
+        "chain": _chain_data(chain),
+        "rebuild": _rebuild_data(store, session_id, settings, chain.name),
+        "trigger": _trigger_data(store, session_id, settings),
+        "last_run": store.last_run(session_id),
+        "failures": {
+            "streak": failures,
+            "last_error": last_error if failures else None,
+            "latest_dump": _latest_dump(store.root) if failures else None,
+        },
+    }
+
+
+def _chain_data(chain: ResolvedChain) -> dict[str, Any]:
+    """The resolved chain: each model with where it came from, and the chain's settings."""
+    origins = chain.origins
+    return {
+        "harness": chain.harness,
+        "disabled": chain.disabled,
+        "models": [
+            {
+                "model": entry.model_id,
+                "origin": entry.origin,
+                "context_window": entry.context_window,
+            }
+            for entry in chain.entries
+        ],
+        "two_pass": {"value": chain.two_pass, "origin": origins.get("two_pass", "default")},
+        "origins": dict(origins),
+        "note": chain.note or None,
+    }
+
+
+def _rebuild_data(store: Store, session_id: str, settings: Settings, model: str) -> dict[str, Any]:
+    """The last history rebuild (when and why) and the reason one is pending, if any."""
+    from karni_historian.brief.cache import BlockShape, pending_rebuild
+
+    last = store.last_rebuild(session_id)
+    shape = BlockShape(settings.history_budget, settings.temporal_awareness, model)
+    return {
+        "last_at": last.rebuilt_at if last else None,
+        "last_reason": last.reason if last else None,
+        "pending": pending_rebuild(store, session_id, shape),
+    }
+
+
+def _trigger_data(store: Store, session_id: str, settings: Settings) -> dict[str, Any]:
+    """Whether ``run`` would condense now, and why (``docs/historian/triggers.md``)."""
+    from karni_historian.condense.runner import plan_run
+
+    plan = plan_run(store, session_id, settings)
+    if not plan.settled:
+        return {
+            "settled": False,
+            "fire": False,
+            "reason": "nothing_settled",
+            "detail": "the newest five prompts and their answers stay raw",
+        }
+    decision = plan.decision()
+    return {
+        "settled": True,
+        "fire": decision.fire,
+        "reason": decision.reason,
+        "detail": decision.detail,
+    }
+
+
+def _latest_dump(root: str) -> str | None:
+    """The newest failure dump's path (dump names start with their time), None when none."""
+    from karni_historian.condense.models.dumps import DUMP_FOLDER
+
+    folder = os.path.join(root, DUMP_FOLDER)
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".json"))
+    except OSError:
+        return None
+    return os.path.join(folder, names[-1]) if names else None
+
+
+def status_text(data: dict[str, Any]) -> str:
+    """The ``status`` report of :func:`status_data`, worded for people."""
+    session, messages = data["session"], data["messages"]
+    failures = data["failures"]
     lines = [
-        f"Session {session_id} ({session.source}): {session.title or 'untitled'}",
-        f"- Raw messages: {raw} ({raw - covered} after the last compartment)",
-        f"- Historian: {_progress(len(compartments), covered, failures)}",
+        f"Session {session['id']} ({session['source']}): {session['title'] or 'untitled'}",
+        f"- Raw messages: {messages['raw']} ({messages['uncondensed']} after the last compartment)",
+        f"- Historian: {_progress(data['compartments'], messages['condensed_to'], failures)}",
     ]
-    if failures:
-        lines.append(f"- Historian failures in a row: {failures} (last: {last_error})")
+    if failures["streak"]:
+        lines.append(
+            f"- Historian failures in a row: {failures['streak']} (last: {failures['last_error']})"
+        )
+        if failures["latest_dump"]:
+            lines.append(f"- Latest failure dump: {failures['latest_dump']}")
+    lines += _chain_lines(data["chain"])
+    lines.append(_trigger_line(data["trigger"]))
+    lines.append(_last_run_line(data["last_run"]))
+    lines.append(_rebuild_line(data["rebuild"]))
+    tokens, budget = data["history"]["tokens"], data["history"]["budget"]
     lines += [
         "",
         "### History Compression",
-        f"- Compartments: {len(compartments)}",
+        f"- Compartments: {data['compartments']}",
         f"- History block: ~{tokens} tokens",
         f"- History budget: ~{budget} tokens ({round(tokens * 100 / budget)}% used)",
         "- Older compartments demote tiers automatically at render time to fit the budget",
@@ -42,8 +155,44 @@ def status_text(store: Store, session_id: str, settings: Settings) -> str:
     return "\n".join(lines)
 
 
-def _progress(compartments: int, covered: int, failures: int) -> str:
+def _chain_lines(chain: dict[str, Any]) -> list[str]:
+    harness = chain["harness"] or "no harness block"
+    if chain["disabled"]:
+        where = chain["origins"].get("disable", "configuration")
+        return [f"- Chain ({harness}): disabled (`historian.disable = true` in the {where})"]
+    models = ", then ".join(f"{m['model']} ({m['origin']})" for m in chain["models"])
+    two_pass = chain["two_pass"]
+    lines = [
+        f"- Chain ({harness}): {models}",
+        f"- two_pass: {'on' if two_pass['value'] else 'off'} ({two_pass['origin']})",
+    ]
+    if chain["note"]:
+        lines.append(f"- Chain note: {chain['note']}")
+    return lines
+
+
+def _trigger_line(trigger: dict[str, Any]) -> str:
+    if trigger["fire"]:
+        return f"- Trigger: {trigger['reason']} fires ({trigger['detail']})"
+    return f"- Trigger: none fires ({trigger['detail']})"
+
+
+def _last_run_line(run: dict[str, Any] | None) -> str:
+    if run is None:
+        return "- Last run: none yet"
+    duration = "" if run["duration_ms"] is None else f" in {run['duration_ms'] / 1000:.1f}s"
+    outcome = f"{run['outcome']}{duration} at {run['at']}"
+    return f"- Last run: {run['kind']} with {run['model']}: {outcome}"
+
+
+def _rebuild_line(rebuild: dict[str, Any]) -> str:
+    last = f"{rebuild['last_at']} ({rebuild['last_reason']})" if rebuild["last_at"] else "never"
+    pending = f"pending: {rebuild['pending']}" if rebuild["pending"] else "none pending"
+    return f"- History rebuilt: {last}; {pending}"
+
+
+def _progress(compartments: int, covered: int, failures: dict[str, Any]) -> str:
     """How far the historian got; a failure streak never reads as "not run yet"."""
     if compartments:
         return f"messages 1-{covered} condensed"
-    return "failing, no compartment yet" if failures else "not run yet"
+    return "failing, no compartment yet" if failures["streak"] else "not run yet"

@@ -173,12 +173,17 @@ class _Condensation:
         )
         if chunk.is_empty:
             return False  # only noise is left before the target: nothing to condense
+        import time
+
         record = self._record(chunk)
+        started = time.monotonic()
         try:
             result = self._validated(chunk, offset, force_keep=force_keep)
         except (HistorianOutputError, ChunkCoverageError, ModelError) as error:
+            record.duration_ms = round((time.monotonic() - started) * 1000)
             self._fail(record, str(error))
             return False
+        record.duration_ms = round((time.monotonic() - started) * 1000)
         self._publish(result, record)
         return True
 

@@ -88,6 +88,7 @@ class RunRecord:
         "chunk_start",
         "compartments_produced",
         "discarded_last",
+        "duration_ms",
         "facts_emitted",
         "failure_reason",
         "historian",
@@ -113,6 +114,7 @@ class RunRecord:
         facts_emitted: int = 0,
         importances: Sequence[int] = (),
         discarded_last: bool = False,
+        duration_ms: int | None = None,
     ) -> None:
         """Create the record (fields as in the ``historian_runs`` table)."""
         self.session_id = session_id
@@ -127,3 +129,4 @@ class RunRecord:
         self.facts_emitted = facts_emitted
         self.importances = tuple(importances)
         self.discarded_last = discarded_last
+        self.duration_ms = duration_ms

@@ -23,7 +23,7 @@ class RunTables(Database):
             "INSERT INTO historian_runs (session_id, run_kind, historian, status,"
             " failure_reason, chunk_start, chunk_end, unprocessed_from, compartments_produced,"
             " facts_emitted, importance_min, importance_max, importance_avg, discarded_last,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " duration_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run.session_id,
                 run.run_kind,
@@ -39,6 +39,7 @@ class RunTables(Database):
                 max(importances) if importances else None,
                 sum(importances) / len(importances) if importances else None,
                 int(run.discarded_last),
+                run.duration_ms,
                 utc_now(),
             ),
         )
@@ -58,3 +59,15 @@ class RunTables(Database):
         return self.connection.execute(
             query + " WHERE session_id = ? ORDER BY id", (session_id,)
         ).fetchall()
+
+    def last_run(self, session_id: str) -> dict[str, Any] | None:
+        """The session's newest run: historian, kind, status, failure, duration and time."""
+        row = self.connection.execute(
+            "SELECT historian, run_kind, status, failure_reason, duration_ms, created_at"
+            " FROM historian_runs WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        keys = ("model", "kind", "outcome", "error", "duration_ms", "at")
+        return dict(zip(keys, row, strict=True))

@@ -129,10 +129,35 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY
         ) WITHOUT ROWID""",
     ),
-    # Version 2: where a promoted fact was said, and by whom (``docs/historian/store.md``).
+    # Version 2 (``docs/historian/store.md``): where a promoted fact was said and by whom,
+    # run durations, the staging of ``recomp`` and the last history rebuild.
     (
         "ALTER TABLE memory_sources ADD COLUMN source_message INTEGER",
         "ALTER TABLE memory_sources ADD COLUMN origin TEXT",
+        "ALTER TABLE historian_runs ADD COLUMN duration_ms INTEGER",
+        """CREATE TABLE recomp_jobs (
+            session_id TEXT PRIMARY KEY,
+            range_start INTEGER NOT NULL,
+            range_end INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE recomp_staging (
+            session_id TEXT NOT NULL,
+            start_message INTEGER NOT NULL,
+            compartment_json TEXT NOT NULL,
+            PRIMARY KEY (session_id, start_message)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE history_rebuilds (
+            session_id TEXT PRIMARY KEY,
+            block TEXT NOT NULL,
+            compartment_count INTEGER NOT NULL,
+            compartments_digest TEXT NOT NULL,
+            memory_max_id INTEGER NOT NULL,
+            memory_digest TEXT NOT NULL,
+            shape TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            rebuilt_at TEXT NOT NULL
+        )""",
     ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""

@@ -13,8 +13,10 @@ from karni_historian.store.database import utc_now
 from karni_historian.store.ingest_state import IngestStateTables
 from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
+from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
 from karni_historian.store.sessions import SessionTables
+from karni_historian.store.staging import StagingTables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +29,14 @@ __all__ = ["Store"]
 
 
 class Store(
-    SessionTables, MessageTables, IngestStateTables, CompartmentTables, MemoryTables, RunTables
+    SessionTables,
+    MessageTables,
+    IngestStateTables,
+    CompartmentTables,
+    MemoryTables,
+    RunTables,
+    StagingTables,
+    RebuildTables,
 ):
     """An open historian database.
 
@@ -91,3 +100,28 @@ class Store(
                 "SELECT failure_count FROM sessions WHERE id = ?", (run.session_id,)
             ).fetchone()
         return int(row[0]) if row else 0
+
+    def publish_recomp(self, session_id: str, run: RunRecord) -> int:
+        """Replace the published compartments of the pending recomp's range by the staged ones.
+
+        One transaction: compartments outside the range keep their place,
+        the sequence is renumbered oldest first, the staging and the job are
+        removed and ``run`` is recorded. Returns how many were staged.
+        """
+        job = self.recomp_job(session_id)
+        assert job is not None
+        start, end = job
+        with self.transaction():
+            staged = self.staged(session_id)
+            kept = [stored.compartment for stored in self.compartments(session_id)]
+            outside = [c for c in kept if c.end < start or c.start > end]
+            merged = sorted([*outside, *staged], key=lambda c: c.start)
+            self.connection.execute("DELETE FROM compartments WHERE session_id = ?", (session_id,))
+            for sequence, compartment in enumerate(merged):
+                self.insert_compartment(session_id, sequence, compartment)
+            self.clear_staging(session_id)
+            self.record_run(run)
+            self.connection.execute(
+                "UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,)
+            )
+        return len(staged)

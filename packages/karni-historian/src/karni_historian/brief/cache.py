@@ -1,0 +1,124 @@
+"""Cache-safe history: the rebuilt block stays byte for byte until a rebuild is warranted.
+
+A run publishes compartments without re-deciding the older ones' tiers.
+:func:`history_block` prints the block of the last rebuild exactly, then an
+additive block with the compartments published since, at full detail, so
+an agent's prompt prefix stays the same between ordinary turns. A rebuild
+re-renders everything with decay; it happens when asked, on the first
+render, when the historian model or a setting that shapes the block
+changed, when compartments of the rebuilt block were rebuilt (``recomp``),
+when project memory known at the rebuild was edited, or when the additive
+block outgrew :data:`ADDITIVE_SHARE` of the history budget
+(``docs/historian/cache-safe.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from karni_historian.model import Compartment
+    from karni_historian.store import Store
+    from karni_historian.store.rebuilds import Rebuild
+
+__all__ = ["ADDITIVE_SHARE", "BlockShape", "history_block", "pending_rebuild"]
+
+ADDITIVE_SHARE = 0.25
+"""The share of the history budget the additive block may use before a rebuild."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockShape:
+    """What shapes the block: the history budget, dates, and the historian model."""
+
+    budget: int
+    dates: bool
+    model: str
+
+    def key(self) -> str:
+        """The shape as stored with a rebuild."""
+        return f"budget={self.budget} dates={int(self.dates)} model={self.model}"
+
+
+def _digest(compartments: Sequence[Compartment]) -> str:
+    import hashlib
+
+    return hashlib.sha256(repr(list(compartments)).encode("utf-8")).hexdigest()
+
+
+def _additive(compartments: Sequence[Compartment], dates: bool) -> str:
+    """The compartments published since the rebuild, at full detail; empty when none."""
+    if not compartments:
+        return ""
+    from karni_historian.brief.render import compartment_element
+
+    body = "\n\n".join(compartment_element(c, 1, dates=dates) for c in compartments)
+    inner = f"<new-compartments>\n{body}\n</new-compartments>"
+    return f"<session-history-since>\n{inner}\n</session-history-since>"
+
+
+def _reason(
+    store: Store,
+    last: Rebuild | None,
+    compartments: Sequence[Compartment],
+    shape: BlockShape,
+) -> str | None:
+    """Why a rebuild is warranted now, None when the last one still holds."""
+    from karni_historian.brief.budget import estimate_tokens
+
+    if last is None:
+        return "first render"
+    if last.shape != shape.key():
+        return "the historian model or a setting that shapes the block changed"
+    kept = compartments[: last.compartment_count]
+    if len(kept) < last.compartment_count or _digest(kept) != last.compartments_digest:
+        return "compartments of the rebuilt block were rebuilt"
+    if store.memory_digest(last.memory_max_id)[1] != last.memory_digest:
+        return "project memory was edited"
+    additive = _additive(compartments[last.compartment_count :], shape.dates)
+    share = int(shape.budget * ADDITIVE_SHARE)
+    if shape.budget > 0 and estimate_tokens(additive) > share:
+        return f"the additive block outgrew its share of the history budget (~{share} tokens)"
+    return None
+
+
+def pending_rebuild(store: Store, session_id: str, shape: BlockShape) -> str | None:
+    """Why the next ``render`` rebuilds the session's block, None when it appends only."""
+    compartments = [stored.compartment for stored in store.compartments(session_id)]
+    return _reason(store, store.last_rebuild(session_id), compartments, shape)
+
+
+def history_block(
+    store: Store, session_id: str, shape: BlockShape, *, rebuild: bool = False
+) -> str:
+    """The session's history as ``render`` prints it, rebuilding (and saving) when warranted."""
+    from karni_historian.brief.render import render_history
+    from karni_historian.store.rebuilds import Rebuild
+
+    compartments = [stored.compartment for stored in store.compartments(session_id)]
+    last = store.last_rebuild(session_id)
+    reason = (
+        "asked for (render --rebuild)" if rebuild else _reason(store, last, compartments, shape)
+    )
+    if reason is None and last is not None:
+        additive = _additive(compartments[last.compartment_count :], shape.dates)
+        return f"{last.block}\n\n{additive}" if additive else last.block
+    block = render_history(compartments, shape.budget, dates=shape.dates)
+    memory_max_id, memory_digest = store.memory_digest()
+    store.save_rebuild(
+        session_id,
+        Rebuild(
+            block,
+            len(compartments),
+            _digest(compartments),
+            memory_max_id,
+            memory_digest,
+            shape.key(),
+            reason or "first render",
+            "",
+        ),
+    )
+    return block

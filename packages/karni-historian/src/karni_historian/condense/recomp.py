@@ -1,0 +1,138 @@
+"""``recomp``: rebuild a session's compartments from its raw messages.
+
+The range (default: everything the compartments cover) is snapped outward to
+the enclosing compartment boundaries. Each chunk is condensed by the
+configured historian and staged (:mod:`karni_historian.store.staging`) in
+its own transaction; the published compartments change only at the end, in
+one transaction. A recomp that stops (a failure, Ctrl-C) resumes from its
+staging when run again with the same range. Facts are not promoted again:
+they were promoted when the messages were first condensed
+(``docs/historian/recomp.md``).
+"""
+
+from __future__ import annotations
+
+from karni_historian.condense.project_view import project_view
+from karni_historian.condense.runner import _MAX_ROUNDS, RunOutcome, _Condensation
+from karni_historian.errors import RecompError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni_historian.condense.compartment_xml import ValidationResult
+    from karni_historian.condense.runner import Historian
+    from karni_historian.condense.settings import Settings
+    from karni_historian.store import RunRecord, Store
+
+__all__ = ["RecompError", "recomp", "recomp_range"]
+
+
+def recomp_range(store: Store, session_id: str, wanted: tuple[int, int] | None) -> tuple[int, int]:
+    """The range to rebuild: ``wanted`` snapped outward to compartment boundaries."""
+    compartments = [stored.compartment for stored in store.compartments(session_id)]
+    if not compartments:
+        raise RecompError(
+            f"session {session_id} has no compartment to rebuild; "
+            f"run `karni-historian wrapup` first"
+        )
+    covered = compartments[-1].end
+    start, end = wanted or (1, covered)
+    if start > covered:
+        raise RecompError(
+            f"messages {start}-{end} lie after the last compartment (message {covered}); "
+            f"pick a range within 1-{covered}"
+        )
+    end = min(end, covered)
+    start = max((c.start for c in compartments if c.start <= start), default=1)
+    end = min((c.end for c in compartments if c.end >= end), default=covered)
+    return start, end
+
+
+class _Recomposition(_Condensation):
+    """A recomp: the rounds of a run, staged instead of published."""
+
+    range_start = 1
+    last_record: RunRecord | None = None
+
+    def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
+        outcome = self.outcome
+        outcome.target = target
+        for _ in range(_MAX_ROUNDS):
+            staged = self.store.staged(outcome.session_id)
+            offset = staged[-1].end + 1 if staged else self.range_start
+            outcome.covered_to = offset - 1
+            if offset >= target or not self._round(offset, target, force_keep=force_keep):
+                break
+        return outcome
+
+    def _publish(self, result: ValidationResult, record: RunRecord) -> None:
+        from karni_historian.condense.dates import dated
+
+        compartments = dated(result.compartments, self.by_ordinal)
+        self.store.stage(self.outcome.session_id, compartments)
+        self.outcome.status = "ok"
+        self.outcome.compartments += len(compartments)
+        self.last_record = record
+
+
+def recomp(
+    store: Store,
+    session_id: str,
+    wanted: tuple[int, int] | None,
+    settings: Settings,
+    *,
+    historian: Historian | None = None,
+) -> RunOutcome:
+    """Rebuild the compartments of ``wanted`` (snapped; None: all), resuming a pending recomp.
+
+    Raises:
+        RecompError: The range lies outside the compartments, or differs
+            from a pending recomp's.
+    """
+    start, end = recomp_range(store, session_id, wanted)
+    pending = store.recomp_job(session_id)
+    if pending is not None and pending != (start, end):
+        raise RecompError(
+            f"a recomp of messages {pending[0]}-{pending[1]} of session {session_id} is pending; "
+            f"run `karni-historian recomp {pending[0]}-{pending[1]}` to finish it first"
+        )
+    if pending is None:
+        store.start_recomp(session_id, start, end)
+    outcome = RunOutcome(session_id, "recomp")
+    messages = project_view(store.messages(session_id), store.root)
+    job = _Recomposition(store, outcome, messages, settings, historian)
+    job.range_start = start
+    job.advance(end + 1, force_keep=True)
+    if outcome.failed:
+        return _stopped(outcome, start, end)
+    return _published(store, job, start, end)
+
+
+def _stopped(outcome: RunOutcome, start: int, end: int) -> RunOutcome:
+    """A recomp that did not reach the end: the staging stays for the next try."""
+    staged = (
+        f"messages {start}-{outcome.covered_to} are"
+        if outcome.covered_to >= start
+        else "nothing is"
+    )
+    outcome.error = (
+        f"{outcome.error}; {staged} staged, the published compartments "
+        f"are unchanged: run `karni-historian recomp {start}-{end}` again to resume"
+    )
+    return outcome
+
+
+def _published(store: Store, job: _Recomposition, start: int, end: int) -> RunOutcome:
+    from karni_historian.store import RunRecord
+
+    outcome = job.outcome
+    record = RunRecord(
+        outcome.session_id, "recomp", "ok", historian=job.name, chunk_start=start, chunk_end=end
+    )
+    last = job.last_record
+    if last is not None:
+        record.historian, record.duration_ms = last.historian, last.duration_ms
+    outcome.compartments = store.publish_recomp(outcome.session_id, record)
+    outcome.status = "ok"
+    outcome.covered_to = store.last_compartment_end(outcome.session_id)
+    outcome.note = f"messages {start}-{end} rebuilt"
+    return outcome
