@@ -57,6 +57,8 @@ def long_session():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
 @pytest.fixture
 def model_project(tmp_path, monkeypatch):
     """An empty project (``manage.py``) with an empty user config and fake model keys."""
