@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import Any, NoReturn
+    from typing import Any
 
     from karni_historian.condense.runner import RunOutcome
     from karni_historian.condense.settings import Settings
@@ -37,13 +37,14 @@ class CliError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    import argparse
+    from karni.agent.common.arguments import CommandParser as Parser
 
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> NoReturn:
-            raise CliError(f"{message}; run `{self.prog} --help` for usage", 2)
-
-    parser = Parser(prog=PROG, description="A local historian for coding-agent transcripts.")
+    parser = Parser(
+        prog=PROG,
+        description="A local historian for coding-agent transcripts.",
+        epilog="Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.",
+    )
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     parser.add_argument(
         "--project", metavar="DIR", help="the project root (default: found from the cwd)"
     )
@@ -372,11 +373,21 @@ _COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``karni-historian`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    from karni.agent.common.arguments import CommandLineError
+
     try:
+        if arguments[:1] in (["-V"], ["--version"]):
+            from karni.agent.common.terminal import distribution_version
+
+            print(f"{PROG} {distribution_version('karni-historian')}")
+            return 0
+        if not arguments:
+            _parser().print_help(sys.stderr)
+            return 2
         args = _parser().parse_args(arguments)
         root = _root(args)
         return _COMMANDS[args.command](args, root)
-    except CliError as error:
+    except (CliError, CommandLineError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:

@@ -15,6 +15,8 @@ from karni_history_adr.discovery import ADR_DIRECTORIES, has_adr_directory
 
 __all__ = ["find_root", "main"]
 
+PROG = "karni-history-adr"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -58,12 +60,14 @@ def _project_path(root: str, path: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    import argparse
+    from karni.agent.common.arguments import CommandParser
 
-    parser = argparse.ArgumentParser(
-        prog="karni-history-adr",
+    parser = CommandParser(
+        prog=PROG,
         description="Print the Architecture Decision Records that concern a file, uncapped.",
+        epilog="Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.",
     )
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     parser.add_argument(
         "--root", help="the project root (default: the nearest folder holding an ADR folder)"
     )
@@ -109,13 +113,31 @@ def _run(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from karni.agent.common.arguments import CommandLineError
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] in (["-V"], ["--version"]):
+        from karni.agent.common.terminal import distribution_version
+
+        print(f"{PROG} {distribution_version('karni-history-adr')}")
+        return 0
+    if not arguments:
+        _parser().print_help(sys.stderr)
+        return 2
     try:
-        output = _run(args)
-    except CommandError as error:
-        print(f"karni-history-adr: {error}", file=sys.stderr)
-        return 1
-    print(output)
+        output = _run(_parser().parse_args(arguments))
+    except (CommandError, CommandLineError) as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2 if isinstance(error, CommandLineError) else 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    try:
+        print(output)
+    except BrokenPipeError:
+        from karni.agent.common.pipes import stop_on_broken_pipe
+
+        return stop_on_broken_pipe()
     return 0
 
 

@@ -43,7 +43,9 @@ def run(argv: list[str]) -> int:
 
     flags = parse_flags(argv, "karni check", FLAGS, USAGE)
     if flags["help"]:
-        sys.stdout.write(HELP)
+        from karni.cli.helptext import write_help
+
+        write_help(HELP)
         return 0
     from karni.cli.checks import (
         FAILED,

@@ -71,7 +71,9 @@ def run(argv: list[str]) -> int:
 
     flags, positionals = parse(argv, "karni config", FLAGS, USAGE)
     if flags["help"]:
-        sys.stdout.write(_help())
+        from karni.cli.helptext import write_help
+
+        write_help(_help())
         return 0
     action, arguments = _action(positionals)
     if action == "set":
