@@ -279,3 +279,37 @@ def test_expand_stops_at_the_15000_token_budget(tmp_path):
     # Verbose previews are short (200 characters a part), so all ten fit.
     assert verbose.startswith("Messages 1-10 (verbose). Recover any one in full with ")
     assert "Truncated" not in verbose and verbose.count("    • message ") == 10
+
+
+def test_sessions_and_status_as_json(project, capsys):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    code, out, err = cli(capsys, "sessions", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "sessions": [
+            {
+                "id": SESSION,
+                "source": "claude-code",
+                "messages": 32,
+                "compartments": 0,
+                "last_message_at": "2026-03-02T10:18:24.100Z",
+                "title": "Rename total helper to subtotal",
+            }
+        ]
+    }
+    code, out, err = cli(capsys, "status", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "session": SESSION,
+        "source": "claude-code",
+        "title": "Rename total helper to subtotal",
+        "messages": 32,
+        "condensed_to": 0,
+        "uncondensed": 32,
+        "compartments": 0,
+        "failures_in_a_row": 0,
+        "last_error": None,
+        "history_tokens": 0,
+        "history_budget": 19500,
+    }

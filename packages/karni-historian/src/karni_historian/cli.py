@@ -89,6 +89,7 @@ def _add_reading_commands(commands: Any) -> None:
 
     status = commands.add_parser("status", help="history compression facts of a session")
     status.add_argument("--session", metavar="ID", help="default: the newest session")
+    status.add_argument("--json", action="store_true", help="print the facts as one JSON object")
 
     expand = commands.add_parser(
         "expand", help="recover raw messages: a range START END, or --message N"
@@ -102,7 +103,10 @@ def _add_reading_commands(commands: Any) -> None:
     )
     expand.add_argument("range", nargs="*", metavar="START END")
 
-    commands.add_parser("sessions", help="list the stored sessions, newest first")
+    sessions = commands.add_parser("sessions", help="list the stored sessions, newest first")
+    sessions.add_argument(
+        "--json", action="store_true", help='print {"sessions": [...]}, one object per session'
+    )
 
     brief = commands.add_parser("brief", help="the full, uncapped history brief")
     brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
@@ -274,26 +278,49 @@ def _render(args: argparse.Namespace, root: str) -> int:
 
 
 def _status(args: argparse.Namespace, root: str) -> int:
-    from karni_historian.brief.status import status_text
+    from karni_historian.brief.status import status_facts, status_text
 
     settings = _settings(root)
     with _open(root) as store:
-        print(status_text(store, _session(store, args.session), settings))
+        session_id = _session(store, args.session)
+        if args.json:
+            import dataclasses
+            import json
+
+            facts = dataclasses.asdict(status_facts(store, session_id, settings))
+            print(json.dumps(facts, indent=2))
+        else:
+            print(status_text(store, session_id, settings))
     return 0
 
 
 def _sessions(args: argparse.Namespace, root: str) -> int:
     with _open(root) as store:
-        sessions = store.sessions()
-        if not sessions:
-            print(f"no sessions yet; run `{PROG} ingest`", file=sys.stderr)
-            return 0
-        for session in sessions:
-            count = len(store.compartments(session.id))
-            print(
-                f"{session.id}  {session.source}  {session.message_count} messages  "
-                f"{count} compartments  {session.last_ts or '-'}  {session.title or 'untitled'}"
-            )
+        rows = [
+            {
+                "id": session.id,
+                "source": session.source,
+                "messages": session.message_count,
+                "compartments": len(store.compartments(session.id)),
+                "last_message_at": session.last_ts,
+                "title": session.title,
+            }
+            for session in store.sessions()
+        ]
+    if args.json:
+        import json
+
+        print(json.dumps({"sessions": rows}, indent=2))
+        return 0
+    if not rows:
+        print(f"no sessions yet; run `{PROG} ingest`", file=sys.stderr)
+        return 0
+    for row in rows:
+        print(
+            f"{row['id']}  {row['source']}  {row['messages']} messages  "
+            f"{row['compartments']} compartments  {row['last_message_at'] or '-'}  "
+            f"{row['title'] or 'untitled'}"
+        )
     return 0
 
 
