@@ -1,5 +1,7 @@
+import io
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -313,3 +315,30 @@ def test_sessions_and_status_as_json(project, capsys):
         "history_tokens": 0,
         "history_budget": 19500,
     }
+
+
+class _FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _run_with_terminal_stderr(monkeypatch, *args):
+    terminal = _FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", "60")
+    code = main(list(args))
+    return code, terminal.getvalue()
+
+
+def test_wrapup_and_ingest_show_progress_and_quiet_silences_it(project, monkeypatch, capsys):
+    install_fixture(project)
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "-q", "ingest")
+    assert (code, drawn) == (0, "")
+    assert capsys.readouterr().out == ""
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "wrapup", "4")
+    assert code == 0
+    assert drawn.startswith("\rwrapup [")
+    assert drawn.endswith("\r\x1b[K")  # erased when done
+    assert all(len(frame) <= 59 + len("\x1b[K") for frame in drawn.split("\r") if frame)
+    assert "compartment" in capsys.readouterr().out

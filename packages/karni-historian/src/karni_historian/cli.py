@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars and no per-session lines; errors are still printed",
+    )
+    parser.add_argument(
         "--project", metavar="DIR", help="the project root (default: found from the cwd)"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -191,20 +197,26 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
     try:
         check_sources(args.sources or ())  # before the store is created
         with _open(root, create=True) as store:
-            report = ingest(store, root, args.sources, progress_stream=sys.stderr)
+            report = ingest(store, root, args.sources, progress_stream=_progress_stream(args))
     except IngestError as error:
         raise CliError(str(error), 2) from None
     for warning in report.warnings():
         print(f"{PROG}: {warning}", file=sys.stderr)
-    print(report.summary())
+    if not args.quiet:
+        print(report.summary())
     return 0
 
 
-def _report(outcome: RunOutcome) -> bool:
-    """Print a run's outcome (a failure on stderr); True when it failed."""
+def _progress_stream(args: argparse.Namespace) -> Any:
+    """Where progress bars go: stderr (drawn only on a terminal), or nowhere with ``-q``."""
+    return None if args.quiet else sys.stderr
+
+
+def _report(outcome: RunOutcome, args: argparse.Namespace) -> bool:
+    """Print a run's outcome (a failure on stderr, always); True when it failed."""
     if outcome.failed:
         print(f"{PROG}: {outcome.message()}", file=sys.stderr)
-    else:
+    elif not args.quiet:
         print(outcome.message())
     return outcome.failed
 
@@ -217,7 +229,10 @@ def _wrapup(args: argparse.Namespace, root: str) -> int:
     failed = False
     with _open(root) as store:
         for session_id in _sessions_to_run(store, args.session):
-            failed |= _report(runner.wrapup(store, session_id, keep, settings))
+            outcome = runner.wrapup(
+                store, session_id, keep, settings, progress_stream=_progress_stream(args)
+            )
+            failed |= _report(outcome, args)
     return 1 if failed else 0
 
 
@@ -241,16 +256,18 @@ def _run_session(
             print(f"{name}: would not condense {span}: no trigger fired ({decision.detail})")
         return None
     if decision is not None and not decision.fire:
+        if args.quiet:
+            return None
         print(
             f"{name}: no trigger fired ({decision.detail}); nothing condensed, "
             f"pass --force to condense now"
         )
         return None
-    if decision is not None:
+    if decision is not None and not args.quiet:
         print(
             f"{PROG}: {name}: trigger {decision.reason} fired: {decision.detail}", file=sys.stderr
         )
-    return runner.run(store, session_id, plan=plan)
+    return runner.run(store, session_id, plan=plan, progress_stream=_progress_stream(args))
 
 
 def _run(args: argparse.Namespace, root: str) -> int:
@@ -259,7 +276,7 @@ def _run(args: argparse.Namespace, root: str) -> int:
     with _open(root) as store:
         for session_id in _sessions_to_run(store, args.session):
             outcome = _run_session(store, session_id, settings, args)
-            failed |= outcome is not None and _report(outcome)
+            failed |= outcome is not None and _report(outcome, args)
     return 1 if failed else 0
 
 

@@ -202,14 +202,14 @@ def ingest(
     Raises:
         IngestError: A source does not exist or cannot be read.
     """
-    from karni_historian.ingest.progress import progress_for
     from karni_historian.ingest.sink import Sink
+    from karni_historian.progress import progress_for
 
     root = os.fspath(root)
     work = _planned_files(root, sources)
     progress = None
     if progress_stream is not None:
-        progress = progress_for(_bytes_to_read(store, work), progress_stream)
+        progress = progress_for(_bytes_to_read(store, work), progress_stream, "ingest", _megabytes)
     report = IngestReport()
     sink = Sink(store, root)
     try:
@@ -245,6 +245,10 @@ def _planned_files(
         except OSError:
             continue  # agents delete old transcripts; a vanished file is no error
     return work
+
+
+def _megabytes(done: int, total: int) -> str:
+    return f"{done / 1e6:.1f}/{total / 1e6:.1f} MB"
 
 
 def _bytes_to_read(store: Store, work: Sequence[tuple[str, str | None, os.stat_result]]) -> int:
