@@ -37,14 +37,9 @@ class CliError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from karni.agent.common.arguments import CommandParser as Parser
+    from karni.agent.common.arguments import CommandParser, command_parser
 
-    parser = Parser(
-        prog=PROG,
-        description="A local historian for coding-agent transcripts.",
-        epilog="Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.",
-    )
-    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
+    parser = command_parser(PROG, "A local historian for coding-agent transcripts.")
     parser.add_argument(
         "-q",
         "--quiet",
@@ -54,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--project", metavar="DIR", help="the project root (default: found from the cwd)"
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     commands.required = True
     _add_writing_commands(commands)
     _add_reading_commands(commands)
@@ -417,17 +412,12 @@ _COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``karni-historian`` with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    from karni.agent.common.arguments import CommandLineError
+    from karni.agent.common.arguments import CommandLineError, answer_version_or_bare
 
     try:
-        if arguments[:1] in (["-V"], ["--version"]):
-            from karni.agent.common.terminal import distribution_version
-
-            print(f"{PROG} {distribution_version('karni-historian')}")
-            return 0
-        if not arguments:
-            _parser().print_help(sys.stderr)
-            return 2
+        early = answer_version_or_bare(arguments, "karni-historian", _parser)
+        if early is not None:
+            return early
         args = _parser().parse_args(arguments)
         root = _root(args)
         return _COMMANDS[args.command](args, root)

@@ -60,14 +60,11 @@ def _project_path(root: str, path: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from karni.agent.common.arguments import CommandParser
+    from karni.agent.common.arguments import command_parser
 
-    parser = CommandParser(
-        prog=PROG,
-        description="Print the Architecture Decision Records that concern a file, uncapped.",
-        epilog="Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.",
+    parser = command_parser(
+        PROG, "Print the Architecture Decision Records that concern a file, uncapped."
     )
-    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     parser.add_argument(
         "--root", help="the project root (default: the nearest folder holding an ADR folder)"
     )
@@ -113,17 +110,12 @@ def _run(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    from karni.agent.common.arguments import CommandLineError
+    from karni.agent.common.arguments import CommandLineError, answer_version_or_bare
 
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] in (["-V"], ["--version"]):
-        from karni.agent.common.terminal import distribution_version
-
-        print(f"{PROG} {distribution_version('karni-history-adr')}")
-        return 0
-    if not arguments:
-        _parser().print_help(sys.stderr)
-        return 2
+    early = answer_version_or_bare(arguments, "karni-history-adr", _parser)
+    if early is not None:
+        return early
     try:
         output = _run(_parser().parse_args(arguments))
     except (CommandError, CommandLineError) as error:

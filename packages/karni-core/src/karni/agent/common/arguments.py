@@ -17,12 +17,23 @@ from karni.agent.common.terminal import help_width, parser_error_hint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
-__all__ = ["USAGE_EXIT", "CommandLineError", "CommandParser", "option_strings"]
+__all__ = [
+    "USAGE_EXIT",
+    "CommandLineError",
+    "CommandParser",
+    "answer_version_or_bare",
+    "command_parser",
+    "option_strings",
+]
 
 USAGE_EXIT = 2
 """The exit status of a wrong command line, the same for every Karni command."""
+
+EXIT_STATUS = "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted."
+"""The line every Karni command's help ends with."""
 
 
 class CommandLineError(KarniCoreError):
@@ -59,3 +70,32 @@ class CommandParser(argparse.ArgumentParser):
         """Raise :class:`CommandLineError` for ``message``, with a did-you-mean."""
         hint = parser_error_hint(message, option_strings(self))
         raise CommandLineError(f"{message}{hint}; run `{self.prog} --help` for usage")
+
+
+def command_parser(prog: str, description: str) -> CommandParser:
+    """A command's top-level parser: ``-V/--version``, and help ending in the exit statuses."""
+    parser = CommandParser(prog=prog, description=description, epilog=EXIT_STATUS)
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def answer_version_or_bare(
+    arguments: list[str], distribution: str, parser: Callable[[], argparse.ArgumentParser]
+) -> int | None:
+    """Handle ``PROG --version`` and a bare ``PROG``; the exit status, or None to go on.
+
+    ``--version`` (``-V``) prints ``PROG VERSION`` on stdout (exit 0); no
+    arguments at all prints the usage on stderr (exit 2), as every Karni
+    command does.
+    """
+    import sys
+
+    if arguments[:1] in (["-V"], ["--version"]):
+        from karni.agent.common.terminal import distribution_version
+
+        print(f"{parser().prog} {distribution_version(distribution)}")
+        return 0
+    if not arguments:
+        parser().print_help(sys.stderr)
+        return USAGE_EXIT
+    return None

@@ -15,6 +15,7 @@ __all__ = [
     "body_room",
     "estimate_tokens",
     "fit_blocks",
+    "leading_lines",
 ]
 
 HISTORY_TOKEN_CAP = 300
@@ -124,19 +125,25 @@ def _shortened(line: str, space: int) -> str | None:
     return line[:keep].rstrip() + ELLIPSIS if keep >= 1 else None
 
 
+def leading_lines(lines: list[str], room: int) -> list[str]:
+    """The leading ``lines`` that fit in ``room`` characters, each paying for its newline."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
+
+
 def _kept_lines(lines: list[str], space: int) -> list[str] | None:
     """The leading lines that fit in ``space`` characters, at least one of them content.
 
     Content is a line that is not a sub-heading: a cut brief never shows its
     sub-headings alone. The first content line is shortened when it must be.
     """
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) + 1 > space:
-            break
-        kept.append(line)
-        used += len(line) + 1
+    kept = leading_lines(lines, space)
     content = next((i for i, line in enumerate(lines) if not _is_subheading(line)), None)
     if content is None or any(not _is_subheading(line) for line in kept):
         return kept or ([first] if lines and (first := _shortened(lines[0], space)) else None)
