@@ -37,7 +37,7 @@ def _usage() -> str:
             summary = importlib.import_module(module_name).SUMMARY
         except ImportError:
             continue
-        lines.append(f"  {name:<10} {summary}")
+        lines.append(f"  {name:<11} {summary}")
     lines += [
         "",
         "options:",
