@@ -33,6 +33,7 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
     monkeypatch.setenv("TZ", "UTC")  # history briefs show times; keep snapshots stable
     monkeypatch.delenv("KARNI_AGENT_CONDITIONS", raising=False)
     monkeypatch.delenv("KARNI_PROVIDER_TIMEOUT", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)  # help is 79 columns wide off a terminal
     for name in CI_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     return home

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -210,3 +211,30 @@ def test_exit_codes_in_a_real_process(project: Path, run_cli, tmp_path: Path) ->
     assert "looked for manage.py or karni.rules.py" in outside.stderr
     usage = run_cli("check", "--fast", cwd=project)
     assert usage.returncode == 2 and usage.stderr.count("\n") == 1
+
+
+def test_json_has_every_result_and_a_stable_shape(project: Path, capsys) -> None:
+    code, out, err = check(capsys, "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "ok": True,
+        "checks": [
+            {"name": "agent adapters", "status": "ok", "detail": "fresh"},
+            {"name": "karni.rules.py", "status": "ok", "detail": "none (the defaults apply)"},
+            {"name": "settings", "status": "ok", "detail": "none (the defaults apply)"},
+            {
+                "name": "django system checks",
+                "status": "skipped",
+                "detail": "no .venv/bin/python in the project",
+            },
+        ],
+    }
+    (project / "AGENTS.md").write_text("edited by hand\n")
+    code, out, _ = check(capsys, "--json")
+    document = json.loads(out)
+    assert (code, document["ok"]) == (1, False)
+    assert document["checks"][0] == {
+        "name": "agent adapters",
+        "status": "failed",
+        "detail": "out of date: AGENTS.md; run `karni rules sync`",
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,24 @@ def test_set_never_writes_through_a_symlinked_karni_folder(
     err = capsys.readouterr().err
     assert err.startswith("karni: cannot write ") and "symlink" in err and err.count("\n") == 1
     assert list(elsewhere.iterdir()) == []
+
+
+def test_list_as_json(project: Path, capsys) -> None:
+    code, out, err = config(capsys, "list", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "settings": [{"key": "suggest_tools", "value": True, "source": "default", "path": None}]
+    }
+    config(capsys, "set", "suggest_tools", "false")
+    document = json.loads(config(capsys, "list", "--json")[1])
+    assert document["settings"] == [
+        {
+            "key": "suggest_tools",
+            "value": False,
+            "source": "project",
+            "path": str(project / ".karni" / "config.toml"),
+        }
+    ]
+    code, out, err = config(capsys, "get", "suggest_tools", "--json")
+    assert (code, out) == (2, "")
+    assert err.startswith("karni: --json goes with `karni config list`, not `get`")

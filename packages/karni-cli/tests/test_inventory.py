@@ -280,9 +280,12 @@ def test_project_code_is_never_run_and_broken_files_are_skipped(tmp_path: Path) 
     assert not marker.exists()
 
 
-def test_empty_project_renders_nothing(tmp_path: Path) -> None:
+def test_empty_project_says_so_in_one_inventory_line(tmp_path: Path) -> None:
     (tmp_path / "manage.py").write_text("")
-    assert render(str(tmp_path)) == ""
+    assert render(str(tmp_path)) == (
+        "APPS: none yet (no Django app of the project found; "
+        "add one with `python manage.py startapp NAME`)\n"
+    )
 
 
 def test_a_marker_before_installed_apps_does_not_count(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ def test_help_lists_the_commands(capsys) -> None:
 
 def test_no_arguments_is_a_usage_error(capsys) -> None:
     assert main([]) == 2
-    assert capsys.readouterr().out.startswith("usage: karni COMMAND")
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("usage: karni COMMAND")
 
 
 def test_unknown_command(capsys) -> None:
@@ -40,7 +42,8 @@ def test_context_hot_path_imports_nothing_heavy(eventsite, run_cli) -> None:
         "from karni.cli.main import main\n"
         "main(['context'])\n"
         "heavy = {'argparse', 'json', 'typing', 'dataclasses', 'importlib.metadata', 'ast',"
-        " 'subprocess', 'tomllib', 'karni.agent.history', 'pathlib'}\n"
+        " 'subprocess', 'tomllib', 'karni.agent.history', 'pathlib',"
+        " 'difflib', 'textwrap', 'karni.agent.common.terminal'}\n"
         "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
     )
     import subprocess
@@ -63,7 +66,7 @@ ERROR_CASES = [
     (["config"], 2, "needs an action"),
     (["config", "get", "colour"], 1, "unknown setting `colour`"),
     (["config", "set", "suggest_tools", "maybe"], 1, "takes true or false"),
-    (["rules", "--bogus"], 2, "unknown argument `--bogus`"),
+    (["rules", "--bogus"], 2, "unknown option `--bogus`"),
     (["rules", "--explain", "K999"], 1, "K999"),
     (["rules", "sync", "--bogus"], 2, "unknown argument `--bogus`"),
     (["new"], 2, "`karni new` takes one folder name"),

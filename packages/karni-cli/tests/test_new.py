@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from karni.cli.inventory.report import EMPTY_INVENTORY
 from karni.cli.main import main
 
 
@@ -79,7 +80,33 @@ def test_karni_works_inside_at_once(tmp_path: Path, capsys, monkeypatch) -> None
     assert (code, err) == (0, "") and out.startswith("Rules of this Karni project.")
     code, out, err = karni(capsys, "context")
     assert (code, err) == (0, "")
+    assert out == EMPTY_INVENTORY + "\n"  # the next command `karni new` names is never silent
     assert not (tmp_path / "shop/.karni/local").exists()
+
+
+def test_a_plain_django_project_is_never_silent(tmp_path: Path, run_cli) -> None:
+    """The layout ``django-admin startproject mysite`` writes, with no app of its own yet."""
+    root = tmp_path / "mysite"
+    (root / "mysite").mkdir(parents=True)
+    (root / "manage.py").write_text(
+        "import os\nimport sys\n\n\ndef main():\n"
+        "    os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'mysite.settings')\n"
+        "    from django.core.management import execute_from_command_line\n\n"
+        "    execute_from_command_line(sys.argv)\n"
+    )
+    for name in ("__init__.py", "asgi.py", "wsgi.py"):
+        (root / "mysite" / name).write_text("")
+    (root / "mysite/urls.py").write_text(
+        "from django.contrib import admin\nfrom django.urls import path\n\n"
+        "urlpatterns = [path('admin/', admin.site.urls)]\n"
+    )
+    (root / "mysite/settings.py").write_text(
+        "INSTALLED_APPS = [\n    'django.contrib.admin',\n    'django.contrib.auth',\n"
+        "    'django.contrib.contenttypes',\n]\nROOT_URLCONF = 'mysite.urls'\n"
+    )
+    result = run_cli("context", cwd=root)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == EMPTY_INVENTORY + "\n"
 
 
 def test_a_new_app_at_the_marker_shows_in_context(tmp_path: Path, capsys, monkeypatch) -> None:

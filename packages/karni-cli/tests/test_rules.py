@@ -215,7 +215,7 @@ def test_json_without_store_or_rule_file(project: Path, capsys) -> None:
     [
         (
             ["--bogus"],
-            "karni: unknown argument `--bogus` for `karni rules`; run `karni rules --help`",
+            "karni: unknown option `--bogus` for `karni rules`; run `karni rules --help`",
         ),
         (["--explain"], "karni: `--explain` needs a rule code, e.g. `karni rules --explain K004`"),
         (["--explain="], "karni: `--explain` needs a rule code, e.g. `karni rules --explain K004`"),

@@ -314,6 +314,7 @@ TIP_FREE_RUNS = {
     "config": [["config", "list"], ["config", "get", "suggest_tools"]],
     "new": [["new", "{tmp}/fresh"]],
     "hooks": [["hooks", "status"], ["hooks", "status", "--json"]],
+    "completion": [["completion", "bash"]],
     "hook": [["hook", "--help"]],  # its runs write .karni/local/ by design (tests: test_hook.py)
     "trust": [["trust", "--list"]],
 }

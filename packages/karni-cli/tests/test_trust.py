@@ -178,7 +178,7 @@ def test_safe_directories_count_only_in_the_users_own_file(
 
 def test_main_lists_the_trust_command(capsys) -> None:
     assert main(["--help"]) == 0
-    assert "  trust     let `karni check` run a project's own code" in capsys.readouterr().out
+    assert "  trust       let `karni check` run a project's own code" in capsys.readouterr().out
 
 
 def test_python_m_does_not_take_providers_from_the_working_folder(

@@ -170,3 +170,34 @@ def test_full_command_is_asked_once_even_when_blocks_are_refitted(kinds):
     assert 0 < block.count("HISTORY:") < len(providers)
     for provider in providers:
         assert [call[0] for call in provider.calls].count("full_command") <= 1
+
+
+@pytest.mark.parametrize("count", [3, 5, 8])
+def test_every_block_shown_carries_a_line_of_content_not_only_sub_headings(kinds, count):
+    subheaded = "Episodes that touched this file, oldest first:\n" + "\n".join(
+        f"- 2026-03-02 Episode {i} (messages {i}-{i + 1}): " + "e" * 300 for i in range(20)
+    )
+    others = "\n".join(f"other {i} " + "o" * 60 for i in range(40))
+    providers = [kinds.Static(name="historian", brief=subheaded, command="historian brief")]
+    providers += [
+        kinds.Static(name=f"p{n}", brief=others, command=f"p{n} show") for n in range(count - 1)
+    ]
+    block = compose(ROOT, "apps/a.py", providers=providers)
+    assert len(block) <= CAP_CHARS
+    lines = block.split("\n")
+    start = lines.index(heading(name="historian"))
+    end = lines.index("… truncated at ~300 tokens; full brief: historian brief")
+    shown = lines[start + 1 : end]
+    assert shown[-1].startswith("- 2026-03-02 Ep"), shown  # an episode, cut if it must be
+    for n in range(count - 1):
+        own = lines.index(heading(name=f"p{n}"))
+        assert lines[own + 1].startswith("other 0"), block
+
+
+def test_a_sub_heading_is_kept_before_its_first_line_when_both_fit(kinds):
+    brief = "Decisions:\n" + "d" * 2000
+    block = compose(ROOT, "apps/a.py", providers=[kinds.Static(name="adr", brief=brief)])
+    lines = block.split("\n")
+    assert lines[:2] == [heading(name="adr"), "Decisions:"]
+    assert lines[2].startswith("ddd") and lines[2].endswith("…")
+    assert len(block) <= CAP_CHARS

@@ -1,5 +1,7 @@
+import io
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -322,3 +324,63 @@ def test_expand_reads_every_message_and_prints_no_escapes(tmp_path):
     for text in (whole, result_only, last, verbose, full):
         assert not any(ord(c) < 32 and c != "\n" for c in text), text
     assert "1 failed" in full
+
+
+def test_sessions_and_status_as_json(project, capsys):
+    install_fixture(project)
+    cli(capsys, "ingest")
+    code, out, err = cli(capsys, "sessions", "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "sessions": [
+            {
+                "id": SESSION,
+                "source": "claude-code",
+                "messages": 32,
+                "compartments": 0,
+                "last_message_at": "2026-03-02T10:18:24.100Z",
+                "title": "Rename total helper to subtotal",
+            }
+        ]
+    }
+    code, out, err = cli(capsys, "status", "--json")
+    assert (code, err) == (0, "")
+    status = json.loads(out)
+    assert status["schema"] == 1
+    assert status["session"] == {
+        "id": SESSION,
+        "source": "claude-code",
+        "title": "Rename total helper to subtotal",
+    }
+    assert status["messages"] == {"raw": 32, "condensed_to": 0, "uncondensed": 32}
+    assert status["compartments"] == 0
+    assert status["history"] == {"tokens": 0, "budget": 19500}
+    assert status["failures"] == {"streak": 0, "last_error": None, "latest_dump": None}
+
+
+class _FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def _run_with_terminal_stderr(monkeypatch, *args):
+    terminal = _FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", "60")
+    code = main(list(args))
+    return code, terminal.getvalue()
+
+
+def test_wrapup_and_ingest_show_progress_and_quiet_silences_it(project, monkeypatch, capsys):
+    install_fixture(project)
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "-q", "ingest")
+    assert (code, drawn) == (0, "")
+    assert capsys.readouterr().out == ""
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "wrapup", "4")
+    assert code == 0
+    bar, erased, note = drawn.rpartition("\r\x1b[K")
+    assert bar.startswith("\rwrapup [") and erased  # erased when done
+    assert all(len(frame) <= 59 + len("\x1b[K") for frame in bar.split("\r") if frame)
+    assert "a history rebuild is pending" in note
+    assert "compartment" in capsys.readouterr().out

@@ -462,7 +462,8 @@ class FakeTerminal(io.StringIO):
         return True
 
 
-def test_progress_only_on_a_terminal(project):
+def test_progress_only_on_a_terminal(project, monkeypatch):
+    monkeypatch.setenv("TERM", "xterm")
     install_fixture(project)
     quiet = io.StringIO()
     run(project, stream=quiet)

@@ -195,3 +195,31 @@ def test_never_raises(root):
     assert provider.project_context(root) is None
     assert provider.context(root, None) is None
     assert provider.context(os.devnull, "a.py") is None
+
+
+class _LongBrief:
+    """A provider without ``accepts_room`` whose brief is far over any share."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def detect(self, project_root):
+        return True
+
+    def context(self, project_root, path):
+        return "\n".join(f"{self.name} {i} " + "x" * 60 for i in range(40))
+
+
+def test_next_to_two_providers_the_brief_fits_its_room_with_episodes(root):
+    fill(root, [(episode(i * 2 + 1, i * 2 + 2, f"Episode {i:02d}"), ["a.py"]) for i in range(40)])
+    providers = [HistorianProvider(), _LongBrief("adr"), _LongBrief("zz")]
+    composed = compose(root, "a.py", providers=providers)
+    lines = composed.split("\n")
+    start = lines.index("HISTORY: a.py (historian)")
+    end = lines.index("HISTORY: a.py (zz)")
+    own = lines[start + 1 : end]
+    assert own[0] == "What shaped this file, newest first:"  # the layout of docs/historian
+    assert "Episodes that touched this file, oldest first:" in own
+    assert own[-1].startswith("- 2026-03-02 Episode 39 (messages 79-80)")  # the newest, whole
+    assert not any("truncated" in line for line in own)  # sized to its room, never cut
+    assert len(composed) <= 1200

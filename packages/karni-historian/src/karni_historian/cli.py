@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Sequence
-    from typing import Any, NoReturn
+    from typing import Any
 
     from karni_historian.brief.cache import BlockShape
     from karni_historian.condense.models.session import PreparedSession
@@ -40,17 +40,19 @@ class CliError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    import argparse
+    from karni.agent.common.arguments import CommandParser, command_parser
 
-    class Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> NoReturn:
-            raise CliError(f"{message}; run `{self.prog} --help` for usage", 2)
-
-    parser = Parser(prog=PROG, description="A local historian for coding-agent transcripts.")
+    parser = command_parser(PROG, "A local historian for coding-agent transcripts.")
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars and no per-session lines; errors are still printed",
+    )
     parser.add_argument(
         "--project", metavar="DIR", help="the project root (default: found from the cwd)"
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     commands.required = True
     _add_writing_commands(commands)
     _add_reading_commands(commands)
@@ -127,7 +129,10 @@ def _add_reading_commands(commands: Any) -> None:
     )
     expand.add_argument("range", nargs="*", metavar="START END")
 
-    commands.add_parser("sessions", help="list the stored sessions, newest first")
+    sessions = commands.add_parser("sessions", help="list the stored sessions, newest first")
+    sessions.add_argument(
+        "--json", action="store_true", help='print {"sessions": [...]}, one object per session'
+    )
 
     brief = commands.add_parser("brief", help="the full, uncapped history brief")
     brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
@@ -212,20 +217,34 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
     try:
         check_sources(args.sources or ())  # before the store is created
         with _open(root, create=True) as store:
-            report = ingest(store, root, args.sources, progress_stream=sys.stderr)
+            report = ingest(store, root, args.sources, progress_stream=_progress_stream(args))
     except IngestError as error:
         raise CliError(str(error), 2) from None
     for warning in report.warnings():
         print(f"{PROG}: {warning}", file=sys.stderr)
-    print(report.summary())
+    if not args.quiet:
+        print(report.summary())
     return 0
 
 
-def _report(outcome: RunOutcome) -> bool:
-    """Print a run's outcome (a failure on stderr); True when it failed."""
+def _progress_stream(args: argparse.Namespace) -> Any:
+    """Where progress bars go: stderr (drawn only on a terminal), or nowhere with ``-q``.
+
+    The bar is Karni's own text and needs its carriage returns, so it goes to
+    the stream under the sanitiser :func:`main` puts on stderr.
+    """
+    from karni.agent.common.sanitize import CleanStream
+
+    if args.quiet:
+        return None
+    return sys.stderr.stream if isinstance(sys.stderr, CleanStream) else sys.stderr
+
+
+def _report(outcome: RunOutcome, args: argparse.Namespace) -> bool:
+    """Print a run's outcome (a failure on stderr, always); True when it failed."""
     if outcome.failed:
         print(f"{PROG}: {outcome.message()}", file=sys.stderr)
-    else:
+    elif not args.quiet:
         print(outcome.message())
     return outcome.failed
 
@@ -264,7 +283,7 @@ def _each_session(
                 continue
             outcome = condense(store, session_id, prepared)
             _notes(session_id, prepared)
-            failed |= outcome is not None and _report(outcome)
+            failed |= outcome is not None and _report(outcome, args)
     return 1 if failed else 0
 
 
@@ -276,9 +295,14 @@ def _wrapup(args: argparse.Namespace, root: str) -> int:
 
     def condense(store: Store, session_id: str, prepared: PreparedSession) -> RunOutcome:
         outcome = runner.wrapup(
-            store, session_id, keep, prepared.settings, historian=prepared.historian
+            store,
+            session_id,
+            keep,
+            prepared.settings,
+            historian=prepared.historian,
+            progress_stream=_progress_stream(args),
         )
-        if outcome.compartments:
+        if outcome.compartments and not args.quiet:
             print(f"{PROG}: {_rebuild_note(store, session_id, settings, files)}", file=sys.stderr)
         return outcome
 
@@ -345,16 +369,20 @@ def _run_session(
             print(f"{name}: would not condense {span}: no trigger fired ({decision.detail})")
         return None
     if decision is not None and not decision.fire:
+        if args.quiet:
+            return None
         print(
             f"{name}: no trigger fired ({decision.detail}); nothing condensed, "
             f"pass --force to condense now"
         )
         return None
-    if decision is not None:
+    if decision is not None and not args.quiet:
         print(
             f"{PROG}: {name}: trigger {decision.reason} fired: {decision.detail}", file=sys.stderr
         )
-    return runner.run(store, session_id, plan=plan, historian=historian)
+    return runner.run(
+        store, session_id, plan=plan, historian=historian, progress_stream=_progress_stream(args)
+    )
 
 
 def _run(args: argparse.Namespace, root: str) -> int:
@@ -455,16 +483,31 @@ def _status(args: argparse.Namespace, root: str) -> int:
 
 def _sessions(args: argparse.Namespace, root: str) -> int:
     with _open(root) as store:
-        sessions = store.sessions()
-        if not sessions:
-            print(f"no sessions yet; run `{PROG} ingest`", file=sys.stderr)
-            return 0
-        for session in sessions:
-            count = len(store.compartments(session.id))
-            print(
-                f"{session.id}  {session.source}  {session.message_count} messages  "
-                f"{count} compartments  {session.last_ts or '-'}  {session.title or 'untitled'}"
-            )
+        rows = [
+            {
+                "id": session.id,
+                "source": session.source,
+                "messages": session.message_count,
+                "compartments": len(store.compartments(session.id)),
+                "last_message_at": session.last_ts,
+                "title": session.title,
+            }
+            for session in store.sessions()
+        ]
+    if args.json:
+        import json
+
+        print(json.dumps({"sessions": rows}, indent=2))
+        return 0
+    if not rows:
+        print(f"no sessions yet; run `{PROG} ingest`", file=sys.stderr)
+        return 0
+    for row in rows:
+        print(
+            f"{row['id']}  {row['source']}  {row['messages']} messages  "
+            f"{row['compartments']} compartments  {row['last_message_at'] or '-'}  "
+            f"{row['title'] or 'untitled'}"
+        )
     return 0
 
 
@@ -578,11 +621,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    from karni.agent.common.arguments import CommandLineError, answer_version_or_bare
+
     try:
+        early = answer_version_or_bare(arguments, "karni-historian", _parser)
+        if early is not None:
+            return early
         args = _parser().parse_args(arguments)
         root = _root(args)
         return _run_command(args, root)
-    except CliError as error:
+    except (CliError, CommandLineError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:

@@ -15,6 +15,8 @@ from karni_history_adr.discovery import ADR_DIRECTORIES, has_adr_directory
 
 __all__ = ["find_root", "main"]
 
+PROG = "karni-history-adr"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -62,11 +64,10 @@ def _project_path(root: str, path: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    import argparse
+    from karni.agent.common.arguments import command_parser
 
-    parser = argparse.ArgumentParser(
-        prog="karni-history-adr",
-        description="Print the Architecture Decision Records that concern a file, uncapped.",
+    parser = command_parser(
+        PROG, "Print the Architecture Decision Records that concern a file, uncapped."
     )
     parser.add_argument(
         "--root", help="the project root (default: the nearest folder holding an ADR folder)"
@@ -113,16 +114,29 @@ def _run(args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from karni.agent.common.arguments import CommandLineError, answer_version_or_bare
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    early = answer_version_or_bare(arguments, "karni-history-adr", _parser)
+    if early is not None:
+        return early
     try:
-        output = _run(args)
-    except CommandError as error:
-        print(f"karni-history-adr: {error}", file=sys.stderr)
-        return 1
+        output = _run(_parser().parse_args(arguments))
+    except (CommandError, CommandLineError) as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2 if isinstance(error, CommandLineError) else 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
     from karni.agent.common.sanitize import one_line
 
     # Titles and paths come from the repository: nothing may drive the terminal.
-    print("\n".join(one_line(line) for line in output.split("\n")))
+    try:
+        print("\n".join(one_line(line) for line in output.split("\n")))
+    except BrokenPipeError:
+        from karni.agent.common.pipes import stop_on_broken_pipe
+
+        return stop_on_broken_pipe()
     return 0
 
 

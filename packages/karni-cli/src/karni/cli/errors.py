@@ -7,7 +7,11 @@ Messages name the offending thing and say what to do.
 
 from __future__ import annotations
 
-__all__ = ["KarniError", "ProjectNotFoundError", "UsageError"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = ["KarniError", "ProjectNotFoundError", "UsageError", "unknown_option"]
 
 
 class KarniError(Exception):
@@ -24,3 +28,13 @@ class UsageError(KarniError):
 
 class ProjectNotFoundError(KarniError):
     """No Karni project (``manage.py`` or ``karni.rules.py``) at or above the directory."""
+
+
+def unknown_option(option: str, command: str, known: Iterable[str], usage: str) -> UsageError:
+    """The error for an unknown ``option`` of ``command``, naming the closest known one."""
+    from karni.agent.common.terminal import did_you_mean
+
+    name = option.partition("=")[0]
+    return UsageError(
+        f"unknown option `{option}` for `{command}`{did_you_mean(name, known)}; {usage}"
+    )

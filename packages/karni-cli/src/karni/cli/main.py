@@ -22,17 +22,9 @@ COMMANDS: dict[str, str] = {
     "new": "karni.cli.commands.new",
     "hooks": "karni.cli.commands.hooks",
     "hook": "karni.cli.commands.hook",
+    "completion": "karni.cli.commands.completion",
 }
 """Command name → module. The order is the order ``karni --help`` lists them in."""
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("karni-cli")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def _usage() -> str:
@@ -44,9 +36,40 @@ def _usage() -> str:
             summary = importlib.import_module(module_name).SUMMARY
         except ImportError:
             continue
-        lines.append(f"  {name:<9} {summary}")
-    lines += ["", "Run `karni COMMAND --help` for a command's options."]
+        lines.append(f"  {name:<11} {summary}")
+    lines += [
+        "",
+        "options:",
+        "  -h, --help     show this help and exit",
+        "  -V, --version  print karni's version and exit",
+        "",
+        "Run `karni help COMMAND` (or `karni COMMAND --help`) for a command's options.",
+        "Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.",
+    ]
     return "\n".join(lines)
+
+
+def _help(args: list[str]) -> int:
+    """``karni help [COMMAND]``: the top-level usage, or one command's help."""
+    if not args:
+        from karni.cli.helptext import write_help
+
+        write_help(_usage() + "\n")
+        return 0
+    if args[0] not in COMMANDS:
+        return _unknown_command(args[0])
+    return main([args[0], "--help"])
+
+
+def _unknown_command(name: str) -> int:
+    from karni.agent.common.terminal import did_you_mean
+
+    hint = did_you_mean(name, [*COMMANDS, "help"])
+    print(
+        f"karni: unknown command `{name}`{hint}; run `karni --help` for the list",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,26 +125,34 @@ def _exit_status(stop: SystemExit) -> int:
 
 
 def _dispatch(args: list[str]) -> int:
-    if not args or args[0] in ("-h", "--help", "help"):
-        print(_usage())
-        return 0 if args else 2
-    if args[0] == "--version":
-        print(f"karni {_version()}")
+    if not args:
+        from karni.cli.helptext import write_help
+
+        write_help(_usage() + "\n", sys.stderr)
+        return 2
+    if args[0] in ("-h", "--help"):
+        return _help([])
+    if args[0] == "help":
+        return _help(args[1:])
+    if args[0] in ("-V", "--version"):
+        from karni.agent.common.terminal import distribution_version
+
+        print(f"karni {distribution_version('karni-cli')}")
         return 0
     module_name = COMMANDS.get(args[0])
     if module_name is None:
-        print(
-            f"karni: unknown command `{args[0]}`; run `karni --help` for the list",
-            file=sys.stderr,
-        )
-        return 2
+        return _unknown_command(args[0])
+    return _run(module_name, args[1:])
+
+
+def _run(module_name: str, args: list[str]) -> int:
     import importlib
 
     from karni.cli.errors import KarniError
 
     try:
         command = importlib.import_module(module_name)
-        return int(command.run(args[1:]))
+        return int(command.run(args))
     except KarniError as error:
         print(f"karni: {error}", file=sys.stderr)
         return error.exit_code

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from karni.cli.errors import UsageError
+from karni.cli.errors import UsageError, unknown_option
 
 __all__ = ["parse", "parse_flags", "parser"]
 
@@ -31,7 +31,10 @@ class _Parser(argparse.ArgumentParser):
         self.usage_line = usage
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} for `{self.command}`; {self.usage_line}")
+        from karni.agent.common.terminal import parser_error_hint
+
+        hint = parser_error_hint(message, self._option_string_actions)
+        raise UsageError(f"{message} for `{self.command}`{hint}; {self.usage_line}")
 
 
 def parser(command: str, usage: str) -> argparse.ArgumentParser:
@@ -66,7 +69,8 @@ def parse(
         parser.error(str(error))
     for argument in unknown:
         if argument.startswith("-") and argument != "-":
-            raise UsageError(f"unknown option `{argument}` for `{command}`; {usage}")
+            known = [spelling for spellings in flags.values() for spelling in spellings]
+            raise unknown_option(argument, command, known, usage)
     given = {name: bool(getattr(namespace, name)) for name in flags}
     return given, [*namespace.positionals, *unknown]
 

@@ -59,11 +59,6 @@ def by_priority(facts: Sequence[Fact]) -> list[Fact]:
 
 def fit_lines(lines: list[str], room: int) -> list[str]:
     """The leading lines that fit in ``room`` characters, each paying for its newline."""
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) + 1 > room:
-            break
-        kept.append(line)
-        used += len(line) + 1
-    return kept
+    from karni.agent.history.cap import leading_lines
+
+    return leading_lines(lines, room)

@@ -24,7 +24,7 @@ from karni_historian.condense.settings import Settings, load_settings
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
+    from typing import Any, TextIO
 
     from karni_historian.condense.chunk import Chunk
     from karni_historian.condense.compartment_xml import ValidationResult
@@ -116,6 +116,10 @@ def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
     return summarize(chunk, messages)
 
 
+def _messages(done: int, total: int) -> str:
+    return f"{done}/{total} messages"
+
+
 def historian_name(historian: Historian | None) -> str:
     """The name a run records: the built-in's, the callable's ``name``, or its qualified name."""
     if historian is None:
@@ -136,6 +140,7 @@ class _Condensation:
         messages: Sequence[Message],
         settings: Settings,
         historian: Historian | None,
+        progress_stream: TextIO | None = None,
     ) -> None:
         from karni_historian.condense.chunk import completed_arcs
 
@@ -147,16 +152,27 @@ class _Condensation:
         self.messages = messages
         self.by_ordinal = {message.ordinal: message for message in messages}
         self.arcs = completed_arcs(messages)
+        self.progress_stream = progress_stream
 
     def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
         """Run the historian until compartments cover every ordinal before ``target``."""
+        from karni_historian.progress import progress_for
+
         outcome = self.outcome
         outcome.target = target
-        for _ in range(_MAX_ROUNDS):
-            offset = self.store.last_compartment_end(outcome.session_id) + 1
-            outcome.covered_to = offset - 1
-            if offset >= target or not self._round(offset, target, force_keep=force_keep):
-                break
+        start = outcome.covered_to
+        progress = progress_for(target - 1 - start, self.progress_stream, outcome.kind, _messages)
+        try:
+            for _ in range(_MAX_ROUNDS):
+                offset = self.store.last_compartment_end(outcome.session_id) + 1
+                outcome.covered_to = offset - 1
+                if progress is not None:
+                    progress.update(outcome.covered_to - start, outcome.session_id)
+                if offset >= target or not self._round(offset, target, force_keep=force_keep):
+                    break
+        finally:
+            if progress is not None:
+                progress.close()
         return self._finish(target)
 
     def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
@@ -262,6 +278,7 @@ def wrapup(
     settings: Settings | None = None,
     *,
     historian: Historian | None = None,
+    progress_stream: TextIO | None = None,
 ) -> RunOutcome:
     """Condense all but the newest ``keep`` raw messages of a session.
 
@@ -274,6 +291,7 @@ def wrapup(
             ``local/extractive`` when None. Run records name it by its
             ``name`` attribute (for example ``anthropic/claude-sonnet``),
             else by its qualified name.
+        progress_stream: Where to draw a progress bar, when it is a terminal.
 
     Returns:
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
@@ -298,9 +316,8 @@ def wrapup(
         outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
         return outcome
     viewed = project_view(messages, store.root)
-    return _Condensation(store, outcome, viewed, settings, historian).advance(
-        target, force_keep=True
-    )
+    job = _Condensation(store, outcome, viewed, settings, historian, progress_stream)
+    return job.advance(target, force_keep=True)
 
 
 @dataclass(slots=True)
@@ -359,6 +376,7 @@ def run(
     *,
     historian: Historian | None = None,
     plan: RunPlan | None = None,
+    progress_stream: TextIO | None = None,
 ) -> RunOutcome:
     """Condense a session's settled messages: those before the protected tail.
 
@@ -371,6 +389,7 @@ def run(
         settings: The project's settings; the defaults when None.
         historian: As for :func:`wrapup`.
         plan: The session's :func:`plan_run`, when already made.
+        progress_stream: As for :func:`wrapup`.
 
     Returns:
         The :class:`RunOutcome`; ``status`` is ``nothing`` when no settled
@@ -383,5 +402,5 @@ def run(
             "nothing settled to condense — the newest five prompts and their answers stay raw"
         )
         return outcome
-    job = _Condensation(store, outcome, plan.messages, plan.settings, historian)
+    job = _Condensation(store, outcome, plan.messages, plan.settings, historian, progress_stream)
     return job.advance(plan.target, force_keep=False)

@@ -208,8 +208,8 @@ def ingest(
     Raises:
         IngestError: A source does not exist or cannot be read.
     """
-    from karni_historian.ingest.progress import progress_for
     from karni_historian.ingest.sink import Sink
+    from karni_historian.progress import progress_for
 
     root = os.fspath(root)
     work = _planned_files(root, sources)
@@ -217,7 +217,7 @@ def ingest(
         _drop_stale_cursor(store, key, kind)
     progress = None
     if progress_stream is not None:
-        progress = progress_for(_bytes_to_read(store, work), progress_stream)
+        progress = progress_for(_bytes_to_read(store, work), progress_stream, "ingest", _megabytes)
     report = IngestReport()
     sink = Sink(store, root)
     reported: set[str] = set()  # a subagent file read with its session is not listed again
@@ -264,6 +264,10 @@ def _planned_files(
         if S_ISREG(info.st_mode) or (kind in STORE_KINDS and S_ISDIR(info.st_mode)):
             work.append((key, kind, info))
     return work
+
+
+def _megabytes(done: int, total: int) -> str:
+    return f"{done / 1e6:.1f}/{total / 1e6:.1f} MB"
 
 
 def _bytes_to_read(store: Store, work: Sequence[tuple[str, str | None, os.stat_result]]) -> int:

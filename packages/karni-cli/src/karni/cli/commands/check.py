@@ -1,4 +1,4 @@
-"""``karni check [-q/--quiet]``: check the project, exit 1 on any failure, naming each.
+"""``karni check [-q/--quiet] [--json]``: check the project, exit 1 on any failure, naming each.
 
 Runs the agent-adapter freshness check (as ``karni rules sync --check``),
 validates ``karni.rules.py`` and the settings, runs every check registered
@@ -6,6 +6,9 @@ under ``karni.checks``, and Django's system checks through the project's own
 interpreter (skipped when it has none with Django, and, with one line on
 stderr, when the user has not trusted the project: see ``karni trust``). A clean run ends
 ``karni check: ok`` and, outside CI, may print the one-time tip on stderr.
+``--json`` prints the same results as one JSON document instead (its shape
+is in the package README and stays stable): ``{"ok": bool, "checks": [{"name",
+"status", "detail"}]}``.
 """
 
 from __future__ import annotations
@@ -14,9 +17,13 @@ import sys
 
 __all__ = ["SUMMARY", "USAGE", "run"]
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni.cli.checks import CheckResult
+
 SUMMARY = "check adapters, karni.rules.py, settings, registered checks and Django's checks"
 
-USAGE = "usage: karni check [-q/--quiet]"
+USAGE = "usage: karni check [-q/--quiet] [--json]"
 
 HELP = f"""{USAGE}
 
@@ -32,10 +39,14 @@ Check the project and exit 1 if anything fails, naming each failure:
 
 options:
   -q, --quiet  print only failures and the final line; never print the one-time tip
+  --json       print the results as one JSON object, {{"ok": true|false,
+               "checks": [{{"name", "status", "detail"}}]}}; never the tip
   -h, --help   show this help and exit
+
+Exit status: 0 every check passed or was skipped, 1 one failed, 2 usage error.
 """
 
-FLAGS = {"quiet": ("-q", "--quiet"), "help": ("-h", "--help")}
+FLAGS = {"quiet": ("-q", "--quiet"), "json": ("--json",), "help": ("-h", "--help")}
 
 LABELS = {"ok": "ok", "failed": "FAILED", "skipped": "skipped"}
 
@@ -57,7 +68,9 @@ def run(argv: list[str]) -> int:
 
     flags = parse_flags(argv, "karni check", FLAGS, USAGE)
     if flags["help"]:
-        sys.stdout.write(HELP)
+        from karni.cli.helptext import write_help
+
+        write_help(HELP)
         return 0
     from karni.agent.common.trust import is_trusted
     from karni.cli.checks import (
@@ -79,6 +92,8 @@ def run(argv: list[str]) -> int:
         _say_untrusted(root)
 
     failed = [result for result in results if result.status == FAILED]
+    if flags["json"]:
+        return _print_json(results, failed)
     for result in results:
         if quiet and result.status != FAILED:
             continue
@@ -94,3 +109,18 @@ def run(argv: list[str]) -> int:
 
     offer_tip(root, sys.stderr, quiet=quiet)
     return 0
+
+
+def _print_json(results: list[CheckResult], failed: list[CheckResult]) -> int:
+    """The ``--json`` document: every result, in the order run; exit 1 on a failure."""
+    import json
+
+    document = {
+        "ok": not failed,
+        "checks": [
+            {"name": result.name, "status": result.status, "detail": result.detail}
+            for result in results
+        ],
+    }
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    return 1 if failed else 0

@@ -1,9 +1,12 @@
-"""``karni config get|set|list [--global] [KEY] [VALUE]``: read and change Karni's settings.
+"""``karni config get|set|list [--global] [--json] [KEY] [VALUE]``: read and change settings.
 
 The project's ``.karni/config.toml`` (committed, team-wide) is the default
 target; ``--global`` targets ``$XDG_CONFIG_HOME/karni/config.toml``. When
 reading, the project file wins over the global one, which wins over the
 default. See :mod:`karni.cli.config.settings` for the keys and the file rules.
+``list --json`` prints ``{"settings": [{"key", "value", "source", "path"}]}``
+(``source`` is ``project``, ``global`` or ``default``; ``path`` is null for a
+default), a shape that stays stable.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ __all__ = ["SUMMARY", "USAGE", "run"]
 
 SUMMARY = "get, set or list settings (.karni/config.toml, or --global)"
 
-USAGE = "usage: karni config get|set|list [--global] [KEY] [VALUE]"
+USAGE = "usage: karni config get|set|list [--global] [--json] [KEY] [VALUE]"
 
-FLAGS = {"global": ("--global",), "help": ("-h", "--help")}
+FLAGS = {"global": ("--global",), "json": ("--json",), "help": ("-h", "--help")}
 
 
 def _help() -> str:
@@ -43,6 +46,8 @@ settings:
 
 options:
   --global    read or write the global settings file only
+  --json      with list: one JSON object, {{"settings": [{{"key", "value",
+              "source", "path"}}]}}
   -h, --help  show this help and exit
 """
 
@@ -71,9 +76,17 @@ def run(argv: list[str]) -> int:
 
     flags, positionals = parse(argv, "karni config", FLAGS, USAGE)
     if flags["help"]:
-        sys.stdout.write(_help())
+        from karni.cli.helptext import write_help
+
+        write_help(_help())
         return 0
     action, arguments = _action(positionals)
+    if flags["json"] and action != "list":
+        from karni.cli.errors import UsageError
+
+        raise UsageError(f"--json goes with `karni config list`, not `{action}`; {USAGE}")
+    if flags["json"]:
+        return _list_json(global_only=flags["global"])
     if action == "set":
         return _set(*arguments, global_only=flags["global"])
     return _show(action, arguments, global_only=flags["global"])
@@ -132,4 +145,26 @@ def _show(action: str, arguments: list[str], *, global_only: bool) -> int:
         else:
             lines.append(f"{key} = {_literal(value)} ({_where(source, path)})")
     sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _list_json(*, global_only: bool) -> int:
+    """``karni config list --json``: every key, its value, and where the value came from."""
+    import json
+
+    from karni.cli.config import settings
+
+    root = None if global_only else _root_or_none()
+    rows = []
+    for key in settings.SETTINGS:
+        value, source, path = settings.resolve(key, root, global_only=global_only)
+        rows.append(
+            {
+                "key": key,
+                "value": value,
+                "source": source,
+                "path": None if source == "default" else path,
+            }
+        )
+    sys.stdout.write(json.dumps({"settings": rows}, indent=2) + "\n")
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from karni.cli.errors import KarniError, UsageError
+from karni.cli.errors import KarniError, UsageError, unknown_option
 
 __all__ = ["SUMMARY", "history_text", "parse_args", "resolve_path", "run", "unusable_path"]
 
@@ -75,7 +75,8 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
         elif not options_done and argument == "--":
             options_done = True
         elif not options_done and argument.startswith("-") and argument != "-":
-            raise UsageError(f"unknown option `{argument}` for `karni context`; {USAGE}")
+            known = ("--with-history", "--help")
+            raise unknown_option(argument, "karni context", known, USAGE)
         elif path is not None:
             raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{argument}`")
         else:
@@ -132,7 +133,9 @@ def run(argv: list[str]) -> int:
     """Run ``karni context``."""
     with_history, path, show_help = parse_args(argv)
     if show_help:
-        sys.stdout.write(_help())
+        from karni.cli.helptext import write_help
+
+        write_help(_help())
         return 0
     from karni.cli.project import find_project_root
 

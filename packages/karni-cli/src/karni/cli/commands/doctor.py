@@ -216,7 +216,9 @@ def run(argv: list[str]) -> int:
 
     flags = parse_flags(argv, "karni doctor", FLAGS, USAGE)
     if flags["help"]:
-        sys.stdout.write(HELP)
+        from karni.cli.helptext import write_help
+
+        write_help(HELP)
         return 0
     from karni.agent.history import discover
     from karni.cli.errors import ProjectNotFoundError

@@ -132,7 +132,9 @@ def _root(start: str | None) -> str | None:
 def run(argv: list[str]) -> int:
     """Run ``karni hook``: always exit 0; errors go to the project's hook log."""
     if any(argument in ("-h", "--help") for argument in argv):
-        sys.stdout.write(HELP)
+        from karni.cli.helptext import write_help
+
+        write_help(HELP)
         return 0
     root: str | None = None
     where = " ".join(argv[:2])

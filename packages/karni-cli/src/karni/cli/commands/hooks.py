@@ -110,7 +110,9 @@ def run(argv: list[str]) -> int:
     """Run ``karni hooks``."""
     options = parse_args(argv)
     if options["help"]:
-        sys.stdout.write(HELP)
+        from karni.cli.helptext import write_help
+
+        write_help(HELP)
         return 0
     from karni.cli.hooks import install
     from karni.cli.project import find_project_root

@@ -38,7 +38,9 @@ def run(argv: list[str]) -> int:
 
     flags, positional = parse(argv, "karni new", FLAGS, "run `karni new --help`")
     if flags["help"]:
-        print(USAGE, end="")
+        from karni.cli.helptext import write_help
+
+        write_help(USAGE)
         return 0
     if len(positional) != 1:
         raise UsageError("`karni new` takes one folder name, e.g. `karni new my-shop`")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from karni.cli.errors import KarniError, UsageError
+from karni.cli.errors import KarniError, UsageError, unknown_option
 
 __all__ = ["SUMMARY", "run"]
 
@@ -69,7 +69,9 @@ def run(argv: list[str]) -> int:
     while args:
         arg = args.pop(0)
         if arg in ("-h", "--help"):
-            print(USAGE, end="")
+            from karni.cli.helptext import write_help
+
+            write_help(USAGE)
             return 0
         if arg == "--json":
             as_json = True
@@ -80,6 +82,9 @@ def run(argv: list[str]) -> int:
                 explain = arg.partition("=")[2]
             if not explain.strip():
                 raise UsageError("`--explain` needs a rule code, e.g. `karni rules --explain K004`")
+        elif arg.startswith("-"):
+            known = ("--json", "--explain", "--help")
+            raise unknown_option(arg, "karni rules", known, "run `karni rules --help`")
         else:
             raise UsageError(
                 f"unknown argument `{arg}` for `karni rules`; run `karni rules --help`"
@@ -152,7 +157,9 @@ def _sync(argv: list[str]) -> int:
     check = force = False
     for arg in argv:
         if arg in ("-h", "--help"):
-            print(USAGE, end="")
+            from karni.cli.helptext import write_help
+
+            write_help(USAGE)
             return 0
         if arg == "--check":
             check = True

@@ -86,7 +86,9 @@ def run(argv: list[str]) -> int:
 
     flags, positionals = parse(argv, "karni trust", FLAGS, USAGE)
     if flags["help"]:
-        sys.stdout.write(HELP)
+        from karni.cli.helptext import write_help
+
+        write_help(HELP)
         return 0
     if flags["list"] and (positionals or flags["revoke"] or flags["force"]):
         raise UsageError(f"`karni trust --list` takes nothing else; {USAGE}")

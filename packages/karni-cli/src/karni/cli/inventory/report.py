@@ -5,7 +5,8 @@ compiler's AST mode (the builtin ``_ast`` module, much cheaper to load than
 ``ast``) and front-end pages are listed from the file system. An agent runs
 ``karni context`` before every edit, so this stays fast and side-effect free.
 
-Lines, each omitted when empty, in this order::
+Lines, each omitted when empty, in this order (a project with nothing to
+list gets the one line :data:`EMPTY_INVENTORY` instead: never silence)::
 
     APPS: label(path/) ...
     MODELS: Name(field,field,field,field) ... +N more
@@ -19,13 +20,27 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MAX_MODELS", "MAX_MODEL_FIELDS", "SETTINGS_FILE", "build", "inventory_lines", "render"]
+__all__ = [
+    "EMPTY_INVENTORY",
+    "MAX_MODELS",
+    "MAX_MODEL_FIELDS",
+    "SETTINGS_FILE",
+    "build",
+    "inventory_lines",
+    "render",
+]
 
 from karni.cli.inventory.apps import SETTINGS_FILE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from karni.cli.inventory.classes import ProjectClass, ProjectClasses
+
+EMPTY_INVENTORY = (
+    "APPS: none yet (no Django app of the project found; "
+    "add one with `python manage.py startapp NAME`)"
+)
+"""The inventory of a project with nothing to list, in the inventory's own format."""
 
 MAX_MODELS = 40
 """Models shown before the rest are summed up as ``+N more``."""
@@ -89,7 +104,7 @@ def inventory_lines(root: str) -> list[str]:
         ("MODULES", " ".join(modules)),
         ("BASES", " ".join(_bases(project, len(app_dirs), (models, viewsets, project.others)))),
     ]
-    return [f"{label}: {text}" for label, text in lines if text]
+    return [f"{label}: {text}" for label, text in lines if text] or [EMPTY_INVENTORY]
 
 
 def _models(project: ProjectClasses, models: list[ProjectClass]) -> str:
@@ -154,7 +169,7 @@ def _stat_pair(path: str) -> tuple[str, str]:
 def render(root: str) -> str:
     """The inventory as ``karni context`` prints it: lines joined, newline-terminated.
 
-    An empty project gives an empty string. The result is reused from the
+    A project with nothing to list gives :data:`EMPTY_INVENTORY`. The result is reused from the
     cache (see :mod:`karni.cli.inventory.cache`) while nothing it was derived
     from has changed.
     """

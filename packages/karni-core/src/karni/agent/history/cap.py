@@ -15,6 +15,7 @@ __all__ = [
     "body_room",
     "estimate_tokens",
     "fit_blocks",
+    "leading_lines",
 ]
 
 HISTORY_TOKEN_CAP = 300
@@ -111,6 +112,52 @@ def _full_length(block: BriefBlock, limit: int) -> int | None:
     return length
 
 
+def _is_subheading(line: str) -> bool:
+    """Whether a brief line introduces the lines after it (``Episodes …, oldest first:``)."""
+    return line.endswith(":")
+
+
+def _shortened(line: str, space: int) -> str | None:
+    """``line`` (with its newline) in ``space`` characters, cut with an ellipsis; None if not."""
+    if len(line) + 1 <= space:
+        return line
+    keep = space - 1 - len(ELLIPSIS)
+    return line[:keep].rstrip() + ELLIPSIS if keep >= 1 else None
+
+
+def leading_lines(lines: list[str], room: int) -> list[str]:
+    """The leading ``lines`` that fit in ``room`` characters, each paying for its newline."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
+
+
+def _kept_lines(lines: list[str], space: int) -> list[str] | None:
+    """The leading lines that fit in ``space`` characters, at least one of them content.
+
+    Content is a line that is not a sub-heading: a cut brief never shows its
+    sub-headings alone. The first content line is shortened when it must be.
+    """
+    kept = leading_lines(lines, space)
+    content = next((i for i, line in enumerate(lines) if not _is_subheading(line)), None)
+    if content is None or any(not _is_subheading(line) for line in kept):
+        return kept or ([first] if lines and (first := _shortened(lines[0], space)) else None)
+    prefix: list[str] = []
+    used = 0
+    for line in lines[:content]:
+        if used + len(line) + 1 + 1 + len(ELLIPSIS) + 1 > space:
+            break
+        prefix.append(line)
+        used += len(line) + 1
+    last = _shortened(lines[content], space - used)
+    return None if last is None else [*prefix, last]
+
+
 def _render_cut(block: BriefBlock, room: int) -> list[str] | None:
     """The block cut to fit in ``room`` characters, or None when nothing useful fits."""
     lines, _ = block.lines_up_to(room)
@@ -119,18 +166,9 @@ def _render_cut(block: BriefBlock, room: int) -> list[str] | None:
         fixed = len(block.heading) + 1 + len(marker)
         if fixed + 2 > room:  # heading, a line of at least "x…", marker, newlines
             continue
-        kept: list[str] = []
-        used = fixed
-        for line in lines:
-            if used + len(line) + 1 > room:
-                break
-            kept.append(line)
-            used += len(line) + 1
-        if not kept:
-            keep = room - fixed - 1 - len(ELLIPSIS)
-            if keep < 1:
-                continue
-            kept = [lines[0][:keep].rstrip() + ELLIPSIS]
+        kept = _kept_lines(lines, room - fixed)
+        if kept is None:
+            continue
         return [block.heading, *kept, marker]
     return None
 

@@ -1,0 +1,38 @@
+"""Help wrapped to a width, and the nearest spelling of a typo."""
+
+from __future__ import annotations
+
+import pytest
+from karni.agent.common.terminal import did_you_mean, fit, help_width, parser_error_hint
+
+
+def test_a_long_option_line_continues_under_its_description() -> None:
+    line = "  --with-history [PATH]  also print what history providers recorded about PATH"
+    assert fit(line, 50).split("\n") == [
+        "  --with-history [PATH]  also print what history",
+        "                         providers recorded about",
+        "                         PATH",
+    ]
+
+
+def test_short_lines_and_blank_lines_are_kept_and_long_words_stay_whole() -> None:
+    text = "usage: karni\n\n" + "x" * 30 + " tail\n"
+    assert fit(text, 20) == "usage: karni\n\n" + "x" * 30 + "\ntail\n"
+
+
+def test_width_from_columns_else_79_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "64")
+    assert help_width() == 64
+    monkeypatch.setenv("COLUMNS", "wide")
+    assert help_width() == 79  # pytest captures stdout: not a terminal
+
+
+def test_suggestions() -> None:
+    assert did_you_mean("contxt", ["context", "check"]) == " (did you mean `context`?)"
+    assert did_you_mean("zzz", ["context", "check"]) == ""
+    message = "argument COMMAND: invalid choice: 'ingst' (choose from 'ingest', 'run')"
+    assert parser_error_hint(message, []) == " (did you mean `ingest`?)"
+    assert parser_error_hint("unrecognized arguments: --forse=1", ["--force"]) == (
+        " (did you mean `--force`?)"
+    )
+    assert parser_error_hint("the following arguments are required: PATH", ["--x"]) == ""
