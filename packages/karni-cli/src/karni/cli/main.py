@@ -27,15 +27,6 @@ COMMANDS: dict[str, str] = {
 """Command name → module. The order is the order ``karni --help`` lists them in."""
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("karni-cli")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def _usage() -> str:
     import importlib
 
@@ -57,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_usage())
         return 0 if args else 2
     if args[0] == "--version":
-        print(f"karni {_version()}")
+        from karni.cli.version import cli_version
+
+        print(f"karni {cli_version() or 'unknown'}")
         return 0
     module_name = COMMANDS.get(args[0])
     if module_name is None:

@@ -14,6 +14,7 @@ import os
 import sys
 
 from karni.cli.errors import KarniError
+from karni.cli.version import cli_version
 
 __all__ = ["SUMMARY", "USAGE", "collect", "render_text", "run"]
 
@@ -41,15 +42,6 @@ options:
 """
 
 FLAGS = {"json": ("--json",), "quiet": ("-q", "--quiet"), "help": ("-h", "--help")}
-
-
-def _cli_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("karni-cli")
-    except PackageNotFoundError:
-        return None
 
 
 def _adapters(root: str | None) -> dict[str, Any]:
@@ -105,7 +97,7 @@ def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
             "executable": sys.executable,
             "version": "{}.{}.{}".format(*sys.version_info[:3]),
         },
-        "karni_cli_version": _cli_version(),
+        "karni_cli_version": cli_version(),
         "adapters": _adapters(root),
         "hooks": _hooks(root),
         "history": {"providers": providers, "failures": failures},
