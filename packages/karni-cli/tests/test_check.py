@@ -206,3 +206,21 @@ def test_exit_codes_in_a_real_process(project: Path, run_cli, tmp_path: Path) ->
     assert "looked for manage.py or karni.rules.py" in outside.stderr
     usage = run_cli("check", "--fast", cwd=project)
     assert usage.returncode == 2 and usage.stderr.count("\n") == 1
+
+
+def test_check_without_a_project_interpreter_imports_no_subprocess_or_argparse(
+    eventsite,
+) -> None:
+    import subprocess
+
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['check'])\n"
+        "print(sorted({'subprocess', 'argparse'} & set(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=eventsite, capture_output=True, text=True, timeout=60
+    )
+    assert "django system checks: no .venv/bin/python in the project" in done.stdout
+    assert done.stderr.splitlines()[-1] == "[]"  # after the tip, when one is offered

@@ -153,14 +153,14 @@ def _run_python(
 
 def django_system_checks(root: str, timeout: float = DJANGO_TIMEOUT) -> CheckResult:
     """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django."""
-    import subprocess
-
     name = "django system checks"
     if not os.path.isfile(os.path.join(root, "manage.py")):
         return CheckResult(name, SKIPPED, "no manage.py")
     python = _project_python(root)
     if python is None:
         return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
+    import subprocess  # only when a check runs: it costs more than the rest of `karni check`
+
     relative = os.path.relpath(python, root).replace(os.sep, "/")
     try:
         probe = _run_python(python, ["-c", "import django"], root, 60)

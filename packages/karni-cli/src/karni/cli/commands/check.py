@@ -39,7 +39,7 @@ LABELS = {"ok": "ok", "failed": "FAILED", "skipped": "skipped"}
 
 def run(argv: list[str]) -> int:
     """Run ``karni check``."""
-    from karni.cli.options import parse_flags
+    from karni.cli.flags import parse_flags
 
     flags = parse_flags(argv, "karni check", FLAGS, USAGE)
     if flags["help"]:

@@ -179,7 +179,7 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
 
 def run(argv: list[str]) -> int:
     """Run ``karni doctor``."""
-    from karni.cli.options import parse_flags
+    from karni.cli.flags import parse_flags
 
     flags = parse_flags(argv, "karni doctor", FLAGS, USAGE)
     if flags["help"]:

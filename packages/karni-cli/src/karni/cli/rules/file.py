@@ -19,6 +19,7 @@ rules.
 
 from __future__ import annotations
 
+import os
 import _ast  # the compiler's AST nodes (what `ast` re-exports), without `ast`'s own imports
 
 from karni.cli.errors import KarniError
@@ -58,8 +59,10 @@ class RulesFileError(KarniError):
         self.line = line
 
 
-def load_rules_file(project_root: Path) -> RulesFile:
+def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
     """Read ``karni.rules.py`` at ``project_root``, without executing it.
+
+    Most projects have no such file, so ``pathlib`` is imported only when one exists.
 
     Returns:
         The project's settings; an empty :class:`RulesFile` when there is no file.
@@ -67,9 +70,10 @@ def load_rules_file(project_root: Path) -> RulesFile:
     Raises:
         RulesFileError: The file cannot be read or breaks a rule of its format.
     """
-    path = project_root / RULES_FILE_NAME
+    name = os.path.join(project_root, RULES_FILE_NAME)
     try:
-        source = path.read_bytes()
+        with open(name, "rb") as handle:
+            source = handle.read()
     except FileNotFoundError:
         return RulesFile()
     except IsADirectoryError:
@@ -78,7 +82,9 @@ def load_rules_file(project_root: Path) -> RulesFile:
         raise RulesFileError(
             1, f"cannot be read ({error.strerror})", "check the file's permissions"
         ) from None
-    return parse_rules_source(source, path)
+    from pathlib import Path
+
+    return parse_rules_source(source, Path(name))
 
 
 def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFile:
