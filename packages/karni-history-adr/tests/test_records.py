@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from karni_history_adr.records import AdrRecord, load_records, parse_record, record_number
 
 

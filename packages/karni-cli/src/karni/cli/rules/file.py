@@ -19,8 +19,8 @@ rules.
 
 from __future__ import annotations
 
-import os
 import _ast  # the compiler's AST nodes (what `ast` re-exports), without `ast`'s own imports
+import os
 
 from karni.cli.errors import KarniError
 from karni.cli.rules.model import CATEGORIES, RULES_FILE_NAME, SEVERITIES, Rule, RulesFile
