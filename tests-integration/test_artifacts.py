@@ -24,7 +24,7 @@ def _released_mode() -> bool:
 
 DOCUMENTED_ENTRY_POINTS: dict[str, dict[str, dict[str, str]]] = {
     "karni-core": {},
-    "karni-cli": {"console_scripts": {"karni": "karni.cli.main:console"}},
+    "karni-cli": {},  # `karni` is a wheel script: see test_the_karni_command_is_a_wheel_script
     "karni-history-chronicle": {
         "karni.history_providers": {
             "gigai-chronicle": "karni.agent.history_chronicle:ChronicleProvider"
@@ -130,6 +130,17 @@ def test_entry_points_are_the_documented_ones(artifact: Artifact) -> None:
     if project.get("scripts"):
         declared["console_scripts"] = project["scripts"]
     assert artifact.entry_points == declared
+
+
+def test_the_karni_command_is_a_wheel_script(artifacts: dict[str, Artifact]) -> None:
+    """Installers rewrite its `#!python` line; no launcher of theirs imports `re`."""
+    cli = artifacts["karni-cli"]
+    member = f"karni_cli-{cli.version}.data/scripts/karni"
+    assert member in cli.wheel_names
+    script = cli.wheel_bytes(member).decode("utf-8")
+    assert script.startswith("#!python\n")
+    assert "from karni.cli.main import console" in script and "console()" in script
+    assert "import re" not in script
 
 
 def _defines(source: str, attribute: str) -> bool:

@@ -238,3 +238,21 @@ def test_json_has_every_result_and_a_stable_shape(project: Path, capsys) -> None
         "status": "failed",
         "detail": "out of date: AGENTS.md; run `karni rules sync`",
     }
+
+
+def test_check_without_a_project_interpreter_imports_no_subprocess_or_argparse(
+    eventsite,
+) -> None:
+    import subprocess
+
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['check'])\n"
+        "print(sorted({'subprocess', 'argparse'} & set(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=eventsite, capture_output=True, text=True, timeout=60
+    )
+    assert "django system checks: no .venv/bin/python in the project" in done.stdout
+    assert done.stderr.splitlines()[-1] == "[]"  # after the tip, when one is offered

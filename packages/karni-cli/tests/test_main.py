@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 from karni.cli.main import main
@@ -99,3 +100,37 @@ def test_outside_a_project_errors_have_one_prefix(tmp_path, monkeypatch, capsys,
         return
     assert status in (1, 2) and err.count("\n") == 1
     assert err.startswith("karni: ") and not err.startswith("karni: karni ")
+
+
+LAUNCHER = Path(__file__).resolve().parent.parent / "scripts" / "karni"
+
+
+def _imported_by(argv: list[str], cwd: Path) -> set[str]:
+    """The modules a `python -X importtime ...` process imports, by name."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+
+
+def test_the_installed_script_is_the_dispatcher_without_re(tmp_path: Path) -> None:
+    assert LAUNCHER.read_text(encoding="utf-8").startswith("#!/usr/bin/env python3\n")
+    imported = _imported_by([str(LAUNCHER), "--version"], tmp_path)
+    assert "karni.cli.main" in imported
+    assert not imported & {"re", "importlib.metadata", "karni.cli.options"}
+
+
+def test_version_is_read_from_the_metadata_folder_name(tmp_path: Path) -> None:
+    from karni.cli.version import cli_version
+
+    (tmp_path / "karni_cli-7.8.9.dist-info").mkdir()
+    (tmp_path / "karni_cli-1.0.dist-info").write_text("a file, not a metadata folder")
+    assert cli_version([str(tmp_path / "missing"), str(tmp_path)]) == "7.8.9"
+    assert cli_version([str(tmp_path / "missing")]) is None

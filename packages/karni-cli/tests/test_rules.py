@@ -362,3 +362,18 @@ def test_the_bundled_example_follows_the_layout_rules(eventsite: Path) -> None:
                     found[kind].append(node.name)
                     assert source.name == filename, f"{node.name} is in {source}"
     assert len(found["Model"]) >= 5 and len(found["ViewSet"]) == 4
+
+
+def test_listing_without_a_rules_file_imports_neither_pathlib_nor_re(project: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['rules'])\n"
+        "print(sorted({'pathlib', 're'} & set(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert "K001" in done.stdout
+    assert done.stderr == "[]\n"

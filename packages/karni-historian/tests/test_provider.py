@@ -223,3 +223,56 @@ def test_next_to_two_providers_the_brief_fits_its_room_with_episodes(root):
     assert own[-1].startswith("- 2026-03-02 Episode 39 (messages 79-80)")  # the newest, whole
     assert not any("truncated" in line for line in own)  # sized to its room, never cut
     assert len(composed) <= 1200
+
+
+def _many(root, count, session, started, touching_every=1):
+    """``count`` compartments of three messages each; every ``touching_every``-th touches a.py."""
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session(session, "generic")
+            parts = parts_to_json([TextPart("m")])
+            store.insert_messages(
+                session, [(n, "user", parts, started, "") for n in range(1, count * 3 + 1)]
+            )
+            for i in range(0, count, touching_every):
+                store.add_file(session, i * 3 + 1, "src/a.py", "edit")
+        compartments = [
+            episode(i * 3 + 1, i * 3 + 3, f"{session} {i}", importance=(i * 37) % 100 + 1)
+            for i in range(count)
+        ]
+        store.publish(session, compartments, [], RunRecord(session, "wrapup", "ok"))
+
+
+def test_the_newest_touching_compartments_are_the_tail_of_the_full_list(root):
+    _many(root, 40, "old", "2026-03-01T10:00:00Z", touching_every=3)
+    _many(root, 30, "new", "2026-03-02T10:00:00Z", touching_every=2)
+    with Store.open(root, readonly=True) as store:
+        every = store.touching_compartments("src/a.py")
+        assert len(every) == 14 + 15
+        for newest in (1, 15, 20, 29, 100):
+            assert store.touching_compartments("src/a.py", newest) == every[-newest:]
+        assert store.touching_compartments("src/", 20) == every[-20:]
+        assert store.touching_compartments("src/b.py", 5) == []
+
+
+def test_a_sized_brief_reads_only_what_the_curve_can_show_and_is_unchanged(root, monkeypatch):
+    from karni_historian.brief.decay import newest_visible
+
+    _many(root, newest_visible() + 500, "s1", "2026-03-02T10:00:00Z")
+    with Store.open(root, readonly=True) as store:
+        asked = []
+        full = Store.touching_compartments
+
+        def spy(self, path, newest=None):
+            asked.append(newest)
+            return full(self, path, newest)
+
+        monkeypatch.setattr(Store, "touching_compartments", spy)
+        bounded = file_brief(store, "src/a.py", room_chars=1100)
+        monkeypatch.setattr(
+            Store, "touching_compartments", lambda self, path, newest=None: full(self, path)
+        )
+        unbounded_selection = file_brief(store, "src/a.py", room_chars=1100)
+    assert asked == [newest_visible()]
+    assert bounded is not None and "Episodes that touched this file" in bounded
+    assert bounded == unbounded_selection

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from karni_history_adr.records import AdrRecord, load_records, parse_record, record_number
 
 
@@ -78,3 +79,17 @@ def test_empty_and_titleless_texts_are_not_records() -> None:
     assert parse_record("doc/adr/0001-x.md", "## Status\n\nAccepted\n") is None
     assert parse_record("doc/adr/0001-x.md", "#\n") is None
     assert parse_record("doc/adr/notes.md", "# Title\n") is None
+
+
+def test_a_record_is_read_only_and_replace_copies_it() -> None:
+    record = AdrRecord(4, "Soft-delete", "accepted", None, "doc/adr/0004-soft-delete.md", "body")
+    changed = record.replace(status="superseded", superseded_by=(5,))
+    assert (changed.status, changed.superseded_by, changed.text) == ("superseded", (5,), "body")
+    assert record.status == "accepted"
+    assert changed != record
+    assert record == record.replace()
+    assert "body" not in repr(record)
+    with pytest.raises(AttributeError, match="read-only"):
+        record.status = "rejected"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field 'colour'"):
+        record.replace(colour="red")

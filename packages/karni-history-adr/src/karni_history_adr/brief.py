@@ -9,7 +9,7 @@ ADR tools number records in order) comes first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

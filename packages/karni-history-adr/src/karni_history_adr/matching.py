@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

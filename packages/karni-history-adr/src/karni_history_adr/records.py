@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
 
 from karni_history_adr.discovery import adr_directories
 
@@ -47,9 +46,18 @@ _REFERENCE = re.compile(r"(?:adr[-_ #]*)?\b0*(\d{1,6})\b", re.IGNORECASE)
 _DATED_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
 
 
-@dataclass(frozen=True)
+_FIELDS = ("number", "title", "status", "date", "file", "text", "superseded_by", "supersedes")
+"""AdrRecord's fields, in the order its constructor takes them."""
+
+
 class AdrRecord:
-    """One decision record, as far as it could be read."""
+    """One decision record, as far as it could be read; read-only once built.
+
+    A plain class rather than a dataclass: importing ``dataclasses`` would cost
+    more than reading a project's records (docs/performance.md).
+    """
+
+    __slots__ = _FIELDS
 
     number: int
     """The record's number, from its file name (``0004-…`` → 4)."""
@@ -66,14 +74,56 @@ class AdrRecord:
     file: str
     """The record's project-relative POSIX path, e.g. ``doc/adr/0004-soft-delete-events.md``."""
 
-    text: str = field(repr=False, default="")
+    text: str
     """The whole record, used to find what it mentions."""
 
-    superseded_by: tuple[int, ...] = ()
+    superseded_by: tuple[int, ...]
     """Numbers of the records that replace this one."""
 
-    supersedes: tuple[int, ...] = ()
+    supersedes: tuple[int, ...]
     """Numbers of the records this one replaces."""
+
+    def __init__(
+        self,
+        number: int,
+        title: str,
+        status: str | None,
+        date: str | None,
+        file: str,
+        text: str = "",
+        superseded_by: tuple[int, ...] = (),
+        supersedes: tuple[int, ...] = (),
+    ) -> None:
+        values = (number, title, status, date, file, text, superseded_by, supersedes)
+        for name, value in zip(_FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"AdrRecord is read-only: cannot set `{name}`; use `replace`")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AdrRecord):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS if name != "text")
+        return f"AdrRecord({shown})"
+
+    def replace(self, **changes: object) -> AdrRecord:
+        """A copy of this record with ``changes`` (field name → new value)."""
+        values: dict[str, object] = {name: getattr(self, name) for name in _FIELDS}
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"AdrRecord has no field {sorted(unknown)[0]!r}")
+        values.update(changes)
+        return AdrRecord(**values)  # type: ignore[arg-type]
 
     @property
     def directory(self) -> str:
@@ -276,9 +326,9 @@ def _link_supersessions(records: list[AdrRecord]) -> list[AdrRecord]:
     for record in records:
         newer = replaced_by.get((record.directory, record.number))
         if newer and record.status not in TERMINAL_STATUSES:
-            record = replace(record, status="superseded", superseded_by=tuple(newer))
+            record = record.replace(status="superseded", superseded_by=tuple(newer))
         elif newer and not record.superseded_by and record.status == "superseded":
-            record = replace(record, superseded_by=tuple(newer))
+            record = record.replace(superseded_by=tuple(newer))
         linked.append(record)
     return linked
 

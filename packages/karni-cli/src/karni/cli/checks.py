@@ -165,8 +165,6 @@ def django_system_checks(
     The interpreter is the repository's own program: it runs only when
     ``trusted``; otherwise the result is skipped with :data:`NOT_TRUSTED`.
     """
-    import subprocess
-
     name = "django system checks"
     if not os.path.isfile(os.path.join(root, "manage.py")):
         return CheckResult(name, SKIPPED, "no manage.py")
@@ -175,6 +173,8 @@ def django_system_checks(
         return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
     if not trusted:
         return CheckResult(name, SKIPPED, NOT_TRUSTED)
+    import subprocess  # only when a check runs: it costs more than the rest of `karni check`
+
     relative = os.path.relpath(python, root).replace(os.sep, "/")
     try:
         probe = _run_python(python, ["-c", "import django"], root, 60)

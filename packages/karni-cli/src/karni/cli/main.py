@@ -135,9 +135,9 @@ def _dispatch(args: list[str]) -> int:
     if args[0] == "help":
         return _help(args[1:])
     if args[0] in ("-V", "--version"):
-        from karni.agent.common.terminal import distribution_version
+        from karni.cli.version import cli_version
 
-        print(f"karni {distribution_version('karni-cli')}")
+        print(f"karni {cli_version() or 'unknown'}")
         return 0
     module_name = COMMANDS.get(args[0])
     if module_name is None:

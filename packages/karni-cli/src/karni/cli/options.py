@@ -1,10 +1,10 @@
-"""Parsing the command lines of ``doctor``, ``check``, ``config``, ``new``, ``hooks`` with argparse.
+"""Parsing the command lines of ``config``, ``new`` and ``hooks`` with argparse.
 
 Karni reports every mistake the same way, one ``karni: ...`` line and exit
 status 2, through :class:`~karni.cli.errors.UsageError`, and prints its own
 help text. So the parser here never prints or exits by itself: it raises.
-``context`` and ``rules`` parse by hand instead: they run before almost every
-step an agent takes, and importing ``argparse`` would cost them more than
+``context`` and ``rules`` parse by hand instead, and ``check`` and ``doctor``
+use :mod:`karni.cli.flags`: importing ``argparse`` would cost them more than
 their own work.
 """
 
@@ -14,7 +14,7 @@ import argparse
 
 from karni.cli.errors import UsageError, unknown_option
 
-__all__ = ["parse", "parse_flags", "parser"]
+__all__ = ["parse", "parser"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,20 +73,3 @@ def parse(
             raise unknown_option(argument, command, known, usage)
     given = {name: bool(getattr(namespace, name)) for name in flags}
     return given, [*namespace.positionals, *unknown]
-
-
-def parse_flags(
-    argv: list[str], command: str, flags: Mapping[str, tuple[str, ...]], usage: str
-) -> dict[str, bool]:
-    """Parse a command line of flags only, such as ``karni doctor``'s.
-
-    Returns:
-        ``{name: given}``; with ``help`` given, any positional argument is ignored.
-
-    Raises:
-        UsageError: An unknown option, or a positional argument.
-    """
-    given, positionals = parse(argv, command, flags, usage)
-    if positionals and not given.get("help"):
-        raise UsageError(f"`{command}` takes no arguments, got `{positionals[0]}`; {usage}")
-    return given

@@ -17,6 +17,7 @@ compartments' titles. Without a room every episode is at full detail, as
 
 from __future__ import annotations
 
+from karni_historian.brief.decay import newest_visible
 from karni_historian.brief.fit import Loader, fit_tiers
 from karni_historian.brief.lines import anchor_line, by_priority, episode_line, fact_line, fit_lines
 from karni_historian.brief.shaped import REQUEST_CHARS, shaping_line, shaping_requests
@@ -129,7 +130,9 @@ def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str
         The brief, or None when the store knows nothing about ``path``.
     """
     path = _normal(path)
-    rows = store.touching_compartments(path)
+    # Sized to a room, only the episodes the decay curve can show are read
+    # (docs/historian/decay.md), so the brief's cost does not grow with the store.
+    rows = store.touching_compartments(path, None if room_chars is None else newest_visible())
     loader = Loader(store, [row[1] for row in rows])
     facts = _facts_about(store, path, [(row[0], row[4], row[5]) for row in rows])[:_MAX_FACTS]
     shapings = shaping_requests(store, path)

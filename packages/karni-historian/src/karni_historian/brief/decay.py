@@ -27,6 +27,7 @@ __all__ = [
     "TIER_COST",
     "base_tier",
     "half_life",
+    "newest_visible",
     "pressure",
     "tier",
 ]
@@ -138,3 +139,17 @@ def pressure(items: Iterable[tuple[int, float]], budget: float) -> float:
     if budget <= 0:
         return 1.0
     return max(PRESSURE_FLOOR, _natural_cost(items, 1.0) / budget)
+
+
+def newest_visible() -> int:
+    """How many of the newest compartments can ever be shown; older ones always archive.
+
+    The most important compartment at the lowest pressure has the longest
+    half-life, so no compartment past this curve position reaches a tier
+    below :data:`ARCHIVED`: a brief never needs to read further back.
+    """
+    longest = half_life(100, PRESSURE_FLOOR)
+    index = int(_Z4 * longest) + 1
+    while base_tier(index + 1, 100, PRESSURE_FLOOR) < ARCHIVED:
+        index += 1
+    return index

@@ -64,7 +64,7 @@ def _say_untrusted(root: str) -> None:
 
 def run(argv: list[str]) -> int:
     """Run ``karni check``."""
-    from karni.cli.options import parse_flags
+    from karni.cli.flags import parse_flags
 
     flags = parse_flags(argv, "karni check", FLAGS, USAGE)
     if flags["help"]:

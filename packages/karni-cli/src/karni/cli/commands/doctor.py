@@ -15,6 +15,7 @@ import os
 import sys
 
 from karni.cli.errors import KarniError
+from karni.cli.version import cli_version
 
 __all__ = ["SUMMARY", "USAGE", "collect", "render_text", "run"]
 
@@ -42,15 +43,6 @@ options:
 """
 
 FLAGS = {"json": ("--json",), "quiet": ("-q", "--quiet"), "help": ("-h", "--help")}
-
-
-def _cli_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("karni-cli")
-    except PackageNotFoundError:
-        return None
 
 
 def _adapters(root: str | None) -> dict[str, Any]:
@@ -106,7 +98,7 @@ def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
             "executable": sys.executable,
             "version": "{}.{}.{}".format(*sys.version_info[:3]),
         },
-        "karni_cli_version": _cli_version(),
+        "karni_cli_version": cli_version(),
         "adapters": _adapters(root),
         "hooks": _hooks(root),
         "history": {"providers": providers, "failures": failures},
@@ -212,7 +204,7 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
 
 def run(argv: list[str]) -> int:
     """Run ``karni doctor``."""
-    from karni.cli.options import parse_flags
+    from karni.cli.flags import parse_flags
 
     flags = parse_flags(argv, "karni doctor", FLAGS, USAGE)
     if flags["help"]:

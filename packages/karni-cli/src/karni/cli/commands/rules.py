@@ -92,14 +92,12 @@ def run(argv: list[str]) -> int:
     if as_json and explain is not None:
         raise UsageError("use either `--json` or `--explain CODE`, not both")
 
-    from pathlib import Path
-
     from karni.cli.project import find_project_root
     from karni.cli.rules.conditions import active_conditions
     from karni.cli.rules.file import load_rules_file
     from karni.cli.rules.registry import effective_rules, format_listing
 
-    root = Path(find_project_root())
+    root = find_project_root()
     rules_file = load_rules_file(root)
     conditions = active_conditions(root)
     rules = effective_rules(conditions, rules_file)

@@ -20,6 +20,7 @@ rules.
 from __future__ import annotations
 
 import _ast  # the compiler's AST nodes (what `ast` re-exports), without `ast`'s own imports
+import os
 
 from karni.cli.errors import KarniError
 from karni.cli.rules.model import CATEGORIES, RULES_FILE_NAME, SEVERITIES, Rule, RulesFile
@@ -59,8 +60,10 @@ class RulesFileError(KarniError):
         self.line = line
 
 
-def load_rules_file(project_root: Path) -> RulesFile:
+def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
     """Read ``karni.rules.py`` at ``project_root``, without executing it.
+
+    Most projects have no such file, so ``pathlib`` is imported only when one exists.
 
     Returns:
         The project's settings; an empty :class:`RulesFile` when there is no file.
@@ -71,9 +74,9 @@ def load_rules_file(project_root: Path) -> RulesFile:
     from karni.agent.common.errors import FileTooLargeError, UnsafePathError
     from karni.agent.common.files import read_regular_file
 
-    path = project_root / RULES_FILE_NAME
+    name = os.path.join(project_root, RULES_FILE_NAME)
     try:
-        source = read_regular_file(str(path), _MAX_RULES_BYTES)
+        source = read_regular_file(name, _MAX_RULES_BYTES)
     except FileNotFoundError:
         return RulesFile()
     except FileTooLargeError:
@@ -81,7 +84,7 @@ def load_rules_file(project_root: Path) -> RulesFile:
             1, f"is larger than {_MAX_RULES_BYTES:,} bytes", "keep only the four settings in it"
         ) from None
     except UnsafePathError:
-        if path.is_dir():
+        if os.path.isdir(name):
             raise RulesFileError(
                 1, "is a folder, not a file", "remove it or make it a file"
             ) from None
@@ -92,7 +95,9 @@ def load_rules_file(project_root: Path) -> RulesFile:
         raise RulesFileError(
             1, f"cannot be read ({error.strerror})", "check the file's permissions"
         ) from None
-    return parse_rules_source(source, path)
+    from pathlib import Path
+
+    return parse_rules_source(source, Path(name))
 
 
 def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFile:
