@@ -170,6 +170,8 @@ class _SessionImport:
         self._visited: set[str] = set()
         self.examined = 0
         self.taken = 0
+        self.model: str | None = None
+        """The newest model the session's own messages name, ``providerID/modelID``."""
 
     def writer(self) -> SessionWriter:
         if self._writer is None:
@@ -182,6 +184,8 @@ class _SessionImport:
 
     def run(self) -> None:
         self._thread(self.session.id, None, 0)
+        if self.model is not None and self._writer is not None:
+            self.sink.store.set_model(self.session.id, self.model)
 
     def _thread(self, session_id: str, owner: str | None, depth: int) -> None:
         """Import one session's messages; ``owner`` is the task call of a subagent's."""
@@ -211,6 +215,8 @@ class _SessionImport:
 
         converted = convert(info, self.store.parts(session_id, message_id), owner)
         self.stored.add(message_id)
+        if owner is None:
+            self.model = _model_of(info) or self.model
         if converted is None:
             return
         writer = self.writer()
@@ -232,3 +238,14 @@ class _SessionImport:
                 self.sink.store.set_title(self.session.id, prompt, 1)
         for call_id, child in converted.children:
             self._thread(child, call_id, depth + 1)
+
+
+def _model_of(info: dict[str, Any]) -> str | None:
+    """``providerID/modelID`` of a message: an answer's own, or the model a prompt asked for."""
+    fields = info if info.get("role") == "assistant" else info.get("model")
+    if not isinstance(fields, dict):
+        return None
+    provider, name = fields.get("providerID"), fields.get("modelID")
+    if isinstance(provider, str) and isinstance(name, str) and provider and name:
+        return f"{provider}/{name}"
+    return None

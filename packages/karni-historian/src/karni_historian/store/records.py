@@ -19,7 +19,7 @@ __all__ = ["CursorState", "RunRecord", "SessionInfo", "StoredCompartment"]
 class SessionInfo:
     """One stored session, as ``sessions`` lists it."""
 
-    __slots__ = ("first_ts", "id", "last_ts", "message_count", "source", "title")
+    __slots__ = ("first_ts", "id", "last_ts", "message_count", "model", "source", "title")
 
     def __init__(
         self,
@@ -29,6 +29,7 @@ class SessionInfo:
         message_count: int,
         first_ts: str | None,
         last_ts: str | None,
+        model: str | None = None,
     ) -> None:
         """Create the record (fields as in the ``sessions`` table)."""
         self.id = id
@@ -37,6 +38,8 @@ class SessionInfo:
         self.message_count = message_count
         self.first_ts = first_ts
         self.last_ts = last_ts
+        self.model = model
+        """The session's model as its transcript records it (``provider/model``), if known."""
 
     def __repr__(self) -> str:
         return f"SessionInfo({self.id!r}, {self.source!r}, messages={self.message_count})"

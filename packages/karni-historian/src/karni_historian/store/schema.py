@@ -159,6 +159,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             rebuilt_at TEXT NOT NULL
         )""",
     ),
+    # Version 3: the model a session ran on, as its transcript records it (OpenCode's
+    # ``providerID/modelID``), so an unconfigured historian can inherit it.
+    ("ALTER TABLE sessions ADD COLUMN model TEXT",),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 

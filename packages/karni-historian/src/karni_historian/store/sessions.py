@@ -37,10 +37,17 @@ class SessionTables(Database):
             (title[:200], rank, session_id, rank, rank, rank),
         )
 
+    def set_model(self, session_id: str, model: str) -> None:
+        """Record the model the session runs on (the newest one its transcript names)."""
+        self.connection.execute(
+            "UPDATE sessions SET model = ? WHERE id = ? AND model IS NOT ?",
+            (model[:200], session_id, model[:200]),
+        )
+
     def sessions(self) -> list[SessionInfo]:
         """Every session, newest (by last message time, then id) first."""
         rows = self.connection.execute(
-            "SELECT id, source, title, message_count, first_ts, last_ts FROM sessions"
+            "SELECT id, source, title, message_count, first_ts, last_ts, model FROM sessions"
             " ORDER BY COALESCE(last_ts, '') DESC, id DESC"
         ).fetchall()
         return [SessionInfo(*row) for row in rows]
@@ -48,7 +55,8 @@ class SessionTables(Database):
     def session(self, session_id: str) -> SessionInfo | None:
         """The session with this id, or None."""
         row = self.connection.execute(
-            "SELECT id, source, title, message_count, first_ts, last_ts FROM sessions WHERE id = ?",
+            "SELECT id, source, title, message_count, first_ts, last_ts, model FROM sessions"
+            " WHERE id = ?",
             (session_id,),
         ).fetchone()
         return SessionInfo(*row) if row else None
