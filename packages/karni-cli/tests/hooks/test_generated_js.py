@@ -68,6 +68,31 @@ def test_opencode_journey(project, install_hooks, node_host, record_brief, fake_
     ]
 
 
+def test_opencode_asks_again_each_turn_and_keeps_the_brief_within_one(
+    project, install_hooks, node_host, record_brief, fake_historian
+):
+    generated = install_hooks(project, "opencode")
+    record_brief(project, None, "- Decision: money is stored in cents\n")
+    later = "- Decision: money is stored in cents\n- Since then: refunds are events\n"
+    store = str(project / ".my-history" / "PROJECT")
+    steps = [
+        {"system": True, "sessionID": "ses_1"},
+        {"write": store, "text": later},
+        {"system": True, "sessionID": "ses_1"},  # the same turn: the same bytes
+        {"event": "session.idle", "properties": {"sessionID": "ses_1"}},
+        {"system": True, "sessionID": "ses_1"},  # the next turn asks again
+    ]
+    results = node_host("opencode", generated, {"directory": str(project), "steps": steps})
+    assert results == [
+        {"system": ["base prompt", PROJECT_BRIEF]},
+        {"wrote": store},
+        {"system": ["base prompt", PROJECT_BRIEF]},
+        {"event": "session.idle"},
+        {"system": ["base prompt", "HISTORY: project (my-history)\n" + later]},
+    ]
+    fake_historian.release_after_start()
+
+
 def test_opencode_block_first(project, install_hooks, node_host):
     generated = install_hooks(project, "opencode", "--before-edit", "block-first")
     steps = [
@@ -120,6 +145,30 @@ def test_pi_journey(project, tmp_path, install_hooks, node_host, record_brief, f
         ["--project", str(project), "ingest", "--from", str(session_file)],
         ["--project", str(project), "run"],
     ]
+
+
+def test_pi_asks_again_each_run_and_keeps_the_brief_within_one(
+    project, install_hooks, node_host, record_brief, fake_historian
+):
+    generated = install_hooks(project, "pi")
+    record_brief(project, None, "- Decision: money is stored in cents\n")
+    later = "- Decision: money is stored in cents\n- Since then: refunds are events\n"
+    store = str(project / ".my-history" / "PROJECT")
+    steps = [
+        {"prompt": "soft-delete events"},
+        {"write": store, "text": later},
+        {"event": "agent_end"},
+        {"prompt": "and the admin"},
+    ]
+    scenario = {"cwd": str(project), "sessionId": "0199", "steps": steps}
+    results = node_host("pi", generated, scenario)
+    assert results == [
+        {"systemPrompt": "base prompt\n\n" + PROJECT_BRIEF},
+        {"wrote": store},
+        {"event": "agent_end"},
+        {"systemPrompt": "base prompt\n\nHISTORY: project (my-history)\n" + later},
+    ]
+    fake_historian.release_after_start()
 
 
 def test_pi_block_first_and_shutdown(project, install_hooks, node_host, fake_historian, waiter):

@@ -10,6 +10,8 @@
 // Steps: {"tool": NAME, "sessionID", "callID", "args"} runs tool.execute.before,
 // the tool, then tool.execute.after; {"system": true, "sessionID"} runs
 // experimental.chat.system.transform; {"event": TYPE, "properties"} runs event.
+// {"write": PATH, "text"} writes a file between steps (history learnt meanwhile).
+import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [pluginPath, scenarioText] = process.argv.slice(2);
@@ -53,6 +55,9 @@ for (const step of scenario.steps) {
     const output = { system: ["base prompt"] };
     await runHook("experimental.chat.system.transform", { sessionID: step.sessionID, model: {} }, output);
     results.push({ system: output.system });
+  } else if (step.write) {
+    writeFileSync(step.write, step.text); // what changed between turns
+    results.push({ wrote: step.write });
   } else if (step.event) {
     await runHook("event", { event: { type: step.event, properties: step.properties || {} } });
     results.push({ event: step.event });

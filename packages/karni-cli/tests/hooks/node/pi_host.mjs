@@ -9,7 +9,9 @@
 //
 // Steps: {"tool": NAME, "toolCallId", "input"} runs tool_call, the tool, then
 // tool_result; {"prompt": TEXT} runs before_agent_start; {"event": NAME} runs
-// any other event (agent_end, session_shutdown).
+// any other event (agent_end, session_shutdown); {"write": PATH, "text"} writes
+// a file between steps (history learnt meanwhile).
+import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [extensionPath, scenarioText] = process.argv.slice(2);
@@ -60,7 +62,10 @@ const results = [];
 for (const step of scenario.steps) {
   if (step.tool) results.push(await runTool(step));
   else if (step.prompt !== undefined) results.push(await startAgent(step));
-  else if (step.event) {
+  else if (step.write) {
+    writeFileSync(step.write, step.text); // what changed between runs
+    results.push({ wrote: step.write });
+  } else if (step.event) {
     await emit(step.event, { type: step.event, reason: "quit" });
     results.push({ event: step.event });
   }

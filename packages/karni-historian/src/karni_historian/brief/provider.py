@@ -5,7 +5,9 @@ module imports nothing heavy: ``detect`` is one file check, and SQLite, the
 store and the decay maths are imported inside the methods that read them.
 Karni tells the provider how many characters its brief may use (``room``);
 the briefs (:mod:`karni_historian.brief.briefs`) fit themselves into it
-instead of being cut off. ``karni-historian brief [PATH]`` prints the same
+instead of being cut off. The project brief is handed cache-safe
+(:mod:`karni_historian.brief.handover`): the same bytes between ordinary
+turns, what was learnt since after them. ``karni-historian brief [PATH]`` prints the same
 briefs without a room, every episode at full detail.
 """
 
@@ -68,15 +70,15 @@ class HistorianProvider:
             return None
 
     def project_context(self, project_root: Path, room: int | None = None) -> str | None:
-        """The project memory, then the newest compartments' titles."""
+        """The project memory and the newest titles, the same bytes between ordinary turns."""
         try:
-            from karni_historian.brief.briefs import project_brief
+            from karni_historian.brief.handover import handed_project_brief
 
             store = _open(project_root)
             if store is None:
                 return None
             try:
-                return project_brief(store, max_titles=_MAX_TITLES, room_chars=_room(room))
+                return handed_project_brief(store, max_titles=_MAX_TITLES, room_chars=_room(room))
             finally:
                 store.close()
         except Exception:

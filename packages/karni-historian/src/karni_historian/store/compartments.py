@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Compartment
 
-__all__ = ["CompartmentTables", "compartment_row"]
+__all__ = ["CompartmentTables", "compartment_row", "compartment_select"]
 
 
 class CompartmentTables(Database):
@@ -155,6 +155,11 @@ _COMPARTMENT_SELECT = (
     "SELECT id, session_id, sequence, start_message, end_message, title, content, p1, p2, p3, p4,"
     " importance, start_date, end_date, episode_type, legacy FROM compartments"
 )
+
+
+def compartment_select() -> str:
+    """The ``SELECT`` of every column :func:`compartment_row` reads."""
+    return _COMPARTMENT_SELECT
 
 
 def compartment_row(row: Sequence[Any]) -> StoredCompartment:

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 
 from karni_historian.store.database import Database, utc_now
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni_historian.store.records import StoredCompartment
+
 __all__ = ["Rebuild", "RebuildTables"]
 
 
@@ -77,3 +81,23 @@ class RebuildTables(Database):
         ).fetchall()
         digest = hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()
         return (int(rows[-1][0]) if rows else 0), digest
+
+    def facts_after(self, max_id: int) -> list[tuple[str, str]]:
+        """``(category, content)`` of the memories promoted after ``max_id``, oldest first."""
+        return self.connection.execute(
+            "SELECT category, content FROM memories WHERE id > ? ORDER BY id", (max_id,)
+        ).fetchall()
+
+    def newest_compartment_id(self) -> int:
+        """The row id of the newest compartment, 0 when there is none."""
+        row = self.connection.execute("SELECT MAX(id) FROM compartments").fetchone()
+        return int(row[0] or 0)
+
+    def compartments_after(self, max_id: int, limit: int) -> list[StoredCompartment]:
+        """At most ``limit`` compartments stored after row ``max_id``, oldest first."""
+        from karni_historian.store.compartments import compartment_row, compartment_select
+
+        rows = self.connection.execute(
+            compartment_select() + " WHERE id > ? ORDER BY id LIMIT ?", (max_id, limit)
+        ).fetchall()
+        return [compartment_row(row) for row in rows]

@@ -2,7 +2,7 @@
 export const KarniHistory = async ({ directory, worktree }) => {
   const cwd = directory || worktree || process.cwd();
   const pending = new Map(); // callID -> the brief to hand over with the tool's result
-  const projectBriefs = new Map(); // sessionID -> the project-level brief (a promise)
+  const projectBriefs = new Map(); // sessionID -> this turn's project-level brief (a promise)
   return {
     "tool.execute.before": async (input, output) => {
       if (!EDIT_TOOLS.has(input.tool)) return;
@@ -35,6 +35,9 @@ export const KarniHistory = async ({ directory, worktree }) => {
     event: async ({ event }) => {
       if (event.type !== "session.idle") return;
       const sessionID = event.properties ? event.properties.sessionID : undefined;
+      // The turn is over: the next one asks again, and Karni hands the same
+      // project brief byte for byte plus what was learnt since (docs/hooks.md).
+      projectBriefs.delete(sessionID || "");
       await askKarni("opencode", "session.idle", { cwd, sessionID });
     },
   };

@@ -1,7 +1,7 @@
 // The extension: Pi calls these handlers; all decisions are Karni's.
 export default function karniHistory(pi) {
   const pending = new Map(); // toolCallId -> the brief to hand over with the tool's result
-  const projectBriefs = new Map(); // session id -> the project-level brief (a promise)
+  const projectBriefs = new Map(); // session id -> this run's project-level brief (a promise)
 
   function session(ctx) {
     const manager = ctx.sessionManager;
@@ -46,7 +46,11 @@ export default function karniHistory(pi) {
 
   for (const name of ["agent_end", "session_shutdown"]) {
     pi.on(name, async (_event, ctx) => {
-      await askKarni("pi", name, session(ctx));
+      const payload = session(ctx);
+      // The run is over: the next one asks again, and Karni hands the same
+      // project brief byte for byte plus what was learnt since (docs/hooks.md).
+      projectBriefs.delete(payload.sessionId || "");
+      await askKarni("pi", name, payload);
     });
   }
 }
