@@ -351,6 +351,7 @@ def test_sessions_and_status_as_json(project, capsys):
         "id": SESSION,
         "source": "claude-code",
         "title": "Rename total helper to subtotal",
+        "model": None,
     }
     assert status["messages"] == {"raw": 32, "condensed_to": 0, "uncondensed": 32}
     assert status["compartments"] == 0
@@ -384,3 +385,17 @@ def test_wrapup_and_ingest_show_progress_and_quiet_silences_it(project, monkeypa
     assert all(len(frame) <= 59 + len("\x1b[K") for frame in bar.split("\r") if frame)
     assert "a history rebuild is pending" in note
     assert "compartment" in capsys.readouterr().out
+
+
+def test_ingest_verbose_names_each_file_and_its_message_counts(project, capsys):
+    install_fixture(project)
+    code, out, err = cli(capsys, "-v", "ingest")
+    assert code == 0
+    assert out == "ingested 1 of 1 transcript file(s): 32 new message(s) in 1 session(s)\n"
+    path = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / project_key(str(project))
+    lines = err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"karni-historian: read {path / SESSION}.jsonl (claude-code): ")
+    assert lines[0].endswith("): 32 new message(s) from 39 record(s)"), lines[0]
+    code, out, err = cli(capsys, "ingest")
+    assert (code, err) == (0, "")  # without -v, nothing per file

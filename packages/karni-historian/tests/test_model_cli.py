@@ -160,3 +160,46 @@ def test_run_uses_the_configured_chain(project, server, capsys):
     assert main(["--project", str(project), "run", "--force"]) == 0
     assert "messages 1-6 condensed" in capsys.readouterr().out
     assert len(server.requests) == 1
+
+
+def test_wrapup_verbose_tells_each_chunk_and_model_call(project, server, capsys, monkeypatch):
+    import re
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-" + "v" * 40)
+    fallback = f'fallback_models = [{{model = "openai/gpt-test", base_url = "{server.url}/v1"}}]\n'
+    configure(project, model_block(server, extra=fallback))
+    server.queue(Error(400), Reply(covering_xml))
+    assert main(["--project", str(project), "-v", "wrapup", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed\n"
+    told = [line for line in captured.err.splitlines() if "pending" not in line]
+    prefix = r"karni-historian: session s: "
+    seconds = r"\d+\.\d\d s"
+    patterns = [
+        prefix + r"chunk messages 1-14: \d+ characters, 14 message\(s\)",
+        prefix + r"model call anthropic/claude-test, attempt 1: failed \(.*400.*\) in " + seconds,
+        prefix + r"model call openai/gpt-test, attempt 1: ok in " + seconds,
+        prefix + r"chunk messages 1-14: answered by openai/gpt-test in " + seconds,
+    ]
+    assert len(told) == len(patterns), told
+    for line, pattern in zip(told, patterns, strict=True):
+        assert re.fullmatch(pattern, line), line
+    assert KEY not in captured.err
+    with Store.open(project) as store:
+        assert store.last_run("s")["model"] == "openai/gpt-test"
+
+
+def test_run_verbose_with_the_built_in_historian_tells_each_chunk(project, capsys):
+    assert main(["--project", str(project), "-v", "run", "--force"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "chunk messages" in line]
+    assert lines and lines[-1].startswith("karni-historian: session s: chunk messages ")
+    assert " answered by local/extractive in " in lines[-1]
+    with Store.open(project) as store:
+        assert store.last_run("s")["model"] == "local/extractive"
+    assert main(["--project", str(project), "-v", "recomp"]) == 0
+    captured = capsys.readouterr()
+    assert "compartment(s) published" in captured.out
+    assert "karni-historian: session s: chunk messages 1-" in captured.err
+    assert main(["--project", str(project), "-v", "expand", "1", "2"]) == 0
+    assert capsys.readouterr().out.startswith("Messages 1-2 (verbose).")

@@ -33,17 +33,59 @@ def configure(tmp_path, project, server):
 def test_status_json_before_any_run(project, capsys):
     data = status_json(project, capsys)
     assert data["schema"] == 1
-    assert data["session"] == {"id": "s", "source": "claude-code", "title": None}
+    assert data["session"] == {"id": "s", "source": "claude-code", "title": None, "model": None}
     assert data["messages"] == {"raw": 16, "condensed_to": 0, "uncondensed": 16}
     assert data["chain"]["harness"] == "claude_code"
     assert data["chain"]["models"] == [
-        {"model": "local/extractive", "origin": "default", "context_window": 128000}
+        {
+            "model": "local/extractive",
+            "origin": "default",
+            "context_window": 128000,
+            "endpoint": None,
+            "key_variable": None,
+            "key_set": False,
+            "max_tokens": 8000,
+            "temperature": None,
+            "timeout": 300.0,
+            "reasoning": None,
+        }
     ]
     assert data["chain"]["two_pass"] == {"value": False, "origin": "default"}
     assert data["last_run"] is None
     assert data["failures"] == {"streak": 0, "last_error": None, "latest_dump": None}
     assert data["trigger"]["settled"] is True
     assert data["trigger"]["fire"] is False
+
+
+def test_status_verbose_shows_the_whole_chain(tmp_path, project, server, capsys, monkeypatch):
+    configure(tmp_path, project, server)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["--project", str(project), "status"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["--project", str(project), "-v", "status"]) == 0
+    verbose = capsys.readouterr().out
+    assert "endpoint" not in plain
+    lines = verbose.splitlines()
+    assert "- Session model (from the transcript): none recorded" in lines
+    assert (
+        f"  1. anthropic/claude-test (user): endpoint {server.url}, key $ANTHROPIC_API_KEY set,"
+        " context window 128000, max_tokens 8000, temperature default, timeout 300 s"
+    ) in lines
+    assert (
+        f"  2. openai/gpt-test (user): endpoint {server.url}/v1, key $OPENAI_API_KEY not set,"
+        " context window 128000, max_tokens 8000, temperature default, timeout 300 s"
+    ) in lines
+    assert (
+        "- Chain settings: fallback_models from user, model from user, two_pass from project"
+    ) in lines
+    assert not any("sk-" in line for line in lines)
+
+
+def test_quiet_and_verbose_together_is_a_usage_error(project, capsys):
+    assert main(["--project", str(project), "-q", "-v", "status"]) == 2
+    assert capsys.readouterr().err == (
+        "karni-historian: -q and -v ask for less and for more; pass one of them\n"
+    )
 
 
 def test_status_names_where_each_setting_came_from(tmp_path, project, server, capsys):

@@ -50,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
         help="no progress bars and no per-session lines; errors are still printed",
     )
     parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="tell more on stderr: ingest each file read with its message counts; run, wrapup "
+        "and recomp each chunk and model call with its duration; status the whole chain",
+    )
+    parser.add_argument(
         "--project", metavar="DIR", help="the project root (default: found from the cwd)"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
@@ -124,6 +131,7 @@ def _add_reading_commands(commands: Any) -> None:
     expand.add_argument("--message", metavar="N", help="one message, in full")
     expand.add_argument(
         "--verbose",
+        dest="expand_verbose",
         action="store_true",
         help="range: one preview line per part; --message: add time and files",
     )
@@ -222,6 +230,9 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
         raise CliError(str(error), 2) from None
     for warning in report.warnings():
         print(f"{PROG}: {warning}", file=sys.stderr)
+    if args.verbose:
+        for line in report.file_lines():
+            print(f"{PROG}: {line}", file=sys.stderr)
     if not args.quiet:
         print(report.summary())
     return 0
@@ -238,6 +249,18 @@ def _progress_stream(args: argparse.Namespace) -> Any:
     if args.quiet:
         return None
     return sys.stderr.stream if isinstance(sys.stderr, CleanStream) else sys.stderr
+
+
+def _traced(args: argparse.Namespace, session_id: str, historian: Any) -> Any:
+    """The historian hook to run with: with ``-v``, one that tells each chunk and call."""
+    if not args.verbose:
+        return historian
+    from karni_historian.condense.trace import TracedHistorian
+
+    def write(line: str) -> None:
+        print(f"{PROG}: session {session_id}: {line}", file=sys.stderr, flush=True)
+
+    return TracedHistorian(historian, write)
 
 
 def _report(outcome: RunOutcome, args: argparse.Namespace) -> bool:
@@ -299,7 +322,7 @@ def _wrapup(args: argparse.Namespace, root: str) -> int:
             session_id,
             keep,
             prepared.settings,
-            historian=prepared.historian,
+            historian=_traced(args, session_id, prepared.historian),
             progress_stream=_progress_stream(args),
         )
         if outcome.compartments and not args.quiet:
@@ -335,9 +358,8 @@ def _recomp(args: argparse.Namespace, root: str) -> int:
         if prepared is None:
             return 0
         try:
-            outcome = recomp(
-                store, session_id, wanted, prepared.settings, historian=prepared.historian
-            )
+            historian = _traced(args, session_id, prepared.historian)
+            outcome = recomp(store, session_id, wanted, prepared.settings, historian=historian)
         except RecompError as error:
             raise CliError(str(error)) from None
         _notes(session_id, prepared)
@@ -354,7 +376,7 @@ def _run_session(
     """Condense one session when a trigger fires (or ``--force``); None when nothing ran."""
     from karni_historian.condense import runner
 
-    historian = prepared.historian
+    historian = _traced(args, session_id, prepared.historian)
     plan = runner.plan_run(store, session_id, prepared.settings)
     if not plan.settled:
         return runner.run(store, session_id, plan=plan)  # says why nothing is settled
@@ -477,7 +499,7 @@ def _status(args: argparse.Namespace, root: str) -> int:
 
         print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print(status_text(data))
+        print(status_text(data, verbose=args.verbose))
     return 0
 
 
@@ -557,10 +579,11 @@ def _expand(args: argparse.Namespace, root: str) -> int:
     from karni_historian.brief.expand import expand_range, full_message
 
     settings = _settings(root)
+    verbose = args.verbose or args.expand_verbose
     with _open(root) as store:
         session_id = _session(store, args.session)
         if args.message is not None:
-            text = full_message(store, session_id, ordinal, verbose=args.verbose)
+            text = full_message(store, session_id, ordinal, verbose=verbose)
             if text is None:
                 raise CliError(
                     f"No message at ordinal {ordinal} in this session's stored history — the "
@@ -568,7 +591,7 @@ def _expand(args: argparse.Namespace, root: str) -> int:
                 )
             print(text)
         else:
-            print(expand_range(store, session_id, start, end, settings, verbose=args.verbose))
+            print(expand_range(store, session_id, start, end, settings, verbose=verbose))
     return 0
 
 
@@ -628,6 +651,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if early is not None:
             return early
         args = _parser().parse_args(arguments)
+        if args.quiet and args.verbose:
+            raise CliError("-q and -v ask for less and for more; pass one of them", 2)
         root = _root(args)
         return _run_command(args, root)
     except (CliError, CommandLineError) as error:

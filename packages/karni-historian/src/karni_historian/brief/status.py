@@ -42,7 +42,12 @@ def status_data(
     chain = chain_for_session(store, session_id, files, default_window=settings.historian_context)
     return {
         "schema": STATUS_SCHEMA,
-        "session": {"id": session_id, "source": session.source, "title": session.title},
+        "session": {
+            "id": session_id,
+            "source": session.source,
+            "title": session.title,
+            "model": session.model,
+        },
         "messages": {"raw": raw, "condensed_to": covered, "uncondensed": raw - covered},
         "compartments": len(compartments),
         "history": {"tokens": tokens, "budget": settings.history_budget},
@@ -69,6 +74,13 @@ def _chain_data(chain: ResolvedChain) -> dict[str, Any]:
                 "model": entry.model_id,
                 "origin": entry.origin,
                 "context_window": entry.context_window,
+                "endpoint": entry.endpoint,
+                "key_variable": entry.key_variable,
+                "key_set": bool(entry.key_variable and os.environ.get(entry.key_variable)),
+                "max_tokens": entry.max_tokens,
+                "temperature": entry.temperature,
+                "timeout": entry.timeout,
+                "reasoning": entry.reasoning,
             }
             for entry in chain.entries
         ],
@@ -124,8 +136,12 @@ def _latest_dump(root: str) -> str | None:
     return os.path.join(folder, names[-1]) if names else None
 
 
-def status_text(data: dict[str, Any]) -> str:
-    """The ``status`` report of :func:`status_data`, worded for people."""
+def status_text(data: dict[str, Any], *, verbose: bool = False) -> str:
+    """The ``status`` report of :func:`status_data`, worded for people.
+
+    With ``verbose``, every model of the chain with all its settings and where
+    each setting of the chain came from (``status -v``).
+    """
     session, messages = data["session"], data["messages"]
     failures = data["failures"]
     lines = [
@@ -140,6 +156,8 @@ def status_text(data: dict[str, Any]) -> str:
         if failures["latest_dump"]:
             lines.append(f"- Latest failure dump: {failures['latest_dump']}")
     lines += _chain_lines(data["chain"])
+    if verbose:
+        lines += _chain_detail_lines(data["chain"], data["session"].get("model"))
     lines.append(_trigger_line(data["trigger"]))
     lines.append(_last_run_line(data["last_run"]))
     lines.append(_rebuild_line(data["rebuild"]))
@@ -168,6 +186,30 @@ def _chain_lines(chain: dict[str, Any]) -> list[str]:
     ]
     if chain["note"]:
         lines.append(f"- Chain note: {chain['note']}")
+    return lines
+
+
+def _chain_detail_lines(chain: dict[str, Any], session_model: str | None) -> list[str]:
+    """``status -v``: each model's settings, each chain setting's origin, the session model."""
+    lines = [f"- Session model (from the transcript): {session_model or 'none recorded'}"]
+    for number, model in enumerate(chain["models"], 1):
+        key = model["key_variable"]
+        key_text = (
+            "no key needed" if not key else f"key ${key} {'set' if model['key_set'] else 'not set'}"
+        )
+        settings = [
+            f"endpoint {model['endpoint'] or 'the default'}",
+            key_text,
+            f"context window {model['context_window']}",
+            f"max_tokens {model['max_tokens']}",
+            f"temperature {'default' if model['temperature'] is None else model['temperature']}",
+            f"timeout {model['timeout']:g} s",
+        ]
+        if model["reasoning"]:
+            settings.append(f"reasoning {model['reasoning']}")
+        lines.append(f"  {number}. {model['model']} ({model['origin']}): {', '.join(settings)}")
+    origins = ", ".join(f"{key} from {where}" for key, where in sorted(chain["origins"].items()))
+    lines.append(f"- Chain settings: {origins or 'all defaults'}")
     return lines
 
 

@@ -109,6 +109,19 @@ class IngestReport:
             text += f"; {self.malformed} malformed line(s) skipped"
         return text
 
+    def file_lines(self) -> list[str]:
+        """For ``ingest -v``: one line per file read, with its kind and message counts."""
+        lines: list[str] = []
+        for file in self.files:
+            if file.problem:
+                continue
+            text = f"read {file.path} ({file.kind or 'unrecognised'}): "
+            text += f"{file.added} new message(s) from {file.lines} record(s)"
+            if file.malformed:
+                text += f", {file.malformed} malformed"
+            lines.append(text)
+        return lines
+
     def warnings(self) -> list[str]:
         """One line per file not read, or with malformed lines."""
         lines: list[str] = []

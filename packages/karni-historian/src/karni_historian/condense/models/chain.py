@@ -83,6 +83,8 @@ class ModelHistorian:
         self.name = chain.entries[0].model_id
         self.notes: list[str] = []
         self.last_model: str | None = None
+        self.on_call: Callable[[ModelEntry, int, float, str | None], None] | None = None
+        """Told of every model call: the entry, the attempt, seconds taken, the error or None."""
         self._context = context
         self._dumps = dumps
         self._redact = redact
@@ -184,10 +186,12 @@ class ModelHistorian:
         self, entry: ModelEntry, chunk: Chunk, prompt: Prompt, redact: Redactor
     ) -> Reply:
         for attempt in range(ATTEMPTS):
+            started = time.monotonic()
             try:
-                return self._call(entry, prompt)
+                reply = self._call(entry, prompt)
             except ModelCallError as error:
                 message = redact(str(error))
+                self._told(entry, attempt + 1, started, message)
                 self._dump(entry, chunk, prompt, message, error.raw, attempt=attempt + 1)
                 if not error.transient or attempt + 1 == ATTEMPTS:
                     raise ModelCallError(
@@ -195,7 +199,14 @@ class ModelHistorian:
                     ) from None
                 low, high = BACKOFF_SECONDS[min(attempt, len(BACKOFF_SECONDS) - 1)]
                 self._sleep(self._jitter(low, high))
+            else:
+                self._told(entry, attempt + 1, started, None)
+                return reply
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _told(self, entry: ModelEntry, attempt: int, started: float, error: str | None) -> None:
+        if self.on_call is not None:
+            self.on_call(entry, attempt, time.monotonic() - started, error)
 
     def _edit(
         self,

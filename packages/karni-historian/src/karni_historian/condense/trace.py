@@ -1,0 +1,71 @@
+"""What ``run -v``, ``wrapup -v`` and ``recomp -v`` tell: each chunk, each call, timed.
+
+:class:`TracedHistorian` stands in for a run's historian hook: it names the
+chunk it is given, times the historian's answer, and, for a model-backed
+historian, every model call of it (retries, repairs and the editor pass
+included). It changes nothing the run records: its ``name`` and
+``last_model`` are those of the historian it wraps.
+"""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from karni_historian.condense.models.entries import ModelEntry
+    from karni_historian.model import Message
+
+__all__ = ["TracedHistorian"]
+
+
+class TracedHistorian:
+    """A historian hook that writes one line per chunk and per model call."""
+
+    def __init__(self, inner: Any, write: Callable[[str], None]) -> None:
+        """Wrap ``inner`` (a hook, or None for the built-in); lines go to ``write``."""
+        from karni_historian.condense.runner import historian_name
+
+        self.inner = inner
+        self.name = historian_name(inner)
+        self._write = write
+        if inner is not None and hasattr(inner, "on_call"):
+            inner.on_call = self._model_call
+
+    @property
+    def last_model(self) -> str | None:
+        """The model that answered the last chunk, when the wrapped historian says."""
+        model = getattr(self.inner, "last_model", None)
+        return model if isinstance(model, str) else None
+
+    def __call__(self, chunk: Any, messages: Sequence[Message]) -> str:
+        """The wrapped historian's XML for ``chunk``, with the chunk and its time told."""
+        from karni_historian.condense.extractive import summarize
+
+        historian = self.inner or summarize
+        self._write(
+            f"chunk messages {chunk.start}-{chunk.end}: {len(chunk.text)} characters,"
+            f" {chunk.end - chunk.start + 1} message(s)"
+        )
+        span = f"chunk messages {chunk.start}-{chunk.end}"
+        started = time.monotonic()
+        try:
+            xml: str = historian(chunk, messages)
+        except Exception:
+            self._write(f"{span}: {self.name} failed after {_seconds(started)}")
+            raise
+        self._write(f"{span}: answered by {self.last_model or self.name} in {_seconds(started)}")
+        return xml
+
+    def _model_call(
+        self, entry: ModelEntry, attempt: int, seconds: float, error: str | None
+    ) -> None:
+        outcome = "ok" if error is None else f"failed ({error})"
+        self._write(f"model call {entry.model_id}, attempt {attempt}: {outcome} in {seconds:.2f} s")
+
+
+def _seconds(started: float) -> str:
+    return f"{time.monotonic() - started:.2f} s"
