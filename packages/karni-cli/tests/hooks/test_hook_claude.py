@@ -111,6 +111,28 @@ def test_session_start_gives_the_project_brief(project, run_hook, record_brief):
     }
 
 
+def test_a_resumed_session_is_handed_only_what_is_new(project, run_hook, record_brief):
+    def session_start(source, session="s-1"):
+        event = {"session_id": session, "cwd": str(project), "source": source}
+        stdout = run_hook(project, event, "claude-code", "SessionStart").stdout
+        return json.loads(stdout)["hookSpecificOutput"]["additionalContext"] if stdout else None
+
+    heading = "HISTORY: project (my-history)\n"
+    record_brief(project, None, "- Decision: money is stored in cents\n")
+    assert session_start("startup") == heading + "- Decision: money is stored in cents\n"
+    assert session_start("resume") is None  # the conversation still holds it
+    record_brief(
+        project, None, "- Decision: money is stored in cents\n- Since then: refunds are events\n"
+    )
+    assert session_start("resume") == "- Since then: refunds are events\n"
+    assert session_start("resume") is None
+    whole = heading + "- Decision: money is stored in cents\n- Since then: refunds are events\n"
+    assert session_start("compact") == whole  # a new conversation gets it whole
+    assert session_start("resume", session="s-2") == whole  # never handed before
+    record_brief(project, None, "- Decision: money is stored in pennies\n")
+    assert session_start("resume") == heading + "- Decision: money is stored in pennies\n"
+
+
 def test_any_error_exits_0_prints_nothing_and_logs_one_line(project, run_hook):
     cases = [
         ("{not json", ("claude-code", "PreToolUse")),

@@ -101,17 +101,31 @@ def _before_edit(root: str, event: HookEvent, mode: str) -> str:
     return before_edit(event.agent, brief, mode)
 
 
+def _session_start(root: str, event: HookEvent) -> str:
+    """The project brief; a resumed Claude Code session gets only what it was not handed."""
+    from karni.cli.commands.context import history_text
+    from karni.cli.hooks.respond import session_start
+
+    brief = history_text(root, None)
+    if event.agent == "claude-code" and brief:
+        from karni.cli.hooks.handed import to_hand
+
+        resumed = event.source == "resume"
+        try:
+            brief = to_hand(root, event.agent, event.session, brief, resumed=resumed)
+        except OSError:
+            if resumed:
+                raise  # it may hold the brief already: one copy is enough
+    return session_start(event.agent, brief) if brief else ""
+
+
 def _answer(root: str, event: HookEvent, mode: str) -> str:
     from karni.cli.hooks.events import EDIT, SESSION_START
 
     if event.kind == EDIT:
         return _before_edit(root, event, mode)
     if event.kind == SESSION_START:
-        from karni.cli.commands.context import history_text
-        from karni.cli.hooks.respond import session_start
-
-        brief = history_text(root, None)
-        return session_start(event.agent, brief) if brief else ""
+        return _session_start(root, event)
     from karni.cli.hooks.historian import start
     from karni.cli.hooks.local import append_log
 

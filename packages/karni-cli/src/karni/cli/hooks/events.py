@@ -82,7 +82,7 @@ class EventError(ValueError):
 class HookEvent:
     """One harness event, as Karni needs it."""
 
-    __slots__ = ("agent", "cwd", "kind", "name", "path", "session", "transcript")
+    __slots__ = ("agent", "cwd", "kind", "name", "path", "session", "source", "transcript")
 
     def __init__(self, agent: str, name: str, payload: dict[str, Any]) -> None:
         """Read ``payload`` (the event object) of ``agent``'s event ``name``."""
@@ -93,6 +93,8 @@ class HookEvent:
         self.session = _text(payload.get(_SESSION_FIELDS[agent]))
         self.transcript = _text(payload.get(_TRANSCRIPT_FIELDS.get(agent, "")))
         self.path = _edited_file(agent, payload) if self.kind == EDIT else None
+        self.source = _text(payload.get("source"))
+        """Why a Claude Code session started: ``startup``, ``resume``, ``clear``, ``compact``."""
 
 
 def _text(value: object) -> str | None:
