@@ -92,3 +92,15 @@ def write_session(project, first, last, text):
         for ordinal in range(first, last + 1):
             role = "user" if ordinal % 2 else "assistant"
             store.write_message("s", ordinal, role, parts_to_json([TextPart(text(ordinal))]))
+
+
+def add_memory(project, content, category="NOTES"):
+    """Put one project-memory fact into the store, as the historian promotes one."""
+    from karni_historian.store import Store
+
+    with Store.open(project) as store, store.transaction():
+        store.connection.execute(
+            "INSERT INTO memories (category, content, normalized_hash, created_at, updated_at)"
+            " VALUES (?, ?, ?, '', '')",
+            (category, content, content),
+        )

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import write_session
+from conftest import add_memory, write_session
 from karni_historian.brief.render import compartment_element, render_history
 from karni_historian.cli import main
 from karni_historian.store import Store
@@ -73,15 +73,6 @@ def test_new_compartments_are_appended_after_the_unchanged_block(project, capsys
     assert status["last_at"]
     code, out, _ = karni_historian(project, capsys, "status")
     assert "- History rebuilt: " in out and "(asked for (render --rebuild)); none pending" in out
-
-
-def add_memory(project, content):
-    with Store.open(project) as store, store.transaction():
-        store.connection.execute(
-            "INSERT INTO memories (category, content, normalized_hash, created_at, updated_at)"
-            " VALUES ('NOTES', ?, ?, '', '')",
-            (content, content),
-        )
 
 
 def test_edited_memory_and_a_changed_model_warrant_a_rebuild(project, capsys):

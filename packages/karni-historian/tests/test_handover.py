@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import write_session
+from conftest import add_memory, write_session
 from karni_historian.brief.briefs import project_brief
 from karni_historian.brief.handover import RECORD_FILE, SINCE_HEADING
 from karni_historian.brief.lines import anchor_line
@@ -54,15 +54,6 @@ def record(project):
     return json.loads((project / ".karni" / "local" / RECORD_FILE).read_text())
 
 
-def add_memory(project, content):
-    with Store.open(project) as store, store.transaction():
-        store.connection.execute(
-            "INSERT INTO memories (category, content, normalized_hash, created_at, updated_at)"
-            " VALUES ('CONSTRAINTS', ?, ?, '', '')",
-            (content, content),
-        )
-
-
 def test_two_turns_with_a_compartment_between_keep_the_prefix(project, capsys):
     first = handed(project)
     assert first == fresh(project)
@@ -73,7 +64,7 @@ def test_two_turns_with_a_compartment_between_keep_the_prefix(project, capsys):
         before = {stored.id for stored in store.newest_compartments()}
     add_messages(project, 31, 36)
     wrapup(project, capsys, 2)
-    add_memory(project, "refunds never delete a payment")
+    add_memory(project, "refunds never delete a payment", "CONSTRAINTS")
     with Store.open(project) as store:
         new = [s for s in reversed(store.newest_compartments()) if s.id not in before]
     assert new
@@ -92,7 +83,7 @@ def test_two_turns_with_a_compartment_between_keep_the_prefix(project, capsys):
 
 
 def test_edited_memory_rebuilds(project):
-    add_memory(project, "money is stored in cents")
+    add_memory(project, "money is stored in cents", "CONSTRAINTS")
     first = handed(project)
     with Store.open(project) as store, store.transaction():
         store.connection.execute("UPDATE memories SET content = 'money is stored in pennies'")
