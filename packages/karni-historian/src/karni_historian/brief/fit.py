@@ -14,33 +14,36 @@ stops at the first archived one or when the room is full.
 
 from __future__ import annotations
 
-from karni_historian.brief.decay import ARCHIVED, PRESSURE_FLOOR, half_life, tier
+from karni_historian.brief.decay import ARCHIVED, PRESSURE_FLOOR, half_life, newest_visible, tier
 from karni_historian.brief.lines import episode_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from karni_historian.store import Store, StoredCompartment
+    from karni_historian.store.briefing import BriefTables
+    from karni_historian.store.records import BriefEpisode
 
-    TouchingRow = tuple[str, int, int, int, int, int]
+    TouchingRow = tuple[str, int, int, int, int, int, str | None]
 
-__all__ = ["Loader", "fit_tiers"]
+__all__ = ["Loader", "fit_tiers", "rows_to_fit"]
 
 _PREFETCH = 64
 _BISECTIONS = 40
+_SHORTEST_LINE = 18
+"""The shortest episode line with its newline: ``-  (messages 1-1)`` (no date, no title)."""
 
 
 class Loader:
-    """Fetches full compartments on demand, in batches, by position in the touching list."""
+    """Fetches episodes on demand, in batches, by position in the touching list."""
 
-    def __init__(self, store: Store, ids: Sequence[int]) -> None:
+    def __init__(self, store: BriefTables, ids: Sequence[int]) -> None:
         """Load from ``store`` the compartments with these row ids, by position."""
         self.store = store
         self.ids = ids
-        self.loaded: dict[int, StoredCompartment] = {}
+        self.loaded: dict[int, BriefEpisode] = {}
 
-    def get(self, position: int) -> StoredCompartment:
+    def get(self, position: int) -> BriefEpisode:
         """The compartment at ``position``, loading it when needed."""
         stored = self.loaded.get(self.ids[position])
         if stored is None:
@@ -52,7 +55,41 @@ class Loader:
         """Load the compartments at ``positions`` that are not loaded yet, in one query."""
         missing = [self.ids[p] for p in positions if self.ids[p] not in self.loaded]
         if missing:
-            self.loaded.update(self.store.compartments_by_id(missing))
+            self.loaded.update(self.store.episodes_by_id(missing))
+
+
+def _closed(rows: Sequence[TouchingRow], read: int, visited: int) -> bool:
+    """Whether the first ``visited`` episodes in archiving order are all among ``rows``.
+
+    ``rows`` are the newest ``read`` touching episodes. An unread one sits at
+    curve index ``read + 1`` or older, so its position in the order (age over
+    half-life at pressure 1) is at least ``read / half_life(100, 1)``; the read
+    episodes below that are ahead of every unread one.
+    """
+    bound = read / half_life(100, 1.0)
+    count = len(rows)
+    ahead = sum(1 for i, row in enumerate(rows) if (count - i - 1) / half_life(row[3], 1.0) < bound)
+    return ahead >= visited
+
+
+def rows_to_fit(store: BriefTables, path: str, room_chars: int) -> list[TouchingRow]:
+    """The newest episodes touching ``path``: enough that a room of ``room_chars`` fits the same.
+
+    A visit of the episodes (:meth:`_Fitting.shown_at`) stops at the first
+    line that overflows, so it never goes further than ``room // 18 + 2``
+    positions in the archiving order; the walk reads newest first, doubling,
+    until those positions are all read, or until the decay curve's limit
+    (:func:`karni_historian.brief.decay.newest_visible`). The cost follows the
+    room, not the store.
+    """
+    most = newest_visible()
+    visited = max(0, room_chars) // _SHORTEST_LINE + 2
+    wanted = min(most, 4 * visited)
+    while True:
+        rows = store.touching_compartments(path, wanted)
+        if len(rows) < wanted or wanted >= most or _closed(rows, wanted, visited):
+            return rows
+        wanted = min(most, wanted * 2)
 
 
 class _Fitting:
@@ -142,7 +179,7 @@ def fit_tiers(
 
     Args:
         rows: The touching compartments, oldest first (see
-            :meth:`karni_historian.store.Store.touching_compartments`).
+            :meth:`karni_historian.store.briefing.BriefTables.touching_compartments`).
         loader: Loads the full compartments by position in ``rows``.
         room_chars: The characters the episode lines may use.
         sessions: How many sessions the rows come from (lines name the

@@ -5,8 +5,9 @@ module imports nothing heavy: ``detect`` is one file check, and SQLite, the
 store and the decay maths are imported inside the methods that read them.
 Karni tells the provider how many characters its brief may use (``room``);
 the briefs (:mod:`karni_historian.brief.briefs`) fit themselves into it
-instead of being cut off. ``karni-historian brief [PATH]`` prints the same
-briefs without a room, every episode at full detail.
+instead of being cut off, reading only what they can show.
+``karni-historian brief [PATH]`` prints the same briefs in a larger room
+(``--all``: everything, every episode at full detail).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from karni_historian.store import Store
+    from karni_historian.store.briefing import BriefTables
 
 __all__ = ["HistorianProvider"]
 
@@ -94,10 +95,12 @@ class HistorianProvider:
             return None
 
 
-def _open(project_root: Path) -> Store | None:
-    from karni_historian.store import Store, StoreError
+def _open(project_root: Path) -> BriefTables | None:
+    """The store's brief reads, read-only; None when there is no usable store."""
+    from karni_historian.errors import StoreError
+    from karni_historian.store.briefing import BriefTables
 
     try:
-        return Store.open(project_root, readonly=True)
+        return BriefTables.open(project_root, readonly=True)
     except StoreError:
         return None
