@@ -14,7 +14,13 @@ stops at the first archived one or when the room is full.
 
 from __future__ import annotations
 
-from karni_historian.brief.decay import ARCHIVED, PRESSURE_FLOOR, half_life, newest_visible, tier
+from karni_historian.brief.decay import (
+    ARCHIVED,
+    PRESSURE_FLOOR,
+    newest_visible,
+    stretch,
+    tier_at,
+)
 from karni_historian.brief.lines import episode_line
 
 TYPE_CHECKING = False
@@ -63,12 +69,12 @@ def _closed(rows: Sequence[TouchingRow], read: int, visited: int) -> bool:
 
     ``rows`` are the newest ``read`` touching episodes. An unread one sits at
     curve index ``read + 1`` or older, so its position in the order (age over
-    half-life at pressure 1) is at least ``read / half_life(100, 1)``; the read
+    half-life at pressure 1) is at least ``read / stretch(100)``; the read
     episodes below that are ahead of every unread one.
     """
-    bound = read / half_life(100, 1.0)
+    bound = read / stretch(100)
     count = len(rows)
-    ahead = sum(1 for i, row in enumerate(rows) if (count - i - 1) / half_life(row[3], 1.0) < bound)
+    ahead = sum(1 for i, row in enumerate(rows) if (count - i - 1) / stretch(row[3]) < bound)
     return ahead >= visited
 
 
@@ -99,11 +105,12 @@ class _Fitting:
         self, rows: Sequence[TouchingRow], loader: Loader, room_chars: int, sessions: int
     ) -> None:
         count = len(rows)
-        self.items = [(count - i, row[3]) for i, row in enumerate(rows)]
+        # Curve index ``count - i``, 1 for the newest: its age and its half-life at pressure 1
+        # (``decay.tier`` computes the same, in the same order of operations).
+        self.ages = [count - i - 1 for i in range(count)]
+        self.stretches = [stretch(row[3]) for row in rows]
         # The curve's z at pressure 1: episodes archive in this order at any pressure.
-        self.order = sorted(
-            range(count), key=lambda i: (self.items[i][0] - 1) / half_life(self.items[i][1], 1.0)
-        )
+        self.order = sorted(range(count), key=lambda i: self.ages[i] / self.stretches[i])
         self.loader = loader
         self.room = room_chars + 1  # the last line pays for no newline
         self.sessions = sessions
@@ -124,8 +131,9 @@ class _Fitting:
         """
         tiers: dict[int, int] = {}
         used = 0
+        floored = max(pressure, PRESSURE_FLOOR)
         for n, i in enumerate(self.order):
-            t = tier(self.items[i][0], self.items[i][1], pressure)
+            t = tier_at(self.ages[i] / (self.stretches[i] / floored))
             if t >= ARCHIVED:
                 break
             if n % _PREFETCH == 0:

@@ -93,14 +93,25 @@ class BriefTables(Database):
         return found
 
     def newest_episodes(self, limit: int | None = None) -> list[BriefEpisode]:
-        """The newest compartments: sessions by last activity, then sequence, newest first."""
-        rows = self.connection.execute(
-            f"{_EPISODE_SELECT} JOIN sessions s ON s.id = c.session_id"
-            " ORDER BY COALESCE(s.last_ts, '') DESC, c.session_id DESC, c.sequence DESC"
-            " LIMIT ?",
-            (-1 if limit is None else limit,),
-        )
-        return [BriefEpisode(row) for row in rows]
+        """The newest compartments: sessions by last activity, then sequence, newest first.
+
+        Each session is walked along its ``(session_id, sequence)`` index, so
+        the cost follows ``limit``, not the store's size.
+        """
+        found: list[BriefEpisode] = []
+        sessions = self.connection.execute(
+            "SELECT id FROM sessions ORDER BY COALESCE(last_ts, '') DESC, id DESC"
+        ).fetchall()
+        for (session_id,) in sessions:
+            left = -1 if limit is None else limit - len(found)
+            if left == 0:
+                break
+            rows = self.connection.execute(
+                f"{_EPISODE_SELECT} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
+                (session_id, left),
+            )
+            found += [BriefEpisode(row) for row in rows]
+        return found
 
     def fact_records(self) -> list[FactRecord]:
         """Every project-memory fact, by category then first promotion."""

@@ -25,9 +25,15 @@ class CompartmentTables(Database):
         ).fetchall()
         return [compartment_row(row) for row in rows]
 
-    def compartment_count(self) -> int:
-        """The number of compartments in the store."""
-        return int(self.connection.execute("SELECT COUNT(*) FROM compartments").fetchone()[0])
+    def compartment_count(self, session_id: str | None = None) -> int:
+        """The number of compartments in the store, or in one session."""
+        if session_id is None:
+            row = self.connection.execute("SELECT COUNT(*) FROM compartments").fetchone()
+        else:
+            row = self.connection.execute(
+                "SELECT COUNT(*) FROM compartments WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return int(row[0])
 
     def last_compartment_end(self, session_id: str) -> int:
         """The last ordinal covered by the session's compartments, 0 when none."""
