@@ -210,11 +210,13 @@ def _one_line(text: str) -> str:
     return clean_line(" ".join(text.split()))
 
 
-def _prompts(store: BriefTables, session_id: str, before: int) -> Iterator[tuple[int, str, str | None]]:
+def _prompts(
+    store: BriefTables, session_id: str, before: int
+) -> Iterator[tuple[int, str, str | None]]:
     """``(ordinal, text, timestamp)`` of the session's meaningful prompts, newest first."""
     from karni_historian.brief.prompts import prompt_text
 
-    ordinal, timestamp, texts = 0, None, []
+    ordinal, timestamp, texts = 0, None, list[str]()
     for row_ordinal, row_timestamp, text in store.user_texts(session_id, before):
         if row_ordinal != ordinal and texts:
             prompt = prompt_text(texts)
@@ -238,7 +240,7 @@ def _session_shapings(
     """
     found: list[Shaping] = []
     prompts: Iterator[tuple[int, str, str | None]] | None = None
-    request = (1 << 62, "", None)  # no request yet: the first edit finds its own
+    request: tuple[int, str, str | None] = (1 << 62, "", None)  # the first edit finds its own
     for edit in store.edit_ordinals(session_id, path):
         if edit < request[0]:
             if limit is not None and len(found) >= limit:

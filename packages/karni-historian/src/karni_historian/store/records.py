@@ -87,8 +87,11 @@ class BriefEpisode:
     )
 
     def __init__(self, row: Sequence[Any]) -> None:
-        """Create the record from a row of ``id, session_id, start, end, title, content,
-        p1, p2, p3, p4, importance, start_date, episode_type``."""
+        """Create the record from a row of its columns, in this order.
+
+        ``id, session_id, start, end, title, content, p1, p2, p3, p4, importance,
+        start_date, episode_type``.
+        """
         (
             self.id,
             self.session_id,
