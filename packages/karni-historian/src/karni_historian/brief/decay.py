@@ -70,9 +70,16 @@ def half_life(importance: float, pressure: float) -> float:
 
 def stretch(importance: float) -> float:
     """The half-life at pressure 1: ``24 * 2 ** ((importance - 50) / 25)``, importance 1–100."""
-    imp = min(max(importance, 1), 100)
-    doubling: float = 2.0 ** ((imp - 50) / IMPORTANCE_DOUBLING)  # a positive base: never complex
-    return HALF_LIFE * doubling
+    known = _STRETCHES.get(importance)
+    if known is None:
+        imp = min(max(importance, 1), 100)
+        doubling: float = 2.0 ** ((imp - 50) / IMPORTANCE_DOUBLING)  # a positive base
+        known = _STRETCHES[importance] = HALF_LIFE * doubling
+    return known
+
+
+_STRETCHES: dict[float, float] = {}
+""":func:`stretch` by importance (a store holds at most 100 distinct ones)."""
 
 
 def tier_at(z: float) -> int:

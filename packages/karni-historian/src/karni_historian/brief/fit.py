@@ -136,7 +136,7 @@ class _Fitting:
             t = tier_at(self.ages[i] / (self.stretches[i] / floored))
             if t >= ARCHIVED:
                 break
-            if n % _PREFETCH == 0:
+            if n % _PREFETCH == 0 and self.loader.ids[i] not in self.loader.loaded:
                 self.loader.prefetch(self.order[n : n + _PREFETCH])
             used += self.size(i, t)
             if used > self.room and (strict or tiers):
