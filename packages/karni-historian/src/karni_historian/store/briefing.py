@@ -193,6 +193,8 @@ class BriefTables(Database):
     def user_texts(self, session_id: str, before: int) -> Iterator[tuple[int, str | None, str]]:
         """``(ordinal, timestamp, text)`` of the user messages' text parts, newest first.
 
+        A part is text unless it is a tool call, as the store's codec reads it.
+
         Messages at or before ``before``; parts marked ignored are left out, a
         message's parts come in order. The text is read by SQLite's JSON
         functions, so no message is decoded whole.
@@ -201,7 +203,7 @@ class BriefTables(Database):
             "SELECT m.ordinal, m.timestamp, json_extract(j.value, '$.text')"
             " FROM raw_messages m, json_each(m.parts_json) j"
             " WHERE m.session_id = ? AND m.ordinal <= ? AND m.role = 'user'"
-            " AND json_extract(j.value, '$.type') = 'text'"
+            " AND COALESCE(json_extract(j.value, '$.type'), '') != 'tool'"
             " AND NOT COALESCE(json_extract(j.value, '$.ignored'), 0)"
             " ORDER BY m.ordinal DESC",
             (session_id, before),
