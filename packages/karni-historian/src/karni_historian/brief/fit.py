@@ -114,15 +114,17 @@ class _Fitting:
         self.loader = loader
         self.room = room_chars + 1  # the last line pays for no newline
         self.sessions = sessions
-        self.sizes: dict[tuple[int, int], int] = {}
+        self.sizes: dict[int, int] = {}
+        """Line sizes by ``8 * i + t`` (an int key is cheaper to hash than a pair)."""
 
     def size(self, i: int, t: int) -> int:
         """Characters of episode ``i``'s line at tier ``t``, with its newline."""
-        key = (i, t)
-        if key not in self.sizes:
+        key = 8 * i + t
+        known = self.sizes.get(key)
+        if known is None:
             line = episode_line(self.loader.get(i), t, self.sessions)
-            self.sizes[key] = len(line) + 1
-        return self.sizes[key]
+            known = self.sizes[key] = len(line) + 1
+        return known
 
     def shown_at(self, pressure: float, *, strict: bool = True) -> dict[int, int] | None:
         """Tiers of the shown episodes at ``pressure``; None when ``strict`` and they overflow.
@@ -132,13 +134,14 @@ class _Fitting:
         tiers: dict[int, int] = {}
         used = 0
         floored = max(pressure, PRESSURE_FLOOR)
+        ages, stretches, sizes, loaded = self.ages, self.stretches, self.sizes, self.loader.loaded
         for n, i in enumerate(self.order):
-            t = tier_at(self.ages[i] / (self.stretches[i] / floored))
+            t = tier_at(ages[i] / (stretches[i] / floored))
             if t >= ARCHIVED:
                 break
-            if n % _PREFETCH == 0 and self.loader.ids[i] not in self.loader.loaded:
+            if n % _PREFETCH == 0 and self.loader.ids[i] not in loaded:
                 self.loader.prefetch(self.order[n : n + _PREFETCH])
-            used += self.size(i, t)
+            used += sizes.get(8 * i + t) or self.size(i, t)
             if used > self.room and (strict or tiers):
                 return None if strict else tiers
             tiers[i] = t
