@@ -190,7 +190,7 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
         "\n"
         "### History Compression\n"
         "- Compartments: 0\n"
-        "- History block: ~0 tokens\n"
+        "- History block: ~10 tokens\n"
         "- History budget: ~19500 tokens (0% used)\n"
         "- Older compartments demote tiers automatically at render time to fit the budget\n"
     )
@@ -355,7 +355,7 @@ def test_sessions_and_status_as_json(project, capsys):
     }
     assert status["messages"] == {"raw": 32, "condensed_to": 0, "uncondensed": 32}
     assert status["compartments"] == 0
-    assert status["history"] == {"tokens": 0, "budget": 19500}
+    assert status["history"] == {"tokens": 10, "budget": 19500}
     assert status["failures"] == {"streak": 0, "last_error": None, "latest_dump": None}
 
 

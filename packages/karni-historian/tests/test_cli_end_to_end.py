@@ -72,9 +72,25 @@ def test_status(condensed, capsys, snapshot_text):
     assert masked == snapshot_text
 
 
+def test_status_reports_the_size_of_the_block_render_prints(condensed, capsys):
+    from karni_historian.brief.budget import estimate_tokens
+
+    for _ in range(2):  # before the first render (a rebuild pending) and after it
+        assert main(["status", "--json"]) == 0
+        history = json.loads(capsys.readouterr().out)["history"]
+        assert main(["render"]) == 0
+        block = capsys.readouterr().out.removesuffix("\n")
+        assert block.startswith("<session-history>")
+        assert history["tokens"] == estimate_tokens(block)
+        assert history["tokens"] <= history["budget"]
+
+
 def test_full_brief(condensed, capsys, snapshot_text):
     assert main(["brief", "shop/cart.py"]) == 0
-    assert capsys.readouterr().out == snapshot_text
+    sized = capsys.readouterr().out
+    assert sized == snapshot_text
+    assert main(["brief", "--all", "shop/cart.py"]) == 0
+    assert capsys.readouterr().out == sized  # a small store fits the history budget
     assert main(["brief"]) == 0
     assert capsys.readouterr().out.startswith("Project memory:\n")
 

@@ -61,12 +61,12 @@ def test_two_turns_with_a_compartment_between_keep_the_prefix(project, capsys):
     assert handed(project) == first  # nothing new: the same bytes
 
     with Store.open(project) as store:
-        before = {stored.id for stored in store.newest_compartments()}
+        before = {stored.id for stored in store.newest_episodes()}
     add_messages(project, 31, 36)
     wrapup(project, capsys, 2)
     add_memory(project, "refunds never delete a payment", "CONSTRAINTS")
     with Store.open(project) as store:
-        new = [s for s in reversed(store.newest_compartments()) if s.id not in before]
+        new = [s for s in reversed(store.newest_episodes()) if s.id not in before]
     assert new
     second = handed(project)
     assert second == "\n".join(

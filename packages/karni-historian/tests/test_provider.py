@@ -255,7 +255,7 @@ def test_the_newest_touching_compartments_are_the_tail_of_the_full_list(root):
         assert store.touching_compartments("src/b.py", 5) == []
 
 
-def test_a_sized_brief_reads_only_what_the_curve_can_show_and_is_unchanged(root, monkeypatch):
+def test_a_sized_brief_reads_only_what_its_room_can_show_and_is_unchanged(root, monkeypatch):
     from karni_historian.brief.decay import newest_visible
 
     _many(root, newest_visible() + 500, "s1", "2026-03-02T10:00:00Z")
@@ -273,6 +273,8 @@ def test_a_sized_brief_reads_only_what_the_curve_can_show_and_is_unchanged(root,
             Store, "touching_compartments", lambda self, path, newest=None: full(self, path)
         )
         unbounded_selection = file_brief(store, "src/a.py", room_chars=1100)
-    assert asked == [newest_visible()]
+    # A room of 1,100 characters shows a few dozen episodes at most: far fewer are read
+    # than the decay curve's limit, and the brief is the one every episode gives.
+    assert asked and all(newest < newest_visible() // 4 for newest in asked)
     assert bounded is not None and "Episodes that touched this file" in bounded
     assert bounded == unbounded_selection

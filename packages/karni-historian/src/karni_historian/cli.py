@@ -142,8 +142,15 @@ def _add_reading_commands(commands: Any) -> None:
         "--json", action="store_true", help='print {"sessions": [...]}, one object per session'
     )
 
-    brief = commands.add_parser("brief", help="the full, uncapped history brief")
+    brief = commands.add_parser(
+        "brief", help="the history brief, sized to the history budget (--all: everything)"
+    )
     brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
+    brief.add_argument(
+        "--all",
+        action="store_true",
+        help="every request, every episode at full detail, every title (slow on a large store)",
+    )
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -533,22 +540,37 @@ def _sessions(args: argparse.Namespace, root: str) -> int:
     return 0
 
 
+BRIEF_REQUESTS = 100
+"""The most requests ``brief FILE`` lists without ``--all``."""
+BRIEF_TITLES = 200
+"""The most episode titles ``brief`` (of the project) lists without ``--all``."""
+
+
 def _brief(args: argparse.Namespace, root: str) -> int:
     from karni_historian.brief.briefs import file_brief, project_brief
 
+    room = None if args.all else _brief_room(root)
+    relative = None if args.path is None else _project_path(root, args.path)
     with _open(root) as store:
-        if args.path is None:
-            text = project_brief(store)
+        if relative is None:
+            titles = None if room is None else BRIEF_TITLES
+            text = project_brief(store, max_titles=titles, room_chars=room)
             what = "the project"
         else:
-            relative = _project_path(root, args.path)
-            text = file_brief(store, relative)
+            text = file_brief(store, relative, room_chars=room, max_requests=BRIEF_REQUESTS)
             what = relative
     if not text:
         print(f"{PROG}: no history recorded for {what}", file=sys.stderr)
         return 0
     print(text)
     return 0
+
+
+def _brief_room(root: str) -> int:
+    """The characters ``brief`` may print without ``--all``: the history budget's."""
+    from karni_historian.brief.budget import CHARS_PER_TOKEN_FALLBACK
+
+    return int(_settings(root).history_budget * CHARS_PER_TOKEN_FALLBACK)
 
 
 def _project_path(root: str, path: str) -> str:

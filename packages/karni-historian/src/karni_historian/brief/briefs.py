@@ -17,8 +17,7 @@ compartments' titles. Without a room every episode is at full detail, as
 
 from __future__ import annotations
 
-from karni_historian.brief.decay import newest_visible
-from karni_historian.brief.fit import Loader, fit_tiers
+from karni_historian.brief.fit import Loader, fit_tiers, rows_to_fit
 from karni_historian.brief.lines import anchor_line, by_priority, episode_line, fact_line, fit_lines
 from karni_historian.brief.shaped import REQUEST_CHARS, shaping_line, shaping_requests
 
@@ -28,8 +27,8 @@ if TYPE_CHECKING:
 
     from karni_historian.brief.fit import TouchingRow
     from karni_historian.brief.shaped import Shaping
-    from karni_historian.model import Fact
-    from karni_historian.store import Store
+    from karni_historian.store.briefing import BriefTables
+    from karni_historian.store.records import FactRecord
 
 __all__ = ["file_brief", "project_brief"]
 
@@ -37,7 +36,8 @@ _MAX_FACTS = 40
 _FACT_SHARE = 0.3
 _REVERT_SHARE = 0.15
 _SHAPED_SHARE = 0.4
-_MAX_SHAPED_SHOWN = 8
+MAX_REQUESTS_SHOWN = 8
+"""The most requests a brief sized to a room lists under what shaped the file, by default."""
 
 
 def _normal(path: str) -> str:
@@ -47,20 +47,21 @@ def _normal(path: str) -> str:
     return path.rstrip("/") or "."
 
 
-def _facts_about(store: Store, path: str, spans: Sequence[tuple[str, int, int]]) -> list[Fact]:
-    facts = store.facts_for_spans(spans)
+def _facts_about(
+    store: BriefTables, path: str, spans: Sequence[tuple[str, int, int]]
+) -> list[FactRecord]:
+    """Facts from runs over the file's episodes, then facts naming the file."""
+    facts = store.fact_records_for_spans(spans)
     known = {(fact.category, fact.content) for fact in facts}
     name = path.rsplit("/", 1)[-1]
-    for fact in store.facts():
-        if (fact.category, fact.content) in known:
-            continue
-        if path in fact.content or (len(name) > 3 and name in fact.content):
+    for fact in store.fact_records_naming(path, *([name] if len(name) > 3 else [])):
+        if (fact.category, fact.content) not in known:
             facts.append(fact)
             known.add((fact.category, fact.content))
     return by_priority(facts)
 
 
-def _fact_lines(facts: Sequence[Fact], room: int | None) -> list[str]:
+def _fact_lines(facts: Sequence[FactRecord], room: int | None) -> list[str]:
     """``Project memory:`` and the facts that fit ``room``; nothing when none fits."""
     if not facts:
         return []
@@ -72,10 +73,8 @@ def _reverted_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | Non
     sessions = len({row[0] for row in rows})
     lines = []
     for position in reversed(range(len(rows))):
-        stored = loader.get(position)
-        kinds = (stored.compartment.episode_type or "").split(",")
-        if "revert" in kinds:
-            lines.append(anchor_line(stored, sessions))
+        if "revert" in (rows[position][6] or "").split(","):
+            lines.append(anchor_line(loader.get(position), sessions))
     return _headed("Reverted or abandoned here:", lines, room)
 
 
@@ -87,7 +86,7 @@ def _shaped_lines(shapings: Sequence[Shaping], room: int | None) -> list[str]:
     lines = [shaping_line(n, s) for n, s in enumerate(shapings, 1)]
     if room is None:
         return [heading, *lines]
-    shown = fit_lines([heading, *lines[:_MAX_SHAPED_SHOWN]], room)
+    shown = fit_lines([heading, *lines], room)
     if len(shown) > 1:
         return shown
     quote = max(8, room - len(heading) - len(lines[0]) + REQUEST_CHARS - 2)
@@ -117,7 +116,13 @@ def _episode_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | None
     return [heading, *shown] if shown else []
 
 
-def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str | None:
+def file_brief(
+    store: BriefTables,
+    path: str,
+    *,
+    room_chars: int | None = None,
+    max_requests: int | None = MAX_REQUESTS_SHOWN,
+) -> str | None:
     """The brief about ``path``: what to respect, what shaped it, the episodes that touched it.
 
     Args:
@@ -125,17 +130,22 @@ def file_brief(store: Store, path: str, *, room_chars: int | None = None) -> str
         path: A project-relative POSIX path (a folder covers the files in it).
         room_chars: The characters the brief may use; None for the full brief
             (every request, every episode at tier 1, every fact).
+        max_requests: Sized to a room, the most requests listed (None: as
+            many as fit); without a room every request is.
 
     Returns:
         The brief, or None when the store knows nothing about ``path``.
     """
     path = _normal(path)
-    # Sized to a room, only the episodes the decay curve can show are read
-    # (docs/historian/decay.md), so the brief's cost does not grow with the store.
-    rows = store.touching_compartments(path, None if room_chars is None else newest_visible())
+    # Sized to a room, only the episodes the room can show are read
+    # (docs/performance.md), so the brief's cost does not grow with the store.
+    if room_chars is None:
+        rows = store.touching_compartments(path)
+    else:
+        rows = rows_to_fit(store, path, room_chars)
     loader = Loader(store, [row[1] for row in rows])
     facts = _facts_about(store, path, [(row[0], row[4], row[5]) for row in rows])[:_MAX_FACTS]
-    shapings = shaping_requests(store, path)
+    shapings = shaping_requests(store, path, None if room_chars is None else max_requests)
     if not rows and not facts and not shapings:
         return None
     room = room_chars
@@ -163,7 +173,7 @@ def _headed(heading: str, lines: list[str], room: int | None) -> list[str]:
 
 
 def project_brief(
-    store: Store, *, max_titles: int | None = None, room_chars: int | None = None
+    store: BriefTables, *, max_titles: int | None = None, room_chars: int | None = None
 ) -> str | None:
     """The project brief: the project memory, then the newest compartments' titles.
 
@@ -176,11 +186,11 @@ def project_brief(
     Returns:
         The brief, or None when nothing is known or nothing fits.
     """
-    facts = [fact_line(fact) for fact in by_priority(store.facts())]
+    facts = [fact_line(fact) for fact in by_priority(store.fact_records())]
     lines = _headed("Project memory:", facts, None if room_chars is None else room_chars // 2)
-    newest = store.newest_compartments(max_titles)
-    sessions = len({stored.session_id for stored in newest})
-    titles = [anchor_line(stored, sessions) for stored in newest]
+    newest = store.newest_episodes(max_titles)
+    sessions = len({episode.session_id for episode in newest})
+    titles = [anchor_line(episode, sessions) for episode in newest]
     left = None if room_chars is None else room_chars - sum(len(line) + 1 for line in lines)
     lines += _headed("Recent episodes, newest first:", titles, left)
     return "\n".join(lines) if lines else None

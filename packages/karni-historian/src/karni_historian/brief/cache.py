@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from karni_historian.store import Store
     from karni_historian.store.rebuilds import Rebuild
 
-__all__ = ["ADDITIVE_SHARE", "BlockShape", "history_block", "pending_rebuild"]
+__all__ = ["ADDITIVE_SHARE", "BlockShape", "history_block", "pending_rebuild", "preview_block"]
 
 ADDITIVE_SHARE = 0.25
 """The share of the history budget the additive block may use before a rebuild."""
@@ -91,6 +91,28 @@ def pending_rebuild(store: Store, session_id: str, shape: BlockShape) -> str | N
     return _reason(store, store.last_rebuild(session_id), compartments, shape)
 
 
+def preview_block(store: Store, session_id: str, shape: BlockShape) -> tuple[str, str | None]:
+    """The block the next ``render`` prints, and why it rebuilds (None: it appends only).
+
+    Nothing is saved: ``status`` reports the size of this block, so its
+    figure is the one ``render`` prints.
+    """
+    from karni_historian.brief.render import render_history
+
+    compartments = [stored.compartment for stored in store.compartments(session_id)]
+    last = store.last_rebuild(session_id)
+    reason = _reason(store, last, compartments, shape)
+    if reason is None and last is not None:
+        return _appended(last, compartments, shape), None
+    return render_history(compartments, shape.budget, dates=shape.dates), reason
+
+
+def _appended(last: Rebuild, compartments: Sequence[Compartment], shape: BlockShape) -> str:
+    """The rebuilt block as saved, then the additive block of what was published since."""
+    additive = _additive(compartments[last.compartment_count :], shape.dates)
+    return f"{last.block}\n\n{additive}" if additive else last.block
+
+
 def history_block(
     store: Store, session_id: str, shape: BlockShape, *, rebuild: bool = False
 ) -> str:
@@ -104,8 +126,7 @@ def history_block(
         "asked for (render --rebuild)" if rebuild else _reason(store, last, compartments, shape)
     )
     if reason is None and last is not None:
-        additive = _additive(compartments[last.compartment_count :], shape.dates)
-        return f"{last.block}\n\n{additive}" if additive else last.block
+        return _appended(last, compartments, shape)
     block = render_history(compartments, shape.budget, dates=shape.dates)
     memory_max_id, memory_digest = store.memory_digest()
     store.save_rebuild(

@@ -29,7 +29,9 @@ __all__ = [
     "half_life",
     "newest_visible",
     "pressure",
+    "stretch",
     "tier",
+    "tier_at",
 ]
 
 HALF_LIFE = 24.0
@@ -63,9 +65,34 @@ def half_life(importance: float, pressure: float) -> float:
     Returns:
         ``24 * 2 ** ((importance - 50) / 25) / pressure``.
     """
-    imp = min(max(importance, 1), 100)
-    doubling: float = 2.0 ** ((imp - 50) / IMPORTANCE_DOUBLING)  # a positive base: never complex
-    return HALF_LIFE * doubling / max(pressure, PRESSURE_FLOOR)
+    return stretch(importance) / max(pressure, PRESSURE_FLOOR)
+
+
+def stretch(importance: float) -> float:
+    """The half-life at pressure 1: ``24 * 2 ** ((importance - 50) / 25)``, importance 1–100."""
+    known = _STRETCHES.get(importance)
+    if known is None:
+        imp = min(max(importance, 1), 100)
+        doubling: float = 2.0 ** ((imp - 50) / IMPORTANCE_DOUBLING)  # a positive base
+        known = _STRETCHES[importance] = HALF_LIFE * doubling
+    return known
+
+
+_STRETCHES: dict[float, float] = {}
+""":func:`stretch` by importance (a store holds at most 100 distinct ones)."""
+
+
+def tier_at(z: float) -> int:
+    """The curve tier, 1–5, at ``z`` half-lives of age (the boundaries ``Z1..Z4``)."""
+    if z < _Z1:
+        return 1
+    if z < _Z2:
+        return 2
+    if z < _Z3:
+        return 3
+    if z < _Z4:
+        return 4
+    return 5
 
 
 def base_tier(index: int, importance: float, pressure: float) -> int:
@@ -80,16 +107,7 @@ def base_tier(index: int, importance: float, pressure: float) -> int:
         1 when ``z < 0.201``, 2 below 0.729, 3 below 1.322, 4 below 2.587, else 5,
         where ``z = (index - 1) / half_life``.
     """
-    z = (max(index, 1) - 1) / half_life(importance, pressure)
-    if z < _Z1:
-        return 1
-    if z < _Z2:
-        return 2
-    if z < _Z3:
-        return 3
-    if z < _Z4:
-        return 4
-    return 5
+    return tier_at((max(index, 1) - 1) / half_life(importance, pressure))
 
 
 def tier(index: int, importance: float, pressure: float) -> int:

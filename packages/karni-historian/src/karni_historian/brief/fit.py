@@ -14,33 +14,42 @@ stops at the first archived one or when the room is full.
 
 from __future__ import annotations
 
-from karni_historian.brief.decay import ARCHIVED, PRESSURE_FLOOR, half_life, tier
+from karni_historian.brief.decay import (
+    ARCHIVED,
+    PRESSURE_FLOOR,
+    newest_visible,
+    stretch,
+    tier_at,
+)
 from karni_historian.brief.lines import episode_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from karni_historian.store import Store, StoredCompartment
+    from karni_historian.store.briefing import BriefTables
+    from karni_historian.store.records import BriefEpisode
 
-    TouchingRow = tuple[str, int, int, int, int, int]
+    TouchingRow = tuple[str, int, int, int, int, int, str | None]
 
-__all__ = ["Loader", "fit_tiers"]
+__all__ = ["Loader", "fit_tiers", "rows_to_fit"]
 
 _PREFETCH = 64
 _BISECTIONS = 40
+_SHORTEST_LINE = 18
+"""The shortest episode line with its newline: ``-  (messages 1-1)`` (no date, no title)."""
 
 
 class Loader:
-    """Fetches full compartments on demand, in batches, by position in the touching list."""
+    """Fetches episodes on demand, in batches, by position in the touching list."""
 
-    def __init__(self, store: Store, ids: Sequence[int]) -> None:
+    def __init__(self, store: BriefTables, ids: Sequence[int]) -> None:
         """Load from ``store`` the compartments with these row ids, by position."""
         self.store = store
         self.ids = ids
-        self.loaded: dict[int, StoredCompartment] = {}
+        self.loaded: dict[int, BriefEpisode] = {}
 
-    def get(self, position: int) -> StoredCompartment:
+    def get(self, position: int) -> BriefEpisode:
         """The compartment at ``position``, loading it when needed."""
         stored = self.loaded.get(self.ids[position])
         if stored is None:
@@ -52,7 +61,41 @@ class Loader:
         """Load the compartments at ``positions`` that are not loaded yet, in one query."""
         missing = [self.ids[p] for p in positions if self.ids[p] not in self.loaded]
         if missing:
-            self.loaded.update(self.store.compartments_by_id(missing))
+            self.loaded.update(self.store.episodes_by_id(missing))
+
+
+def _closed(rows: Sequence[TouchingRow], read: int, visited: int) -> bool:
+    """Whether the first ``visited`` episodes in archiving order are all among ``rows``.
+
+    ``rows`` are the newest ``read`` touching episodes. An unread one sits at
+    curve index ``read + 1`` or older, so its position in the order (age over
+    half-life at pressure 1) is at least ``read / stretch(100)``; the read
+    episodes below that are ahead of every unread one.
+    """
+    bound = read / stretch(100)
+    count = len(rows)
+    ahead = sum(1 for i, row in enumerate(rows) if (count - i - 1) / stretch(row[3]) < bound)
+    return ahead >= visited
+
+
+def rows_to_fit(store: BriefTables, path: str, room_chars: int) -> list[TouchingRow]:
+    """The newest episodes touching ``path``: enough that a room of ``room_chars`` fits the same.
+
+    A visit of the episodes (:meth:`_Fitting.shown_at`) stops at the first
+    line that overflows, so it never goes further than ``room // 18 + 2``
+    positions in the archiving order; the walk reads newest first, doubling,
+    until those positions are all read, or until the decay curve's limit
+    (:func:`karni_historian.brief.decay.newest_visible`). The cost follows the
+    room, not the store.
+    """
+    most = newest_visible()
+    visited = max(0, room_chars) // _SHORTEST_LINE + 2
+    wanted = min(most, 4 * visited)
+    while True:
+        rows = store.touching_compartments(path, wanted)
+        if len(rows) < wanted or wanted >= most or _closed(rows, wanted, visited):
+            return rows
+        wanted = min(most, wanted * 2)
 
 
 class _Fitting:
@@ -62,23 +105,26 @@ class _Fitting:
         self, rows: Sequence[TouchingRow], loader: Loader, room_chars: int, sessions: int
     ) -> None:
         count = len(rows)
-        self.items = [(count - i, row[3]) for i, row in enumerate(rows)]
+        # Curve index ``count - i``, 1 for the newest: its age and its half-life at pressure 1
+        # (``decay.tier`` computes the same, in the same order of operations).
+        self.ages = [count - i - 1 for i in range(count)]
+        self.stretches = [stretch(row[3]) for row in rows]
         # The curve's z at pressure 1: episodes archive in this order at any pressure.
-        self.order = sorted(
-            range(count), key=lambda i: (self.items[i][0] - 1) / half_life(self.items[i][1], 1.0)
-        )
+        self.order = sorted(range(count), key=lambda i: self.ages[i] / self.stretches[i])
         self.loader = loader
         self.room = room_chars + 1  # the last line pays for no newline
         self.sessions = sessions
-        self.sizes: dict[tuple[int, int], int] = {}
+        self.sizes: dict[int, int] = {}
+        """Line sizes by ``8 * i + t`` (an int key is cheaper to hash than a pair)."""
 
     def size(self, i: int, t: int) -> int:
         """Characters of episode ``i``'s line at tier ``t``, with its newline."""
-        key = (i, t)
-        if key not in self.sizes:
+        key = 8 * i + t
+        known = self.sizes.get(key)
+        if known is None:
             line = episode_line(self.loader.get(i), t, self.sessions)
-            self.sizes[key] = len(line) + 1
-        return self.sizes[key]
+            known = self.sizes[key] = len(line) + 1
+        return known
 
     def shown_at(self, pressure: float, *, strict: bool = True) -> dict[int, int] | None:
         """Tiers of the shown episodes at ``pressure``; None when ``strict`` and they overflow.
@@ -87,13 +133,15 @@ class _Fitting:
         """
         tiers: dict[int, int] = {}
         used = 0
+        floored = max(pressure, PRESSURE_FLOOR)
+        ages, stretches, sizes, loaded = self.ages, self.stretches, self.sizes, self.loader.loaded
         for n, i in enumerate(self.order):
-            t = tier(self.items[i][0], self.items[i][1], pressure)
+            t = tier_at(ages[i] / (stretches[i] / floored))
             if t >= ARCHIVED:
                 break
-            if n % _PREFETCH == 0:
+            if n % _PREFETCH == 0 and self.loader.ids[i] not in loaded:
                 self.loader.prefetch(self.order[n : n + _PREFETCH])
-            used += self.size(i, t)
+            used += sizes.get(8 * i + t) or self.size(i, t)
             if used > self.room and (strict or tiers):
                 return None if strict else tiers
             tiers[i] = t
@@ -142,7 +190,7 @@ def fit_tiers(
 
     Args:
         rows: The touching compartments, oldest first (see
-            :meth:`karni_historian.store.Store.touching_compartments`).
+            :meth:`karni_historian.store.briefing.BriefTables.touching_compartments`).
         loader: Loads the full compartments by position in ``rows``.
         room_chars: The characters the episode lines may use.
         sessions: How many sessions the rows come from (lines name the

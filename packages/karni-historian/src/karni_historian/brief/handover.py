@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from karni_historian.store import Store, StoredCompartment
+    from karni_historian.store.briefing import BriefTables
+    from karni_historian.store.records import BriefEpisode
 
 __all__ = ["ADDITIVE_SHARE", "RECORD_FILE", "SINCE_HEADING", "handed_project_brief"]
 
@@ -40,11 +41,11 @@ SINCE_HEADING = "Since then, oldest first:"
 _MAX_RECORD_BYTES = 1 << 20
 
 
-def _record_path(store: Store) -> str:
+def _record_path(store: BriefTables) -> str:
     return os.path.join(store.root, ".karni", "local", RECORD_FILE)
 
 
-def _read_record(store: Store) -> dict[str, Any] | None:
+def _read_record(store: BriefTables) -> dict[str, Any] | None:
     import json
 
     from karni.agent.common.files import read_regular_file
@@ -58,21 +59,17 @@ def _read_record(store: Store) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _digest(listed: Sequence[StoredCompartment]) -> str:
-    import hashlib
+def _digest(listed: Sequence[BriefEpisode]) -> str:
+    from karni_historian.store.briefing import change_digest
 
-    rows = [
-        (s.id, s.session_id, s.compartment.start, s.compartment.end, s.compartment.title)
-        for s in listed
-    ]
-    return hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()
+    return change_digest(repr([(e.id, e.session_id, e.start, e.end, e.title) for e in listed]))
 
 
 def _shape(room: int | None, max_titles: int | None) -> str:
     return f"room={room} titles={max_titles}"
 
 
-def _reason(store: Store, record: dict[str, Any] | None, shape: str) -> str | None:
+def _reason(store: BriefTables, record: dict[str, Any] | None, shape: str) -> str | None:
     """Why the brief is rebuilt now, None when the recorded one still holds."""
     if record is None:
         return "first handover"
@@ -81,7 +78,7 @@ def _reason(store: Store, record: dict[str, Any] | None, shape: str) -> str | No
     if not record.get("text"):
         return "nothing was handed before"
     ids = [i for i in record.get("listed", ()) if isinstance(i, int)]
-    found = store.compartments_by_id(ids)
+    found = store.episodes_by_id(ids)
     if len(found) != len(ids) or _digest([found[i] for i in ids]) != record.get("digest"):
         return "episodes of the handed brief were rebuilt"
     memory_max_id = record.get("memory_max_id")
@@ -92,20 +89,19 @@ def _reason(store: Store, record: dict[str, Any] | None, shape: str) -> str | No
     return None
 
 
-def _additive(store: Store, record: dict[str, Any], room: int | None) -> str | None:
+def _additive(store: BriefTables, record: dict[str, Any], room: int | None) -> str | None:
     """The facts and episodes learnt since the rebuild; None when they outgrew their room."""
     from karni_historian.brief.lines import anchor_line, fact_line
-    from karni_historian.model import Fact
 
     facts = store.facts_after(int(record["memory_max_id"]))
     limit = 200 if room is None else max(1, room // 20)
-    episodes = store.compartments_after(int(record.get("newest_id", 0)), limit + 1)
+    episodes = store.episodes_after(int(record.get("newest_id", 0)), limit + 1)
     if not facts and not episodes:
         return ""
     if len(episodes) > limit:
         return None
     sessions = max(int(record.get("sessions", 1)), len({e.session_id for e in episodes}))
-    lines = [SINCE_HEADING, *(fact_line(Fact(c, t)) for c, t in facts)]
+    lines = [SINCE_HEADING, *(fact_line(fact) for fact in facts)]
     lines += [anchor_line(episode, sessions) for episode in episodes]
     text = "\n".join(lines)
     if room is not None:
@@ -116,7 +112,7 @@ def _additive(store: Store, record: dict[str, Any], room: int | None) -> str | N
 
 
 def _rebuild(
-    store: Store, shape: str, reason: str, max_titles: int | None, room: int | None
+    store: BriefTables, shape: str, reason: str, max_titles: int | None, room: int | None
 ) -> str | None:
     from karni_historian.brief.briefs import project_brief
     from karni_historian.store.database import utc_now
@@ -124,7 +120,7 @@ def _rebuild(
     # A rebuilt brief leaves the additive part its share of the room.
     kept = None if room is None else room - int(room * ADDITIVE_SHARE)
     text = project_brief(store, max_titles=max_titles, room_chars=kept)
-    listed = store.newest_compartments(max_titles)
+    listed = store.newest_episodes(max_titles)
     memory_max_id, memory_digest = store.memory_digest()
     record = {
         "shape": shape,
@@ -142,7 +138,7 @@ def _rebuild(
     return text
 
 
-def _write_record(store: Store, record: dict[str, Any]) -> None:
+def _write_record(store: BriefTables, record: dict[str, Any]) -> None:
     import json
 
     from karni.agent.common.files import write_atomic
@@ -155,7 +151,7 @@ def _write_record(store: Store, record: dict[str, Any]) -> None:
 
 
 def handed_project_brief(
-    store: Store, *, max_titles: int | None = None, room_chars: int | None = None
+    store: BriefTables, *, max_titles: int | None = None, room_chars: int | None = None
 ) -> str | None:
     """The project brief as handed over: the last rebuild's text, then what was learnt since.
 

@@ -6,8 +6,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from karni_historian.model import Compartment, Fact
-    from karni_historian.store import StoredCompartment
+    from karni_historian.model import Fact
+    from karni_historian.store.records import BriefEpisode, FactRecord
 
 __all__ = ["anchor_line", "by_priority", "episode_line", "fact_line", "fit_lines"]
 
@@ -22,36 +22,35 @@ def _one_line(text: str) -> str:
     return " ".join(clean_field(text).split())
 
 
-def fact_line(fact: Fact) -> str:
+def fact_line(fact: Fact | FactRecord) -> str:
     """``- CONTENT (category)``."""
     return f"- {_one_line(fact.content)} ({_one_line(fact.category).lower()})"
 
 
-def _body(compartment: Compartment, tier: int) -> str:
+def _body(episode: BriefEpisode, tier: int) -> str:
     """The paraphrase for ``tier`` (``docs/historian/blocks.md``), on one line."""
     from karni_historian.brief.render import paraphrase
 
-    return _one_line(paraphrase(compartment, tier))
+    return _one_line(paraphrase(episode, tier))
 
 
-def anchor_line(stored: StoredCompartment, sessions: int) -> str:
+def anchor_line(episode: BriefEpisode, sessions: int) -> str:
     """``- DATE TITLE (messages S-E)``: the episode's anchor."""
-    compartment = stored.compartment
-    where = f"messages {compartment.start}-{compartment.end}"
+    where = f"messages {episode.start}-{episode.end}"
     if sessions > 1:
-        where = f"session {stored.session_id[:8]} {where}"
-    date = f"{_one_line(compartment.start_date)} " if compartment.start_date else ""
-    return f"- {date}{_one_line(compartment.title)} ({where})"
+        where = f"session {episode.session_id[:8]} {where}"
+    date = f"{_one_line(episode.start_date)} " if episode.start_date else ""
+    return f"- {date}{_one_line(episode.title)} ({where})"
 
 
-def episode_line(stored: StoredCompartment, tier: int, sessions: int) -> str:
+def episode_line(episode: BriefEpisode, tier: int, sessions: int) -> str:
     """The anchor, then the paraphrase at ``tier`` when it has one."""
-    head = anchor_line(stored, sessions)
-    body = _body(stored.compartment, tier)
+    head = anchor_line(episode, sessions)
+    body = _body(episode, tier)
     return f"{head}: {body}" if body else head
 
 
-def by_priority(facts: Sequence[Fact]) -> list[Fact]:
+def by_priority(facts: Sequence[FactRecord]) -> list[FactRecord]:
     """The facts in :data:`CATEGORY_ORDER`, others after them, each group in order."""
     rank = {category: i for i, category in enumerate(CATEGORY_ORDER)}
     return sorted(facts, key=lambda fact: rank.get(fact.category, len(rank)))

@@ -5,10 +5,11 @@ module imports nothing heavy: ``detect`` is one file check, and SQLite, the
 store and the decay maths are imported inside the methods that read them.
 Karni tells the provider how many characters its brief may use (``room``);
 the briefs (:mod:`karni_historian.brief.briefs`) fit themselves into it
-instead of being cut off. The project brief is handed cache-safe
-(:mod:`karni_historian.brief.handover`): the same bytes between ordinary
-turns, what was learnt since after them. ``karni-historian brief [PATH]`` prints the same
-briefs without a room, every episode at full detail.
+instead of being cut off, reading only what they can show. The project brief
+is handed cache-safe (:mod:`karni_historian.brief.handover`): the same bytes
+between ordinary turns, what was learnt since after them.
+``karni-historian brief [PATH]`` prints the same briefs in a larger room
+(``--all``: everything, every episode at full detail).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from karni_historian.store import Store
+    from karni_historian.store.briefing import BriefTables
 
 __all__ = ["HistorianProvider"]
 
@@ -96,10 +97,12 @@ class HistorianProvider:
             return None
 
 
-def _open(project_root: Path) -> Store | None:
-    from karni_historian.store import Store, StoreError
+def _open(project_root: Path) -> BriefTables | None:
+    """The store's brief reads, read-only; None when there is no usable store."""
+    from karni_historian.errors import StoreError
+    from karni_historian.store.briefing import BriefTables
 
     try:
-        return Store.open(project_root, readonly=True)
+        return BriefTables.open(project_root, readonly=True)
     except StoreError:
         return None

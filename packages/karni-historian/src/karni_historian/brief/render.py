@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from re import Pattern
 
     from karni_historian.model import Compartment
+    from karni_historian.store.records import BriefEpisode
 
 __all__ = [
     "EMPTY_HISTORY",
@@ -73,7 +74,7 @@ def _sanitize_title(title: str) -> str:
     return _TITLE_BREAKS.sub(" ", title)
 
 
-def paraphrase(c: Compartment, t: int) -> str:
+def paraphrase(c: Compartment | BriefEpisode, t: int) -> str:
     """Return the body of a compartment at tier ``t``, 1–4 (``docs/historian/blocks.md``).
 
     ``p_t`` when it is set (an empty ``p4`` is a real anchor, an empty ``p2`` or

@@ -13,15 +13,13 @@ a written file, the ``+``/``-`` lines of a patch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
     from typing import Any
 
-    from karni_historian.model import Message, ToolPart
-    from karni_historian.store import Store
+    from karni_historian.model import ToolPart
+    from karni_historian.store.briefing import BriefTables
 
 __all__ = ["REQUEST_CHARS", "Shaping", "edit_line_counts", "shaping_line", "shaping_requests"]
 
@@ -32,11 +30,11 @@ _NOTEBOOK_TOOLS = frozenset({"notebookedit"})
 _OLD_KEYS = ("old_string", "oldText", "oldString", "old_str")
 _NEW_KEYS = ("new_string", "newText", "newString", "new_str")
 _PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+_PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")  # as karni_historian.model
 REQUEST_CHARS = 72
 """The longest request quoted in a line of what shaped a file."""
 
 
-@dataclass(slots=True)
 class Shaping:
     """One request that led to edits of a file.
 
@@ -49,12 +47,41 @@ class Shaping:
         removed: Lines the edits removed.
     """
 
-    session_id: str
-    ordinal: int
-    request: str
-    timestamp: str | None
-    added: int = 0
-    removed: int = 0
+    __slots__ = ("added", "ordinal", "removed", "request", "session_id", "timestamp")
+
+    def __init__(
+        self,
+        session_id: str,
+        ordinal: int,
+        request: str,
+        timestamp: str | None,
+        added: int = 0,
+        removed: int = 0,
+    ) -> None:
+        """Create the record."""
+        self.session_id = session_id
+        self.ordinal = ordinal
+        self.request = request
+        self.timestamp = timestamp
+        self.added = added
+        self.removed = removed
+
+    def __repr__(self) -> str:
+        return f"Shaping({self.session_id!r}, {self.ordinal}, +{self.added} -{self.removed})"
+
+    def key(self) -> tuple[str, str, int]:
+        """The order of requests, newest last: time, then session, then message."""
+        return (self.timestamp or "", self.session_id, self.ordinal)
+
+
+class _Call:
+    """A stored tool call as the line counts read it: its name and input."""
+
+    __slots__ = ("input", "name")
+
+    def __init__(self, name: str, data: object) -> None:
+        self.name = name
+        self.input = data
 
 
 def _text(data: dict[str, Any], keys: Sequence[str]) -> str | None:
@@ -108,7 +135,7 @@ def _same(candidate: str | None, path: str) -> bool:
     return bool(candidate) and (candidate == path or str(candidate).endswith("/" + path))
 
 
-def edit_line_counts(part: ToolPart, path: str) -> tuple[int, int]:
+def edit_line_counts(part: ToolPart | _Call, path: str) -> tuple[int, int]:
     """``(added, removed)`` lines of ``path`` worked out from an edit tool's input.
 
     Args:
@@ -135,26 +162,45 @@ def edit_line_counts(part: ToolPart, path: str) -> tuple[int, int]:
     return 0, 0
 
 
-def _touches(part: ToolPart, path: str) -> bool:
-    from karni_historian.model import PATH_KEYS
-
-    data = part.input if isinstance(part.input, dict) else {}
-    named = _text(data, PATH_KEYS)
+def _touches(data: dict[str, Any], path: str) -> bool:
+    named = _text(data, _PATH_KEYS)
     if named is not None:
         return named == path or named.startswith(path.rstrip("/") + "/")
     patch = _text(data, ("patchText", "patch"))
     return bool(patch) and path in str(patch)
 
 
-def _message_counts(message: Message, path: str) -> tuple[int, int]:
-    from karni_historian.model import ToolPart
+def _project_input(data: dict[str, Any], root: str) -> dict[str, Any]:
+    """The input with absolute file paths inside ``root`` made project-relative."""
+    import os
 
+    from karni.agent.common.paths import project_relative
+
+    updates = {}
+    for key in _PATH_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and os.path.isabs(value):
+            relative = project_relative(root, value)
+            if relative and relative != ".":
+                updates[key] = relative
+    return {**data, **updates} if updates else data
+
+
+def _edit_counts(
+    store: BriefTables, session_id: str, ordinal: int, path: str
+) -> tuple[str | None, int, int]:
+    """The message's time, and the lines of ``path`` its successful tool calls added and removed."""
     added = removed = 0
-    for part in message.parts:
-        if isinstance(part, ToolPart) and not part.is_error and _touches(part, path):
-            plus, minus = edit_line_counts(part, path)
+    when, parts = store.tool_calls(session_id, ordinal)
+    for part in parts:
+        data = part.get("input")
+        if part.get("is_error") or not isinstance(data, dict):
+            continue
+        data = _project_input(data, store.root)
+        if _touches(data, path):
+            plus, minus = edit_line_counts(_Call(str(part.get("name", "")), data), path)
             added, removed = added + plus, removed + minus
-    return added, removed
+    return when, added, removed
 
 
 def _one_line(text: str) -> str:
@@ -164,38 +210,68 @@ def _one_line(text: str) -> str:
     return clean_line(" ".join(text.split()))
 
 
-def _session_shapings(store: Store, session_id: str, edits: set[int], path: str) -> list[Shaping]:
-    """The requests of one session whose work edited ``path``, oldest first."""
-    from karni_historian.condense.chunk import meaningful_user_text
-    from karni_historian.condense.project_view import project_view
+def _prompts(
+    store: BriefTables, session_id: str, before: int
+) -> Iterator[tuple[int, str, str | None]]:
+    """``(ordinal, text, timestamp)`` of the session's meaningful prompts, newest first."""
+    from karni_historian.brief.prompts import prompt_text
 
-    found: dict[int, Shaping] = {}
-    request: tuple[int, str, str | None] = (0, "", None)
-    for message in store.prompts_and_edits(session_id, edits, max(edits)):
-        prompt = meaningful_user_text(message)
-        if prompt:
-            request = (message.ordinal, _one_line(prompt), message.timestamp)
-        if message.ordinal not in edits:
-            continue
-        ordinal, text, when = request
-        shaping = found.get(ordinal)
-        if shaping is None:
-            shaping = found[ordinal] = Shaping(session_id, ordinal, text, when or message.timestamp)
-        plus, minus = _message_counts(project_view([message], store.root)[0], path)
+    ordinal, timestamp, texts = 0, None, list[str]()
+    for row_ordinal, row_timestamp, text in store.user_texts(session_id, before):
+        if row_ordinal != ordinal and texts:
+            prompt = prompt_text(texts)
+            if prompt:
+                yield ordinal, _one_line(prompt), timestamp
+            texts = []
+        ordinal, timestamp = row_ordinal, row_timestamp
+        texts.append(text)
+    prompt = prompt_text(texts)
+    if prompt:
+        yield ordinal, _one_line(prompt), timestamp
+
+
+def _session_shapings(
+    store: BriefTables, session_id: str, path: str, limit: int | None
+) -> list[Shaping]:
+    """The newest ``limit`` requests of one session whose work edited ``path``, newest first.
+
+    The session's edits of the file and its prompts are walked together,
+    newest first; the walk stops once ``limit`` requests are complete.
+    """
+    found: list[Shaping] = []
+    prompts: Iterator[tuple[int, str, str | None]] | None = None
+    request: tuple[int, str, str | None] = (1 << 62, "", None)  # the first edit finds its own
+    for edit in store.edit_ordinals(session_id, path):
+        if edit < request[0]:
+            if limit is not None and len(found) >= limit:
+                break
+            if prompts is None:
+                prompts = _prompts(store, session_id, edit)
+            request = next((p for p in prompts if p[0] <= edit), (0, "", None))
+            found.append(Shaping(session_id, request[0], request[1], request[2]))
+        shaping = found[-1]
+        when, plus, minus = _edit_counts(store, session_id, edit, path)
+        if request[2] is None:
+            shaping.timestamp = when  # the request's first edit, as the walk goes back
         shaping.added += plus
         shaping.removed += minus
-    return list(found.values())
+    return found
 
 
-def shaping_requests(store: Store, path: str) -> list[Shaping]:
-    """The requests that led to edits of ``path`` (or files under it), newest first."""
-    by_session: dict[str, set[int]] = {}
-    for session_id, ordinal in store.editing(path):
-        by_session.setdefault(session_id, set()).add(ordinal)
+def shaping_requests(store: BriefTables, path: str, limit: int | None = None) -> list[Shaping]:
+    """The requests that led to edits of ``path`` (or files under it), newest first.
+
+    With ``limit``, only the newest that many: each session contributes its
+    newest, and sessions whose last activity is older than every request
+    found are not read (``docs/historian/blocks.md``).
+    """
     shapings: list[Shaping] = []
-    for session_id, ordinals in by_session.items():
-        shapings += _session_shapings(store, session_id, ordinals, path)
-    shapings.sort(key=lambda s: (s.timestamp or "", s.session_id, s.ordinal), reverse=True)
+    for session_id, last_ts in store.editing_sessions(path):
+        if limit is not None and len(shapings) >= limit and (last_ts or "") < shapings[-1].key()[0]:
+            break
+        shapings += _session_shapings(store, session_id, path, limit)
+        shapings.sort(key=Shaping.key, reverse=True)
+        del shapings[len(shapings) if limit is None else limit :]
     return shapings
 
 

@@ -28,18 +28,18 @@ def status_data(
 ) -> dict[str, Any]:
     """Every ``status`` fact of one session, as JSON-ready data."""
     from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.brief.cache import BlockShape, preview_block
     from karni_historian.condense.models.session import chain_for_session
 
     session = store.session(session_id)
     assert session is not None
-    compartments = [stored.compartment for stored in store.compartments(session_id)]
     covered = store.last_compartment_end(session_id)
     raw = store.message_count(session_id)
-    tokens = sum(
-        estimate_tokens(f"## {c.start}-{c.end} · {c.title}\n{c.content}\n") for c in compartments
-    )
     failures, last_error = store.failure(session_id)
     chain = chain_for_session(store, session_id, files, default_window=settings.historian_context)
+    shape = BlockShape(settings.history_budget, settings.temporal_awareness, chain.name)
+    block, pending = preview_block(store, session_id, shape)
+    last = store.last_rebuild(session_id)
     return {
         "schema": STATUS_SCHEMA,
         "session": {
@@ -49,10 +49,14 @@ def status_data(
             "model": session.model,
         },
         "messages": {"raw": raw, "condensed_to": covered, "uncondensed": raw - covered},
-        "compartments": len(compartments),
-        "history": {"tokens": tokens, "budget": settings.history_budget},
+        "compartments": store.compartment_count(session_id),
+        "history": {"tokens": estimate_tokens(block), "budget": settings.history_budget},
         "chain": _chain_data(chain),
-        "rebuild": _rebuild_data(store, session_id, settings, chain.name),
+        "rebuild": {
+            "last_at": last.rebuilt_at if last else None,
+            "last_reason": last.reason if last else None,
+            "pending": pending,
+        },
         "trigger": _trigger_data(store, session_id, settings),
         "last_run": store.last_run(session_id),
         "failures": {
@@ -87,19 +91,6 @@ def _chain_data(chain: ResolvedChain) -> dict[str, Any]:
         "two_pass": {"value": chain.two_pass, "origin": origins.get("two_pass", "default")},
         "origins": dict(origins),
         "note": chain.note or None,
-    }
-
-
-def _rebuild_data(store: Store, session_id: str, settings: Settings, model: str) -> dict[str, Any]:
-    """The last history rebuild (when and why) and the reason one is pending, if any."""
-    from karni_historian.brief.cache import BlockShape, pending_rebuild
-
-    last = store.last_rebuild(session_id)
-    shape = BlockShape(settings.history_budget, settings.temporal_awareness, model)
-    return {
-        "last_at": last.rebuilt_at if last else None,
-        "last_reason": last.reason if last else None,
-        "pending": pending_rebuild(store, session_id, shape),
     }
 
 

@@ -7,12 +7,12 @@ from karni_historian.store.records import StoredCompartment
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Sequence
     from typing import Any
 
     from karni_historian.model import Compartment
 
-__all__ = ["CompartmentTables", "compartment_row", "compartment_select"]
+__all__ = ["CompartmentTables", "compartment_row"]
 
 
 class CompartmentTables(Database):
@@ -25,79 +25,15 @@ class CompartmentTables(Database):
         ).fetchall()
         return [compartment_row(row) for row in rows]
 
-    def touching_compartments(
-        self, path: str, newest: int | None = None
-    ) -> list[tuple[str, int, int, int, int, int]]:
-        """Compartments whose messages touched ``path`` (or a file under it), oldest first.
-
-        Light rows ``(session_id, id, sequence, importance, start, end)``, ordered by the
-        session's first message, then session id, then sequence; fetch the
-        full compartments with :meth:`compartments_by_id`. With ``newest``, only
-        the newest that many: each session is walked newest first along its
-        ``(session_id, sequence)`` index, each compartment tested with one seek
-        of the ``message_files`` key, and the walk stops when enough are found,
-        so the cost follows ``newest``, not the store's size.
-        """
-        prefix = path.rstrip("/") + "/"
-        touched = (
-            " EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
-            " AND f.ordinal BETWEEN c.start_message AND c.end_message"
-            " AND (f.path = ? OR substr(f.path, 1, ?) = ?))"
-        )
-        light = (
-            "SELECT c.session_id, c.id, c.sequence, c.importance, c.start_message, c.end_message"
-        )
-        if newest is None:
-            return self.connection.execute(
-                f"{light} FROM compartments c JOIN sessions s ON s.id = c.session_id"
-                f" WHERE{touched} ORDER BY COALESCE(s.first_ts, ''), c.session_id, c.sequence",
-                (path, len(prefix), prefix),
-            ).fetchall()
-        found: list[tuple[str, int, int, int, int, int]] = []
-        sessions = self.connection.execute(
-            "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
-        ).fetchall()
-        for (session_id,) in sessions:
-            if len(found) >= newest:
-                break
-            rows = self.connection.execute(
-                f"{light} FROM compartments c WHERE c.session_id = ? AND{touched}"
-                " ORDER BY c.sequence DESC LIMIT ?",
-                (session_id, path, len(prefix), prefix, newest - len(found)),
-            ).fetchall()
-            found += rows
-        found.reverse()
-        return found
-
-    def newest_compartments(self, limit: int | None = None) -> list[StoredCompartment]:
-        """The newest compartments: sessions by last activity, then sequence, newest first."""
-        rows = self.connection.execute(
-            "SELECT c.id, c.session_id, c.sequence, c.start_message, c.end_message, c.title,"
-            " c.content, c.p1, c.p2, c.p3, c.p4, c.importance, c.start_date, c.end_date,"
-            " c.episode_type, c.legacy FROM compartments c JOIN sessions s ON s.id = c.session_id"
-            " ORDER BY COALESCE(s.last_ts, '') DESC, c.session_id DESC, c.sequence DESC"
-            " LIMIT ?",
-            (-1 if limit is None else limit,),
-        ).fetchall()
-        return [compartment_row(row) for row in rows]
-
-    def compartments_by_id(self, ids: Iterable[int]) -> dict[int, StoredCompartment]:
-        """The compartments with these row ids."""
-        wanted = list(ids)
-        found: dict[int, StoredCompartment] = {}
-        for offset in range(0, len(wanted), 500):
-            batch = wanted[offset : offset + 500]
-            marks = ",".join("?" * len(batch))
-            for row in self.connection.execute(
-                _COMPARTMENT_SELECT + f" WHERE id IN ({marks})", batch
-            ):
-                stored = compartment_row(row)
-                found[stored.id] = stored
-        return found
-
-    def compartment_count(self) -> int:
-        """The number of compartments in the store."""
-        return int(self.connection.execute("SELECT COUNT(*) FROM compartments").fetchone()[0])
+    def compartment_count(self, session_id: str | None = None) -> int:
+        """The number of compartments in the store, or in one session."""
+        if session_id is None:
+            row = self.connection.execute("SELECT COUNT(*) FROM compartments").fetchone()
+        else:
+            row = self.connection.execute(
+                "SELECT COUNT(*) FROM compartments WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return int(row[0])
 
     def last_compartment_end(self, session_id: str) -> int:
         """The last ordinal covered by the session's compartments, 0 when none."""
@@ -155,11 +91,6 @@ _COMPARTMENT_SELECT = (
     "SELECT id, session_id, sequence, start_message, end_message, title, content, p1, p2, p3, p4,"
     " importance, start_date, end_date, episode_type, legacy FROM compartments"
 )
-
-
-def compartment_select() -> str:
-    """The ``SELECT`` of every column :func:`compartment_row` reads."""
-    return _COMPARTMENT_SELECT
 
 
 def compartment_row(row: Sequence[Any]) -> StoredCompartment:

@@ -86,29 +86,7 @@ class MemoryTables(Database):
 
     def facts_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[Fact]:
         """Facts promoted from a run that overlapped one of ``(session, start, end)``."""
-        import bisect
-
         from karni_historian.model import Fact
+        from karni_historian.store.briefing import span_fact_rows
 
-        by_session: dict[str, list[tuple[int, int]]] = {}
-        for session_id, start, end in spans:
-            by_session.setdefault(session_id, []).append((start, end))
-        found: dict[int, tuple[str, str]] = {}
-        for session_id, ranges in by_session.items():
-            ranges.sort()
-            # Sort by end too, and keep the smallest start reaching each end, for overlap tests.
-            ends = sorted(ranges, key=lambda r: r[1])
-            end_keys = [end for _, end in ends]
-            lowest = [start for start, _ in ends]
-            for i in range(len(lowest) - 2, -1, -1):
-                lowest[i] = min(lowest[i], lowest[i + 1])
-            for memory_id, category, content, start, end in self.connection.execute(
-                "SELECT m.id, m.category, m.content, s.start_message, s.end_message"
-                " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
-                " WHERE s.session_id = ?",
-                (session_id,),
-            ):
-                i = bisect.bisect_left(end_keys, start)
-                if i < len(end_keys) and lowest[i] <= end:
-                    found[memory_id] = (category, content)
-        return [Fact(*found[key]) for key in sorted(found, key=lambda k: (found[k][0], k))]
+        return [Fact(*row) for row in span_fact_rows(self.connection, spans)]

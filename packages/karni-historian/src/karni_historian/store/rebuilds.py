@@ -12,10 +12,6 @@ from dataclasses import dataclass
 
 from karni_historian.store.database import Database, utc_now
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from karni_historian.store.records import StoredCompartment
-
 __all__ = ["Rebuild", "RebuildTables"]
 
 
@@ -34,7 +30,7 @@ class Rebuild:
 
 
 class RebuildTables(Database):
-    """Reading and saving the last rebuild, and the digest of the project memory."""
+    """Reading and saving the last rebuild (the memory digest it compares is :class:`BriefTables`')."""
 
     def last_rebuild(self, session_id: str) -> Rebuild | None:
         """The session's last rebuild, None before the first."""
@@ -65,39 +61,3 @@ class RebuildTables(Database):
                     utc_now(),
                 ),
             )
-
-    def memory_digest(self, max_id: int | None = None) -> tuple[int, str]:
-        """``(newest memory id, digest)`` of the memories up to ``max_id`` (None: all).
-
-        Only the id, category and content count: a fact seen again changes
-        nothing, an edited or removed one changes the digest.
-        """
-        import hashlib
-
-        query = "SELECT id, category, content FROM memories"
-        rows = self.connection.execute(
-            query + " ORDER BY id" if max_id is None else query + " WHERE id <= ? ORDER BY id",
-            () if max_id is None else (max_id,),
-        ).fetchall()
-        digest = hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()
-        return (int(rows[-1][0]) if rows else 0), digest
-
-    def facts_after(self, max_id: int) -> list[tuple[str, str]]:
-        """``(category, content)`` of the memories promoted after ``max_id``, oldest first."""
-        return self.connection.execute(
-            "SELECT category, content FROM memories WHERE id > ? ORDER BY id", (max_id,)
-        ).fetchall()
-
-    def newest_compartment_id(self) -> int:
-        """The row id of the newest compartment, 0 when there is none."""
-        row = self.connection.execute("SELECT MAX(id) FROM compartments").fetchone()
-        return int(row[0] or 0)
-
-    def compartments_after(self, max_id: int, limit: int) -> list[StoredCompartment]:
-        """At most ``limit`` compartments stored after row ``max_id``, oldest first."""
-        from karni_historian.store.compartments import compartment_row, compartment_select
-
-        rows = self.connection.execute(
-            compartment_select() + " WHERE id > ? ORDER BY id LIMIT ?", (max_id, limit)
-        ).fetchall()
-        return [compartment_row(row) for row in rows]

@@ -10,10 +10,18 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from karni_historian.model import Compartment
 
-__all__ = ["CursorState", "RunRecord", "SessionInfo", "StoredCompartment"]
+__all__ = [
+    "BriefEpisode",
+    "CursorState",
+    "FactRecord",
+    "RunRecord",
+    "SessionInfo",
+    "StoredCompartment",
+]
 
 
 class SessionInfo:
@@ -56,6 +64,68 @@ class StoredCompartment:
         self.session_id = session_id
         self.sequence = sequence
         self.compartment = compartment
+
+
+class BriefEpisode:
+    """A compartment as a brief reads it: its place, range, title and tier bodies.
+
+    The fields a brief prints, under the names :class:`Compartment` uses, without
+    the model classes (which need :mod:`dataclasses`, a cost the hot path avoids).
+    """
+
+    __slots__ = (
+        "content",
+        "end",
+        "episode_type",
+        "id",
+        "importance",
+        "p1",
+        "p2",
+        "p3",
+        "p4",
+        "session_id",
+        "start",
+        "start_date",
+        "title",
+    )
+
+    def __init__(self, row: Sequence[Any]) -> None:
+        """Create the record from a row of its columns, in this order.
+
+        ``id, session_id, start, end, title, content, p1, p2, p3, p4, importance,
+        start_date, episode_type``.
+        """
+        (
+            self.id,
+            self.session_id,
+            self.start,
+            self.end,
+            self.title,
+            self.content,
+            p1,
+            p2,
+            p3,
+            p4,
+            self.importance,
+            self.start_date,
+            self.episode_type,
+        ) = row
+        # As :func:`karni_historian.store.compartments.compartment_row` reads them.
+        self.p1 = p1 or ""
+        self.p2 = p2 if p2 is not None else ""
+        self.p3 = p3 if p3 is not None else ""
+        self.p4 = p4 if p4 is not None else ""
+
+
+class FactRecord:
+    """A project-memory fact as a brief reads it: its category and content."""
+
+    __slots__ = ("category", "content")
+
+    def __init__(self, category: str, content: str) -> None:
+        """Create the record."""
+        self.category = category
+        self.content = content
 
 
 class CursorState:

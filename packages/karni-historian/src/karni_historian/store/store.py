@@ -8,6 +8,7 @@ historian run and recording its failure.
 
 from __future__ import annotations
 
+from karni_historian.store.briefing import BriefTables
 from karni_historian.store.compartments import CompartmentTables
 from karni_historian.store.database import utc_now
 from karni_historian.store.ingest_state import IngestStateTables
@@ -37,6 +38,7 @@ class Store(
     RunTables,
     StagingTables,
     RebuildTables,
+    BriefTables,
 ):
     """An open historian database.
 

@@ -1,0 +1,302 @@
+"""What a brief reads from the store, as few rows as it shows, in light records.
+
+A brief runs before every edit (``karni context --with-history``), so these
+queries walk indexed columns newest first and stop when the caller has
+enough, and they return :class:`~karni_historian.store.records.BriefEpisode`
+and :class:`~karni_historian.store.records.FactRecord` rather than the model
+classes. The provider opens :class:`BriefTables` alone;
+:class:`~karni_historian.store.Store` includes it. See ``docs/performance.md``.
+"""
+
+from __future__ import annotations
+
+from karni_historian.store.database import Database
+from karni_historian.store.records import BriefEpisode, FactRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+__all__ = ["BriefTables", "change_digest", "span_fact_rows"]
+
+TouchingRows = list[tuple[str, int, int, int, int, int, str | None]]
+
+_EPISODE_SELECT = (
+    "SELECT c.id, c.session_id, c.start_message, c.end_message, c.title, c.content,"
+    " c.p1, c.p2, c.p3, c.p4, c.importance, c.start_date, c.episode_type FROM compartments c"
+)
+_TOUCHED = (
+    " EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
+    " AND f.ordinal BETWEEN c.start_message AND c.end_message"
+    " AND (f.path = ? OR substr(f.path, 1, ?) = ?))"
+)
+_LIGHT = (
+    "SELECT c.session_id, c.id, c.sequence, c.importance, c.start_message, c.end_message,"
+    " c.episode_type"
+)
+
+
+def change_digest(text: str) -> str:
+    """A digest that tells whether ``text`` changed: its length, CRC-32 and Adler-32.
+
+    Not a cryptographic hash: it only decides whether a handed brief must be
+    rebuilt, and :mod:`zlib` costs a tenth of :mod:`hashlib` (which loads
+    OpenSSL) on the brief's path.
+    """
+    import zlib
+
+    data = text.encode("utf-8", "surrogatepass")
+    return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+
+
+def _under(path: str) -> tuple[str, str]:
+    """The bounds of the paths under the folder ``path``: ``low <= p < high`` (binary order)."""
+    prefix = path.rstrip("/") + "/"
+    return prefix, prefix[:-1] + "0"  # "0" is the character after "/"
+
+
+class BriefTables(Database):
+    """The reads of a file or project brief; no writes."""
+
+    def touching_compartments(self, path: str, newest: int | None = None) -> TouchingRows:
+        """Compartments whose messages touched ``path`` (or a file under it), oldest first.
+
+        Light rows ``(session_id, id, sequence, importance, start, end, episode_type)``,
+        ordered by the
+        session's first message, then session id, then sequence; fetch the
+        episodes with :meth:`episodes_by_id`. With ``newest``, only
+        the newest that many: each session is walked newest first along its
+        ``(session_id, sequence)`` index, each compartment tested with one seek
+        of the ``message_files`` key, and the walk stops when enough are found,
+        so the cost follows ``newest``, not the store's size.
+        """
+        prefix = path.rstrip("/") + "/"
+        if newest is None:
+            return self.connection.execute(
+                f"{_LIGHT} FROM compartments c JOIN sessions s ON s.id = c.session_id"
+                f" WHERE{_TOUCHED} ORDER BY COALESCE(s.first_ts, ''), c.session_id, c.sequence",
+                (path, len(prefix), prefix),
+            ).fetchall()
+        found: TouchingRows = []
+        sessions = self.connection.execute(
+            "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
+        ).fetchall()
+        for (session_id,) in sessions:
+            if len(found) >= newest:
+                break
+            found += self.connection.execute(
+                f"{_LIGHT} FROM compartments c WHERE c.session_id = ? AND{_TOUCHED}"
+                " ORDER BY c.sequence DESC LIMIT ?",
+                (session_id, path, len(prefix), prefix, newest - len(found)),
+            ).fetchall()
+        found.reverse()
+        return found
+
+    def episodes_by_id(self, ids: Iterable[int]) -> dict[int, BriefEpisode]:
+        """The compartments with these row ids, as brief records."""
+        wanted = list(ids)
+        found: dict[int, BriefEpisode] = {}
+        for offset in range(0, len(wanted), 500):
+            batch = wanted[offset : offset + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self.connection.execute(f"{_EPISODE_SELECT} WHERE c.id IN ({marks})", batch):
+                found[row[0]] = BriefEpisode(row)
+        return found
+
+    def newest_episodes(self, limit: int | None = None) -> list[BriefEpisode]:
+        """The newest compartments: sessions by last activity, then sequence, newest first.
+
+        Each session is walked along its ``(session_id, sequence)`` index, so
+        the cost follows ``limit``, not the store's size.
+        """
+        found: list[BriefEpisode] = []
+        sessions = self.connection.execute(
+            "SELECT id FROM sessions ORDER BY COALESCE(last_ts, '') DESC, id DESC"
+        ).fetchall()
+        for (session_id,) in sessions:
+            left = -1 if limit is None else limit - len(found)
+            if left == 0:
+                break
+            rows = self.connection.execute(
+                f"{_EPISODE_SELECT} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
+                (session_id, left),
+            )
+            found += [BriefEpisode(row) for row in rows]
+        return found
+
+    def episodes_after(self, max_id: int, limit: int) -> list[BriefEpisode]:
+        """At most ``limit`` compartments stored after row ``max_id``, oldest first."""
+        rows = self.connection.execute(
+            f"{_EPISODE_SELECT} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
+        )
+        return [BriefEpisode(row) for row in rows]
+
+    def newest_compartment_id(self) -> int:
+        """The row id of the newest compartment, 0 when there is none."""
+        row = self.connection.execute("SELECT MAX(id) FROM compartments").fetchone()
+        return int(row[0] or 0)
+
+    def memory_digest(self, max_id: int | None = None) -> tuple[int, str]:
+        """``(newest memory id, digest)`` of the memories up to ``max_id`` (None: all).
+
+        Only the id, category and content count: a fact seen again changes
+        nothing, an edited or removed one changes the digest.
+        """
+        query = "SELECT id, category, content FROM memories"
+        rows = self.connection.execute(
+            query + " ORDER BY id" if max_id is None else query + " WHERE id <= ? ORDER BY id",
+            () if max_id is None else (max_id,),
+        ).fetchall()
+        return (int(rows[-1][0]) if rows else 0), change_digest(repr(rows))
+
+    def facts_after(self, max_id: int) -> list[FactRecord]:
+        """The memories promoted after ``max_id``, oldest first."""
+        rows = self.connection.execute(
+            "SELECT category, content FROM memories WHERE id > ? ORDER BY id", (max_id,)
+        )
+        return [FactRecord(category, content) for category, content in rows]
+
+    def fact_records(self) -> list[FactRecord]:
+        """Every project-memory fact, by category then first promotion."""
+        rows = self.connection.execute(
+            "SELECT category, content FROM memories ORDER BY category, id"
+        )
+        return [FactRecord(category, content) for category, content in rows]
+
+    def fact_records_naming(self, *names: str) -> list[FactRecord]:
+        """The facts whose content contains one of ``names``, by category then promotion."""
+        if not names:
+            return []
+        test = " OR ".join("instr(content, ?) > 0" for _ in names)
+        rows = self.connection.execute(
+            f"SELECT category, content FROM memories WHERE {test} ORDER BY category, id", names
+        )
+        return [FactRecord(category, content) for category, content in rows]
+
+    def fact_records_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[FactRecord]:
+        """Facts promoted from a run that overlapped one of ``(session, start, end)``."""
+        return [FactRecord(*row) for row in span_fact_rows(self.connection, spans)]
+
+    def editing_sessions(self, path: str) -> list[tuple[str, str | None]]:
+        """``(session_id, last_ts)`` of the sessions that edited ``path`` (or under it).
+
+        Newest activity first; one seek of the ``message_files`` path index per session.
+        """
+        low, high = _under(path)
+        return self.connection.execute(
+            "SELECT s.id, s.last_ts FROM sessions s WHERE EXISTS (SELECT 1 FROM message_files f"
+            " WHERE f.path = ? AND f.session_id = s.id AND f.action != 'read')"
+            " OR EXISTS (SELECT 1 FROM message_files f INDEXED BY idx_message_files_path"
+            " WHERE f.path >= ? AND f.path < ?"
+            " AND f.session_id = s.id AND f.action != 'read')"
+            " ORDER BY COALESCE(s.last_ts, '') DESC, s.id DESC",
+            (path, low, high),
+        ).fetchall()
+
+    def edit_ordinals(self, session_id: str, path: str) -> Iterator[int]:
+        """The messages of the session that edited ``path`` (or under it), newest first.
+
+        A file is walked along the path index and the walk stops when the
+        caller does; a folder's edits are sorted first.
+        """
+        low, high = _under(path)
+        under = self.connection.execute(
+            "SELECT DISTINCT ordinal FROM message_files INDEXED BY idx_message_files_path"
+            " WHERE path >= ? AND path < ? AND session_id = ? AND action != 'read'",
+            (low, high, session_id),
+        ).fetchall()
+        rows = self._file_edits(session_id, path)
+        if under:
+            rows = iter(sorted({*rows, *(ordinal for (ordinal,) in under)}, reverse=True))
+        last = None
+        for ordinal in rows:
+            if ordinal != last:
+                yield ordinal
+                last = ordinal
+
+    def _file_edits(self, session_id: str, path: str) -> Iterator[int]:
+        """The session's edits of the file ``path``, newest first, a page at a time.
+
+        The ``ordinal <`` bound lets SQLite walk the path index in order
+        instead of sorting every edit of the file.
+        """
+        below = 1 << 62
+        while True:
+            page = self.connection.execute(
+                "SELECT ordinal FROM message_files WHERE path = ? AND session_id = ?"
+                " AND ordinal < ? AND action != 'read' ORDER BY ordinal DESC LIMIT 64",
+                (path, session_id, below),
+            ).fetchall()
+            for (ordinal,) in page:
+                yield ordinal
+            if len(page) < 64:
+                return
+            below = page[-1][0]
+
+    def user_texts(self, session_id: str, before: int) -> Iterator[tuple[int, str | None, str]]:
+        """``(ordinal, timestamp, text)`` of the user messages' text parts, newest first.
+
+        A part is text unless it is a tool call, as the store's codec reads it.
+
+        Messages at or before ``before``; parts marked ignored are left out, a
+        message's parts come in order. The text is read by SQLite's JSON
+        functions, so no message is decoded whole.
+        """
+        rows = self.connection.execute(
+            "SELECT m.ordinal, m.timestamp, json_extract(j.value, '$.text')"
+            " FROM raw_messages m, json_each(m.parts_json) j"
+            " WHERE m.session_id = ? AND m.ordinal <= ? AND m.role = 'user'"
+            " AND COALESCE(json_extract(j.value, '$.type'), '') != 'tool'"
+            " AND NOT COALESCE(json_extract(j.value, '$.ignored'), 0)"
+            " ORDER BY m.ordinal DESC",
+            (session_id, before),
+        )
+        for ordinal, timestamp, text in rows:
+            yield ordinal, timestamp, text if isinstance(text, str) else ""
+
+    def tool_calls(self, session_id: str, ordinal: int) -> tuple[str | None, list[dict[str, Any]]]:
+        """The message's timestamp and its tool parts, as stored (JSON objects)."""
+        row = self.connection.execute(
+            "SELECT timestamp, parts_json FROM raw_messages WHERE session_id = ? AND ordinal = ?",
+            (session_id, ordinal),
+        ).fetchone()
+        if row is None:
+            return None, []
+        import json
+
+        parts = json.loads(row[1])
+        return row[0], [part for part in parts if part.get("type") == "tool"]
+
+
+def span_fact_rows(
+    connection: sqlite3.Connection, spans: Iterable[tuple[str, int, int]]
+) -> list[tuple[str, str]]:
+    """``(category, content)`` of the facts promoted from a run overlapping one of ``spans``.
+
+    Each span is ``(session, start, end)``; facts by category, then first promotion.
+    """
+    import bisect
+
+    by_session: dict[str, list[tuple[int, int]]] = {}
+    for session_id, start, end in spans:
+        by_session.setdefault(session_id, []).append((start, end))
+    found: dict[int, tuple[str, str]] = {}
+    for session_id, ranges in by_session.items():
+        # Sort by end, and keep the smallest start reaching each end, for overlap tests.
+        ends = sorted(ranges, key=lambda r: r[1])
+        end_keys = [end for _, end in ends]
+        lowest = [start for start, _ in ends]
+        for i in range(len(lowest) - 2, -1, -1):
+            lowest[i] = min(lowest[i], lowest[i + 1])
+        for memory_id, category, content, start, end in connection.execute(
+            "SELECT m.id, m.category, m.content, s.start_message, s.end_message"
+            " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
+            " WHERE s.session_id = ?",
+            (session_id,),
+        ):
+            i = bisect.bisect_left(end_keys, start)
+            if i < len(end_keys) and lowest[i] <= end:
+                found[memory_id] = (category, content)
+    return [found[key] for key in sorted(found, key=lambda k: (found[k][0], k))]

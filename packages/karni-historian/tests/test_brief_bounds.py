@@ -1,0 +1,171 @@
+"""Briefs bounded by their room, not by the store: what they read, import and print."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from karni_historian.brief.briefs import MAX_REQUESTS_SHOWN, file_brief
+from karni_historian.brief.shaped import shaping_requests
+from karni_historian.cli import BRIEF_REQUESTS, main
+from karni_historian.model import Compartment, TextPart, ToolPart
+from karni_historian.store import RunRecord, Store, parts_to_json
+from karni_historian.store.briefing import BriefTables
+
+SHAPED = "What shaped this file, newest first:"
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    (tmp_path / "manage.py").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
+def work(root, session, requests, *, day="02", path="shop/cart.py", noise=0):
+    """``requests`` prompts, each followed by an edit of ``path`` (and ``noise`` tool results).
+
+    Request ``n`` replaces one line by ``n + 1`` lines, so its counts name it.
+    """
+    messages = []
+    for n in range(requests):
+        at = f"2026-03-{day}T10:{n // 60 % 60:02d}:{n % 60:02d}Z"
+        prompt = [TextPart(f"<system-reminder>ignore</system-reminder> request {n}")]
+        prompt.append(TextPart("injected", ignored=True))
+        messages.append(("user", prompt, at))
+        edit = {"file_path": str(root / path), "old_string": "x", "new_string": "y\n" * (n + 1)}
+        messages.append(("assistant", [ToolPart("Edit", edit, output="ok")], at))
+        messages += [
+            ("user", [ToolPart("Read", {"file_path": "other.py"}, output="r")], at)
+        ] * noise
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session(session, "generic", timestamp=messages[0][2])
+            for ordinal, (role, parts, at) in enumerate(messages, 1):
+                store.write_message(session, ordinal, role, parts_to_json(parts), timestamp=at)
+                if role == "assistant":
+                    store.add_file(session, ordinal, path, "edit")
+            step = 2 + noise
+            compartments = [
+                Compartment(n * step + 1, n * step + step, f"Episode {n}", p1=f"Did {n}.")
+                for n in range(requests)
+            ]
+        store.publish(session, compartments, [], RunRecord(session, "wrapup", "ok"))
+
+
+def shaped_lines(text):
+    lines = text.splitlines()
+    start = lines.index(SHAPED) + 1
+    end = next((i for i in range(start, len(lines)) if not lines[i][:1].isdigit()), len(lines))
+    return lines[start:end]
+
+
+def test_the_newest_requests_are_the_head_of_all_of_them(root):
+    work(root, "old-session", 30, day="01")
+    work(root, "new-session", 25, day="02", noise=3)
+    with Store.open(root, readonly=True) as store:
+        every = shaping_requests(store, "shop/cart.py")
+        assert len(every) == 55
+        assert [s.request for s in every[:2]] == ["request 24", "request 23"]
+        assert (every[0].added, every[0].removed) == (25, 1)
+        for limit in (1, 8, 25, 26, 40, 100):
+            newest = shaping_requests(store, "shop/cart.py", limit)
+            assert [s.key() for s in newest] == [s.key() for s in every[:limit]]
+        assert [s.key() for s in shaping_requests(store, "shop/", 10)] == [
+            s.key() for s in every[:10]
+        ]
+
+
+def test_a_sized_brief_reads_a_few_requests_whatever_the_session_holds(root, monkeypatch):
+    work(root, "s1", 400)
+    calls = []
+    original = BriefTables.tool_calls
+
+    def counted(self, session_id, ordinal):
+        calls.append(ordinal)
+        return original(self, session_id, ordinal)
+
+    monkeypatch.setattr(BriefTables, "tool_calls", counted)
+    with BriefTables.open(root, readonly=True) as store:
+        sized = file_brief(store, "shop/cart.py", room_chars=1100)
+    assert len(calls) <= MAX_REQUESTS_SHOWN + 1
+    shown = shaped_lines(sized)
+    assert shown[0] == '1. 2026-03-02 10:06 +400 \u22121 \u2014 "request 399"'
+    assert 1 <= len(shown) <= MAX_REQUESTS_SHOWN
+    with Store.open(root, readonly=True) as store:
+        full = file_brief(store, "shop/cart.py")
+    assert shaped_lines(full)[: len(shown)] == shown
+
+
+def test_the_brief_command_is_sized_to_the_budget_and_all_prints_everything(
+    root, monkeypatch, capsys
+):
+    work(root, "s1", BRIEF_REQUESTS + 50)
+    monkeypatch.chdir(root)
+    assert main(["brief", "shop/cart.py"]) == 0
+    sized = capsys.readouterr().out
+    assert len(shaped_lines(sized)) == BRIEF_REQUESTS
+    assert len(sized) <= 19_500 * 3.5 + 1  # the default history budget, in characters
+    assert main(["brief", "--all", "shop/cart.py"]) == 0
+    everything = capsys.readouterr().out
+    assert len(shaped_lines(everything)) == BRIEF_REQUESTS + 50
+    assert shaped_lines(everything)[:BRIEF_REQUESTS] == shaped_lines(sized)
+    assert f"Episode {BRIEF_REQUESTS + 49}" in sized  # the newest episode is always shown
+    assert "- Episode 0 (messages 1-2): Did 0." in everything  # every episode in full
+
+
+def test_the_project_brief_command_is_bounded_too(root, monkeypatch, capsys):
+    work(root, "s1", 250)
+    monkeypatch.chdir(root)
+    assert main(["brief"]) == 0
+    sized = capsys.readouterr().out.splitlines()
+    assert main(["brief", "--all"]) == 0
+    everything = capsys.readouterr().out.splitlines()
+    assert sized[0] == everything[0] == "Recent episodes, newest first:"
+    assert sized[1] == "- Episode 249 (messages 499-500)"
+    assert len(everything) == 251
+    assert sized == everything[: len(sized)] and len(sized) < len(everything)
+
+
+BRIEF_IMPORTS = """
+import json, sys
+from pathlib import Path
+import karni.agent.history
+before = set(sys.modules)
+from karni_historian.brief.provider import HistorianProvider
+provider = HistorianProvider()
+text = provider.context(Path(sys.argv[1]), "shop/cart.py", room=1100)
+titles = provider.project_context(Path(sys.argv[1]), room=1100)
+print(json.dumps([text, titles, sorted(set(sys.modules) - before)]))
+"""
+
+STANDARD_MODULES = {
+    *("sqlite3", "sqlite3.dbapi2", "_sqlite3", "json", "json.decoder", "json.scanner"),
+    *("json.encoder", "_json", "datetime", "_datetime", "bisect", "_bisect", "math"),
+    *("difflib", "heapq", "_heapq", "collections.abc"),  # an edit's line counts
+    "zlib",  # the handed project brief's change digest
+}
+"""The standard modules the brief path may import: no dataclasses, typing, enum or inspect."""
+
+
+def test_the_brief_path_imports_only_what_it_needs(root):
+    work(root, "s1", 40)
+    probe = subprocess.run(
+        [sys.executable, "-c", BRIEF_IMPORTS, str(root)], capture_output=True, text=True, check=True
+    )
+    text, titles, imported = json.loads(probe.stdout)
+    assert shaped_lines(text)[0].endswith('"request 39"')
+    assert titles.startswith("Recent episodes, newest first:")
+    own = {m for m in imported if m.startswith("karni_historian")}
+    assert own <= {
+        "karni_historian",
+        *(f"karni_historian.{name}" for name in ("errors", "xml_text", "brief", "store")),
+        *(f"karni_historian.brief.{name}" for name in ("briefs", "budget", "decay", "fit")),
+        *(f"karni_historian.brief.{name}" for name in ("handover", "lines", "prompts", "provider")),
+        *(f"karni_historian.brief.{name}" for name in ("render", "shaped")),
+        *(f"karni_historian.store.{name}" for name in ("briefing", "database", "guard")),
+        *(f"karni_historian.store.{name}" for name in ("records", "schema")),
+    }
+    others = {m for m in imported if not m.startswith(("karni_historian", "karni."))}
+    assert others <= STANDARD_MODULES
