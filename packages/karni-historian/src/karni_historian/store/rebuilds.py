@@ -30,7 +30,7 @@ class Rebuild:
 
 
 class RebuildTables(Database):
-    """Reading and saving the last rebuild (the memory digest it compares is :class:`BriefTables`')."""
+    """Reading and saving the last rebuild; the memory digest lives in ``BriefTables``."""
 
     def last_rebuild(self, session_id: str) -> Rebuild | None:
         """The session's last rebuild, None before the first."""
