@@ -146,7 +146,10 @@ class Number(Kind):
         return [(key, f"must be {self.label}, not {toml_literal(value)}")]
 
     def parse(self, text: str) -> object:
-        value = _toml_value(text.replace(",", "_"))
+        try:
+            value = _toml_value(text.strip().replace(",", "_"))
+        except ValueTextError:
+            value = text
         if not self.accepts(value):
             raise ValueTextError(f"takes {self.label}, not `{text}`")
         return value
@@ -304,7 +307,8 @@ class AnyOf(Kind):
     def parse(self, text: str) -> object:
         if text.lstrip().startswith(("[", "{")):
             return _toml_value(text)
-        for kind in self.kinds:
+        texts_last = sorted(self.kinds, key=lambda kind: isinstance(kind, Text))
+        for kind in texts_last:  # `false` is the boolean; a string takes anything
             try:
                 return kind.parse(text)
             except ValueTextError:
