@@ -121,7 +121,9 @@ def test_project_wins_over_global_which_wins_over_default(
     assert f"suggest_tools = true (project: {project_file})\n" in config(capsys, "list")[1]
     assert config(capsys, "get", "suggest_tools")[1] == "true\n"
     assert config(capsys, "get", "--global", "suggest_tools")[1] == "false\n"
-    assert f"suggest_tools = false (global: {global_file})\n" in config(capsys, "list", "--global")[1]
+    assert (
+        f"suggest_tools = false (global: {global_file})\n" in config(capsys, "list", "--global")[1]
+    )
 
 
 def test_global_defaults_to_dot_config_and_ignores_relative_xdg(
@@ -299,8 +301,13 @@ def test_list_as_json(project: Path, capsys) -> None:
 
 def test_dotted_keys_write_tables_and_get_prints_plain_values(project: Path, capsys) -> None:
     path = project / ".karni" / "config.toml"
-    code, out, _ = config(capsys, "set", "historian.claude_code.model", "anthropic/claude-haiku-4-5")
-    assert (code, out) == (0, f'historian.claude_code.model = "anthropic/claude-haiku-4-5" ({path})\n')
+    code, out, _ = config(
+        capsys, "set", "historian.claude_code.model", "anthropic/claude-haiku-4-5"
+    )
+    assert (code, out) == (
+        0,
+        f'historian.claude_code.model = "anthropic/claude-haiku-4-5" ({path})\n',
+    )
     config(capsys, "set", "historian.execute_threshold_percentage", "70")
     config(capsys, "set", "historian.pi.fallback_models", "openai/gpt-5-mini, ollama/qwen3:8b")
     config(capsys, "set", "historian.claude_code.two_pass", "yes")

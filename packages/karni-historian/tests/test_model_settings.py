@@ -336,3 +336,41 @@ def test_sources_without_a_harness_use_local_extractive(root):
     files = write(root, project='[historian.claude_code]\nmodel = "anthropic/a"\n')
     assert harness_of_source("chronicle") is None
     assert ids(chain(files, harness_of_source("generic"))) == ["local/extractive"]
+
+
+def test_the_declarations_and_the_loaders_agree_on_defaults_and_backends():
+    from karni.agent.common.settings_registry import table_of
+    from karni_historian.condense.models.entries import BACKENDS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT
+    from karni_historian.condense.settings import Settings
+    from karni_historian.declared_settings import BACKEND_NAMES, SETTINGS
+
+    table = table_of(SETTINGS)
+    defaults = Settings()
+    for key in (
+        "context_limit",
+        "execute_threshold_percentage",
+        "history_budget_percentage",
+        "historian_context",
+        "temporal_awareness",
+    ):
+        assert table.find(f"historian.{key}").default == getattr(defaults, key), key
+    assert tuple(BACKENDS) == BACKEND_NAMES
+    entry = table.find("historian.pi.model").kind.kinds[1]
+    assert entry.fields["max_tokens"].default == DEFAULT_MAX_TOKENS
+    assert entry.fields["timeout"].default == DEFAULT_TIMEOUT
+
+
+def test_karni_check_rules_and_the_historian_are_one_rule_set(root):
+    """A project file the historian rejects is rejected by the shared table, with the same line."""
+    from karni.agent.common.config import config_layers
+    from karni.agent.common.settings_registry import declarations
+    from karni.agent.common.settings_table import validate_layers
+    from karni_historian.condense.settings import load_settings
+
+    (root / "project" / ".karni" / "config.toml").write_text(
+        "[historian]\nexecute_threshold_percentage = 95\n"
+    )
+    with pytest.raises(ConfigurationError) as error:
+        load_settings(root / "project")
+    problems = validate_layers(declarations().table(), config_layers(root / "project"))
+    assert [str(problem) for problem in problems] == [str(error.value)]
