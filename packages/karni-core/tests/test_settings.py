@@ -1,4 +1,4 @@
-"""The declaration kinds, the settings tree, the registry and resolution (project > profile > user)."""
+"""Declaration kinds, the settings tree, the registry, resolution (project > profile > user)."""
 
 from __future__ import annotations
 

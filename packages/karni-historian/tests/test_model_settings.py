@@ -222,7 +222,9 @@ def test_the_project_still_wins_over_its_profile(root):
 def test_a_project_cannot_define_a_profile(root):
     files = write(root, project='[profiles.mine.historian.pi]\nmodel = "anthropic/x"\n')
     project = root / "project" / ".karni" / "config.toml"
-    with pytest.raises(ConfigurationError, match="`profiles` can be set only in your user configuration") as error:
+    with pytest.raises(
+        ConfigurationError, match="`profiles` can be set only in your user configuration"
+    ) as error:
         validate_config(files)
     assert str(project) in str(error.value)
 
@@ -236,9 +238,21 @@ def test_an_unknown_profile_is_an_error_naming_the_file(root):
 @pytest.mark.parametrize(
     ("harness", "key", "message"),
     [
-        ("pi", "variant", "`historian.pi.variant` is not allowed: pi entries take `thinking_level`"),
-        ("omp", "variant", "`historian.omp.variant` is not allowed: omp entries take `thinking_level`"),
-        ("opencode", "thinking_level", "`historian.opencode.thinking_level` is not allowed: opencode entries"),
+        (
+            "pi",
+            "variant",
+            "`historian.pi.variant` is not allowed: pi entries take `thinking_level`",
+        ),
+        (
+            "omp",
+            "variant",
+            "`historian.omp.variant` is not allowed: omp entries take `thinking_level`",
+        ),
+        (
+            "opencode",
+            "thinking_level",
+            "`historian.opencode.thinking_level` is not allowed: opencode entries",
+        ),
         ("claude_code", "variant", "claude_code entries take neither"),
     ],
 )
@@ -280,10 +294,16 @@ def test_a_wrong_block_anywhere_is_reported_whichever_harness_runs(root):
         ('model = {model = "openai/a", temperature = 3}', "must be a number from 0 to 2"),
         ('model = {model = "openai/a", timeout = "60"}', "`historian.pi.model.timeout`"),
         ('model = {model = "openai/a", api_key_env = "not a name"}', "environment variable"),
-        ('model = {model = "openai/a", colour = 1}', "`historian.pi.model.colour` is not a known key"),
+        (
+            'model = {model = "openai/a", colour = 1}',
+            "`historian.pi.model.colour` is not a known key",
+        ),
         ('model = "openai/a"\nthinking_level = "extreme"', "must be one of off, minimal"),
         ('model = "openai/a"\ntwo_pass = "yes"', "`historian.pi.two_pass` must be true or false"),
-        ('model = "openai/a"\nfallback_models = [""]', r"fallback_models\[1\]` = \"\" has no model"),
+        (
+            'model = "openai/a"\nfallback_models = [""]',
+            r"fallback_models\[1\]` = \"\" has no model",
+        ),
         ("model = 3", "`historian.pi.model` must be a model id or a table"),
         ("model = {model = 3}", "`historian.pi.model.model` must be a model id, not 3"),
     ],
@@ -296,7 +316,9 @@ def test_bad_values_are_errors_naming_the_key(root, text, message):
 
 def test_disable_must_be_a_boolean(root):
     files = write(root, project='[historian]\ndisable = "yes"\n')
-    with pytest.raises(ConfigurationError, match=r"config.toml: `historian.disable` must be true or false"):
+    with pytest.raises(
+        ConfigurationError, match=r"config.toml: `historian.disable` must be true or false"
+    ):
         validate_config(files)
 
 
@@ -340,7 +362,11 @@ def test_sources_without_a_harness_use_local_extractive(root):
 
 def test_the_declarations_and_the_loaders_agree_on_defaults_and_backends():
     from karni.agent.common.settings_registry import table_of
-    from karni_historian.condense.models.entries import BACKENDS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT
+    from karni_historian.condense.models.entries import (
+        BACKENDS,
+        DEFAULT_MAX_TOKENS,
+        DEFAULT_TIMEOUT,
+    )
     from karni_historian.condense.settings import Settings
     from karni_historian.declared_settings import BACKEND_NAMES, SETTINGS
 

@@ -197,9 +197,18 @@ def test_settings_from_project_and_user_config(root, tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("history_budget_percentage = 0.9", "`historian.history_budget_percentage` must be a number from 0.05 to 0.5, not 0.9"),
-        ("context_limit = 'big'", "`historian.context_limit` must be a whole number from 1_000 to 100_000_000, not \"big\""),
-        ("colour = 'red'", "`historian.colour` is not a known setting; known: claude_code, context_limit"),
+        (
+            "history_budget_percentage = 0.9",
+            "`historian.history_budget_percentage` must be a number from 0.05 to 0.5, not 0.9",
+        ),
+        (
+            "context_limit = 'big'",
+            '`historian.context_limit` must be a whole number from 1_000 to 100_000_000, not "big"',
+        ),
+        (
+            "colour = 'red'",
+            "`historian.colour` is not a known setting; known: claude_code, context_limit",
+        ),
         ('expand_tools = { ask = "${" }', "Invalid tool expansion template at character 3"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Every ``[historian]`` setting, declared once for the historian, ``karni config`` and ``karni check``.
+"""Every ``[historian]`` setting, declared once: for the historian, ``karni config`` and check.
 
 Named by karni-historian's ``karni.settings`` entry point. The historian's own
 loaders (:mod:`karni_historian.condense.settings` and
@@ -87,7 +87,9 @@ def _fallback_problem(value: str) -> str | None:
 
 
 def _url_problem(value: str) -> str | None:
-    return None if value.startswith(("http://", "https://")) else "is not an http:// or https:// URL"
+    return (
+        None if value.startswith(("http://", "https://")) else "is not an http:// or https:// URL"
+    )
 
 
 def _variable_problem(value: str) -> str | None:
@@ -96,8 +98,10 @@ def _variable_problem(value: str) -> str | None:
 
 def _entry_check(entry: Mapping[str, object]) -> tuple[str, str] | None:
     model = entry.get("model", "")
-    if isinstance(model, str) and model.startswith("openai-compatible/") and not entry.get(
-        "base_url"
+    if (
+        isinstance(model, str)
+        and model.startswith("openai-compatible/")
+        and not entry.get("base_url")
     ):
         return "base_url", f"is required by {model!r}: an openai-compatible server has no default"
     return None
@@ -146,7 +150,7 @@ def _entry_fields(harness: str) -> dict[str, Field]:
     return fields
 
 
-def _entry_kinds(harness: str) -> tuple[Kind, Kind]:
+def _entry_kinds(harness: str) -> tuple[AnyOf, AnyOf]:
     """The model of a block (an id or a table) and one of its fallbacks."""
     title = f"{_NAMES[harness]} model entry"
     fields = _entry_fields(harness)
@@ -190,14 +194,16 @@ def _harness_settings(harness: str) -> list[Setting]:
     ]
     for key in ("variant", "thinking_level"):
         kind = _reasoning_kind(harness, key)
-        doc = "" if isinstance(kind, Forbidden) else "the reasoning level of every entry in the block"
+        doc = (
+            "" if isinstance(kind, Forbidden) else "the reasoning level of every entry in the block"
+        )
         settings.append(Setting(f"{prefix}.{key}", kind, doc, profile=True, default_text="none"))
     return settings
 
 
 def _template_problem(value: str) -> str | None:
-    from karni_historian.errors import TemplateError
     from karni_historian.condense.templates import compile_template
+    from karni_historian.errors import TemplateError
 
     try:
         compile_template(value)

@@ -170,7 +170,9 @@ def _check_scope(setting: Setting, key: str, *, global_only: bool) -> None:
             f"pass --global: `karni config set --global {key} ...`"
         )
     if setting.scope == PROJECT and global_only:
-        raise ConfigError(f"`{key}` can be set only in a project's .karni/config.toml; drop --global")
+        raise ConfigError(
+            f"`{key}` can be set only in a project's .karni/config.toml; drop --global"
+        )
 
 
 def _change(action: str, arguments: list[str], *, global_only: bool) -> int:

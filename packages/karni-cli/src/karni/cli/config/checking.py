@@ -62,7 +62,7 @@ def _passed(table: SettingsTable, layers: list[ConfigLayer], problems: list[Prob
 
 
 def settings_results(root: str, *, verbose: bool = False) -> list[CheckResult]:
-    """The settings check's results: every problem, else one ``ok`` (one per key with ``verbose``)."""
+    """Every problem as a failure; else one ``ok`` (with ``verbose``, one per valid key)."""
     from karni.agent.common.settings_table import validate_layers
     from karni.cli.checks import FAILED, OK, CheckResult
     from karni.cli.config.settings import declared

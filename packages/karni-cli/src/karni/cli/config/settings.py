@@ -85,7 +85,9 @@ def lookup(key: str, table: SettingsTable | None = None) -> Setting:
     parent = key.rpartition(".")[0]
     while parent and not table.is_table(parent):
         parent = parent.rpartition(".")[0]
-    known = ", ".join(f"`{f'{parent}.' if parent else ''}{name}`" for name in table.known_under(parent))
+    known = ", ".join(
+        f"`{f'{parent}.' if parent else ''}{name}`" for name in table.known_under(parent)
+    )
     raise ConfigError(
         f"unknown setting `{key}`; known settings{f' in `{parent}`' if parent else ''}: {known} "
         f"(every setting: docs/reference/configuration.md)"

@@ -115,9 +115,11 @@ class Boolean(Kind):
         self.label = "true or false" if only is None else toml_literal(only)
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         return isinstance(value, bool) and self.only in (None, value)
 
     def parse(self, text: str) -> object:
+        """See :meth:`Kind.parse`."""
         word = text.strip().lower()
         if word in _TRUE_WORDS:
             return True
@@ -137,15 +139,18 @@ class Number(Kind):
         self.label = f"{what} from {_number_text(low)} to {_number_text(high)}"
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         kinds = int if self.integer else int | float
         return isinstance(value, kinds) and not isinstance(value, bool)
 
     def problems(self, value: object, key: str) -> Problems:
+        """See :meth:`Kind.problems`."""
         if self.accepts(value) and self.low <= value <= self.high:  # type: ignore[operator]
             return []
         return [(key, f"must be {self.label}, not {toml_literal(value)}")]
 
     def parse(self, text: str) -> object:
+        """See :meth:`Kind.parse`."""
         try:
             value = _toml_value(text.strip().replace(",", "_"))
         except ValueTextError:
@@ -162,7 +167,7 @@ def _number_text(number: float) -> str:
     return f"{number:g}"
 
 
-def Integer(low: int, high: int) -> Number:  # noqa: N802 - reads as a kind, like Number
+def Integer(low: int, high: int) -> Number:
     """A whole number from ``low`` to ``high``."""
     return Number(low, high, integer=True)
 
@@ -186,15 +191,18 @@ class Text(Kind):
         self.label = f"one of {', '.join(self.choices)}" if self.choices else label
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         return isinstance(value, str)
 
     def problems(self, value: object, key: str) -> Problems:
+        """See :meth:`Kind.problems`."""
         if not isinstance(value, str) or (self.choices and value not in self.choices):
             return [(key, f"must be {self.label}, not {toml_literal(value)}")]
         problem = self.check(value) if self.check is not None else None
         return [(key, f"= {toml_literal(value)} {problem}")] if problem else []
 
     def parse(self, text: str) -> object:
+        """See :meth:`Kind.parse`."""
         return text
 
 
@@ -206,9 +214,11 @@ class ListOf(Kind):
         self.label = f"a list of {_plural(item.label)}"
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         return isinstance(value, list)
 
     def problems(self, value: object, key: str) -> Problems:
+        """See :meth:`Kind.problems`."""
         if not isinstance(value, list):
             return super().problems(value, key)
         found: Problems = []
@@ -217,6 +227,7 @@ class ListOf(Kind):
         return found
 
     def parse(self, text: str) -> object:
+        """See :meth:`Kind.parse`."""
         if text.lstrip().startswith("["):
             return _toml_value(text)
         return [self.item.parse(part.strip()) for part in text.split(",") if part.strip()]
@@ -264,12 +275,16 @@ class Table(Kind):
 
     def allowed(self) -> list[str]:
         """The keys the table may hold (not the :class:`Forbidden` ones)."""
-        return [name for name, field in self.fields.items() if not isinstance(field.kind, Forbidden)]
+        return [
+            name for name, field in self.fields.items() if not isinstance(field.kind, Forbidden)
+        ]
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         return isinstance(value, dict)
 
     def problems(self, value: object, key: str) -> Problems:
+        """See :meth:`Kind.problems`."""
         if not isinstance(value, dict):
             return super().problems(value, key)
         found: Problems = []
@@ -296,15 +311,18 @@ class AnyOf(Kind):
         self.label = " or ".join(kind.label for kind in kinds)
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         return any(kind.accepts(value) for kind in self.kinds)
 
     def problems(self, value: object, key: str) -> Problems:
+        """See :meth:`Kind.problems`."""
         for kind in self.kinds:
             if kind.accepts(value):
                 return kind.problems(value, key)
         return super().problems(value, key)
 
     def parse(self, text: str) -> object:
+        """See :meth:`Kind.parse`."""
         if text.lstrip().startswith(("[", "{")):
             return _toml_value(text)
         texts_last = sorted(self.kinds, key=lambda kind: isinstance(kind, Text))
@@ -329,12 +347,15 @@ class Forbidden(Kind):
         self.label = "not allowed here"
 
     def accepts(self, value: object) -> bool:
+        """See :meth:`Kind.accepts`."""
         return False
 
     def problems(self, value: object, key: str) -> Problems:
+        """See :meth:`Kind.problems`."""
         return [(key, self.reason)]
 
     def parse(self, text: str) -> object:
+        """See :meth:`Kind.parse`."""
         raise ValueTextError(self.reason)
 
 

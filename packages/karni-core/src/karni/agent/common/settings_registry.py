@@ -33,6 +33,7 @@ __all__ = ["CORE_SETTINGS", "ENTRY_POINT_GROUP", "Declarations", "declarations",
 ENTRY_POINT_GROUP = "karni.settings"
 """The entry-point group naming each package's settings."""
 
+
 def _profile_name_problem(name: str) -> str | None:
     return "is not a profile name; name one, or remove `profile`" if not name.strip() else None
 

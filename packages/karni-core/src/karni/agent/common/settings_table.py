@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MISSING",
-    "PROFILE_KEY",
     "PROFILES_KEY",
+    "PROFILE_KEY",
     "Problem",
     "Resolved",
     "SettingsTable",

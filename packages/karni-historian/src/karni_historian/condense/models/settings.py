@@ -183,7 +183,8 @@ def _entry(value: Any, defaults: Mapping[str, Any]) -> dict[str, Any]:
 
 def _block(block: Mapping[str, Any]) -> dict[str, Any]:
     """A checked harness block: its model and fallbacks as argument dicts, and ``two_pass``."""
-    defaults = {"reasoning": block[key] for key in _REASONING if key in block}
+    levels = [block[key] for key in _REASONING if key in block]  # one at most, once checked
+    defaults = {"reasoning": levels[0]} if levels else {}
     result: dict[str, Any] = {}
     if "model" in block:
         result["model"] = _entry(block["model"], defaults)
