@@ -101,6 +101,10 @@ def dist_dir(tmp_path_factory: pytest.TempPathFactory, uv: list[str]) -> Path:
     )
     if result.returncode != 0:
         pytest.fail(f"uv build failed (exit {result.returncode}):\n{result.stderr}")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from dependency_wheels import repack_all
+
+    repack_all(out)  # third-party runtime dependencies (tomlkit): every install here is offline
     return out
 
 

@@ -6,7 +6,8 @@ project's file, a selected profile the user file does not define, and any
 package whose declarations cannot be read. Historian chains are checked as
 declared (backends, reasoning keys per harness, ``base_url`` where needed)
 without calling a model. With ``verbose``, every valid key gets an ``ok``
-line of its own.
+line of its own. With neither file present nothing is loaded: there is
+nothing to check.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ def settings_results(root: str, *, verbose: bool = False) -> list[CheckResult]:
     from karni.cli.checks import FAILED, OK, CheckResult
     from karni.cli.config.settings import declared
 
-    declarations = declared()
     layers, unreadable = _layers(root)
+    if not unreadable and not any(os.path.lexists(layer.path) for layer in layers):
+        return [CheckResult(NAME, OK, "none (the defaults apply)")]  # nothing to check against
+    declarations = declared()
     table = declarations.table()
     problems = validate_layers(table, layers)
     failures = [*declarations.failures, *unreadable, *(str(problem) for problem in problems)]
@@ -76,6 +79,5 @@ def settings_results(root: str, *, verbose: bool = False) -> list[CheckResult]:
     passed = _passed(table, layers, problems) if verbose else []
     results += [CheckResult(NAME, OK, line) for line in passed]
     if not failures and not passed:
-        present = any(os.path.isfile(layer.path) for layer in layers)
-        results.append(CheckResult(NAME, OK, "valid" if present else "none (the defaults apply)"))
+        results.append(CheckResult(NAME, OK, "valid"))
     return results
