@@ -77,12 +77,9 @@ class Declarations:
 
 def _load(point: EntryPoint) -> list[Setting]:
     """The settings one entry point names; ValueError when it is not a list of settings."""
-    import importlib
+    from karni.agent.history.discovery import load_value
 
-    module_name, _, attribute = point.value.partition(":")
-    obj: object = importlib.import_module(module_name.strip())
-    for part in filter(None, attribute.strip().split(".")):
-        obj = getattr(obj, part)
+    obj: object = load_value(point.value)
     if callable(obj):
         obj = obj()
     items = list(obj) if isinstance(obj, list | tuple) else None
