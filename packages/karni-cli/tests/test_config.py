@@ -410,3 +410,14 @@ def test_wildcard_keys(project: Path, capsys) -> None:
     out = config(capsys, "list")[1]
     assert "historian.expand_tools.Bash = false (project: " in out
     assert 'historian.expand_tools.ask = "${input.q}" (project: ' in out
+
+
+def test_a_refused_value_names_the_file_and_the_key(project: Path, capsys) -> None:
+    path = project / ".karni" / "config.toml"
+    code, out, err = config(capsys, "set", "historian.execute_threshold_percentage", "95")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"karni: {path}: `historian.execute_threshold_percentage` must be a number from 20 to "
+        "90, not 95; nothing was changed\n"
+    )
+    assert not path.exists()

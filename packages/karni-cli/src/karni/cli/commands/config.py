@@ -19,7 +19,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from karni.agent.common.settings import Setting
+    from karni.agent.common.settings import Kind, Setting
 
 __all__ = ["SUMMARY", "USAGE", "run"]
 
@@ -192,7 +192,7 @@ def _change(action: str, arguments: list[str], *, global_only: bool) -> int:
     from karni.agent.common.settings import toml_literal
     from karni.cli.config.editing import set_value
 
-    value = _value(key, kind, arguments[1])
+    value = _value(key, kind, arguments[1], path)
     if setting_key != key:
         _check_whole(setting, setting_key, key, value, path)
     set_value(path, key, value, within=root)
@@ -200,20 +200,22 @@ def _change(action: str, arguments: list[str], *, global_only: bool) -> int:
     return 0
 
 
-def _value(key: str, kind: object, text: str) -> object:
-    """``text`` as a value of ``kind``, checked; a one-line error naming the key when not."""
-    from karni.agent.common.settings import Kind, ValueTextError
+def _value(key: str, kind: Kind, text: str, path: str) -> object:
+    """``text`` as a value of ``kind``, checked; one line naming the file and the key when not."""
+    from karni.agent.common.settings import ValueTextError
     from karni.cli.config.settings import ConfigError
 
-    assert isinstance(kind, Kind)
     try:
         value = kind.parse(text)
     except ValueTextError as error:
-        raise ConfigError(f"`{key}` {error}; see docs/reference/configuration.md") from None
+        raise ConfigError(
+            f"{path}: `{key}` {error}; nothing was changed (every key's values: "
+            f"docs/reference/configuration.md)"
+        ) from None
     problems = kind.problems(value, key)
     if problems:
         at, message = problems[0]
-        raise ConfigError(f"`{at}` {message}; nothing was changed")
+        raise ConfigError(f"{path}: `{at}` {message}; nothing was changed")
     return value
 
 
@@ -239,4 +241,4 @@ def _check_whole(setting: Setting, setting_key: str, key: str, value: object, pa
     problems = setting.kind.problems(changed, setting_key)
     if problems:
         at, message = problems[0]
-        raise ConfigError(f"`{at}` {message}; nothing was changed")
+        raise ConfigError(f"{path}: `{at}` {message}; nothing was changed")
