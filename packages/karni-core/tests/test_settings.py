@@ -179,3 +179,19 @@ def test_the_registry_reports_broken_and_duplicate_declarations(site) -> None:
         "setting `good.flag` is declared by both good-pkg and other-pkg; other-pkg's "
         "declaration is ignored: uninstall one of them"
     )
+
+
+def test_the_how_to_sample_declares_working_settings() -> None:
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[3] / "docs" / "how-to" / "write-a-provider.md"
+    [sample] = re.findall(
+        r"^```py\n# my_history/settings.py\n(.*?)^```$", page.read_text(), re.M | re.S
+    )
+    namespace: dict[str, object] = {}
+    exec(sample, namespace)  # the page's own sample, run as a provider would ship it
+    table = SettingsTable(namespace["SETTINGS"])
+    assert problems(table, {"my_history": {"enabled": False, "limit": 5}}) == []
+    [found] = problems(table, {"my_history": {"limit": 99}})
+    assert found == "F: `my_history.limit` must be a whole number from 1 to 50, not 99"
