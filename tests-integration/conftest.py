@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))  # dependency_wheels
 
 from karni_it.artifacts import Artifact, find_artifacts
 from karni_it.clones import working_tree_template
@@ -101,6 +102,9 @@ def dist_dir(tmp_path_factory: pytest.TempPathFactory, uv: list[str]) -> Path:
     )
     if result.returncode != 0:
         pytest.fail(f"uv build failed (exit {result.returncode}):\n{result.stderr}")
+    from dependency_wheels import repack_all
+
+    repack_all(out)  # third-party runtime dependencies (tomlkit): every install here is offline
     return out
 
 

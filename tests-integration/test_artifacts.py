@@ -24,7 +24,8 @@ def _released_mode() -> bool:
 
 DOCUMENTED_ENTRY_POINTS: dict[str, dict[str, dict[str, str]]] = {
     "karni-core": {},
-    "karni-cli": {},  # `karni` is a wheel script: see test_the_karni_command_is_a_wheel_script
+    # `karni` is a wheel script: see test_the_karni_command_is_a_wheel_script
+    "karni-cli": {"karni.settings": {"karni-cli": "karni.cli.config.declared:SETTINGS"}},
     "karni-history-chronicle": {
         "karni.history_providers": {
             "gigai-chronicle": "karni.agent.history_chronicle:ChronicleProvider"
@@ -37,6 +38,7 @@ DOCUMENTED_ENTRY_POINTS: dict[str, dict[str, dict[str, str]]] = {
     "karni-historian": {
         "console_scripts": {"karni-historian": "karni_historian.cli:main"},
         "karni.history_providers": {"historian": "karni_historian.provider:HistorianProvider"},
+        "karni.settings": {"karni-historian": "karni_historian.declared_settings:SETTINGS"},
     },
     "karni-provider-testkit": {
         "console_scripts": {"fake-chronicle": "karni_provider_testkit.fake_chronicle:main"},

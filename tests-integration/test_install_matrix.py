@@ -1,9 +1,11 @@
 """The built wheels install and work outside the workspace, on every CPython from 3.11 up.
 
 Each interpreter gets a fresh virtualenv (``uv venv``) and the wheels from the
-session's dist folder, offline. The stdlib-only distributions install with
-``--no-index``: nothing but our wheels, so a sibling range that the built
-sibling does not meet fails here (gotcha G1), and so would a third-party
+session's dist folder, offline. The runtime distributions install with
+``--no-index``: nothing but our wheels and the one third-party runtime
+dependency karni-cli declares (``tomlkit``, whose wheel the dist folder holds:
+``scripts/dependency_wheels.py``), so a sibling range that the built sibling
+does not meet fails here (gotcha G1), and so would any other third-party
 dependency that slipped in. The testkit needs pytest and syrupy: they are put
 in its venv first, at the workspace lock's versions, from uv's wheel cache
 (``uv sync --offline --no-install-workspace``), which the workspace's own
@@ -15,9 +17,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from dependency_wheels import RUNTIME_DEPENDENCIES
 from karni_it.artifacts import Artifact
 from karni_it.environment import clean_env
 from karni_it.interpreters import PYTHON_VERSIONS, python_for
@@ -77,9 +81,11 @@ def test_stdlib_only_wheels_install_with_no_index_and_work(
 ) -> None:
     venv_python = venv_with(python, *STDLIB_ONLY)
     freeze = _run([*uv, "pip", "freeze", "--python", str(venv_python)])
-    assert sorted(freeze.stdout.split()) == sorted(
-        f"{name}=={artifacts[name].version}" for name in STDLIB_ONLY
-    ), "only our own distributions, nothing third-party"
+    expected = [f"{name}=={artifacts[name].version}" for name in STDLIB_ONLY]
+    expected += [f"{name}=={metadata.version(name)}" for name in RUNTIME_DEPENDENCIES]
+    assert sorted(freeze.stdout.split()) == sorted(expected), (
+        "only our own distributions and the declared runtime dependencies"
+    )
 
     imports = _run(
         [

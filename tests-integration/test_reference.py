@@ -27,3 +27,19 @@ def test_the_cli_reference_names_every_command() -> None:
         assert f"### `karni {name}`" in page
     for command in ("karni-historian ingest", "karni-historian status", "karni-history-adr show"):
         assert f"### `{command}`" in page
+
+
+def test_the_configuration_reference_lists_every_declared_setting() -> None:
+    from karni.agent.common.settings import Forbidden
+    from karni.agent.common.settings_registry import declarations
+
+    page = (ROOT / "docs" / "reference" / "configuration.md").read_text(encoding="utf-8")
+    found = declarations()
+    assert found.failures == []
+    for setting in found.settings:
+        if not isinstance(setting.kind, Forbidden):
+            assert f"| `{setting.name}` |" in page
+    for owner in ("karni-core", "karni-cli", "karni-historian"):
+        assert f"\n## {owner}\n" in page
+    for title in ("Claude Code", "OpenCode", "Pi", "OMP"):
+        assert f"### {title} model entry" in page

@@ -256,3 +256,138 @@ def test_check_without_a_project_interpreter_imports_no_subprocess_or_argparse(
     )
     assert "django system checks: no .venv/bin/python in the project" in done.stdout
     assert done.stderr.splitlines()[-1] == "[]"  # after the tip, when one is offered
+
+
+def _settings_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if " settings: " in line]
+
+
+@pytest.mark.parametrize("in_global_file", [False, True])
+@pytest.mark.parametrize(
+    ("text", "key", "message"),
+    [
+        (
+            "[historian]\nexecute_threshold_percentage = 95",
+            "historian.execute_threshold_percentage",
+            "must be a number from 20 to 90, not 95",
+        ),
+        ("colour = 'red'", "colour", "is not a known setting; known: historian, profile"),
+        (
+            "[historian]\ntemporal_awareness = 'yes'",
+            "historian.temporal_awareness",
+            'must be true or false, not "yes"',
+        ),
+        ("[historian.pi]\nmodel = 'bedrock/x'", "historian.pi.model", "is not `backend/model`"),
+        (
+            "[historian.pi]\nmodel = 'openai/a'\nvariant = 'low'",
+            "historian.pi.variant",
+            "is not allowed: pi entries take `thinking_level`",
+        ),
+        (
+            "[historian.opencode]\nmodel = {model = 'openai/a', thinking_level = 'low'}",
+            "historian.opencode.model.thinking_level",
+            "is not allowed: opencode entries take `variant`",
+        ),
+        (
+            "[historian.omp]\nfallback_models = [{model = 'openai-compatible/x'}]",
+            "historian.omp.fallback_models[1].base_url",
+            "is required by",
+        ),
+        (
+            "[historian.claude_code]\nmodel = {model = 'openai/a', max_tokens = 0}",
+            "historian.claude_code.model.max_tokens",
+            "must be a whole number from 1 to 1_000_000, not 0",
+        ),
+        (
+            "[historian.expand_tools]\nBash = '${'",
+            "historian.expand_tools.Bash",
+            "is not a valid template",
+        ),
+        ("historian = 3", "historian", "must be a table; write [historian]"),
+    ],
+)
+def test_each_bad_key_is_one_failure_naming_file_and_key(
+    project: Path,
+    capsys,
+    isolated_env: Path,
+    in_global_file: bool,
+    text: str,
+    key: str,
+    message: str,
+) -> None:
+    path = (
+        isolated_env / "config" / "karni" / "config.toml"
+        if in_global_file
+        else project / ".karni" / "config.toml"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + "\n")
+    code, out, _ = check(capsys)
+    assert code == 1
+    [line] = _settings_lines(out)
+    assert line.startswith(f"FAILED   settings: {path}: `{key}` ") and message in line
+    assert out.splitlines()[-1] == "karni check: 1 failed (settings)"
+
+
+def test_every_problem_of_both_files_is_reported(project: Path, capsys, isolated_env: Path) -> None:
+    project_file = project / ".karni" / "config.toml"
+    user_file = isolated_env / "config" / "karni" / "config.toml"
+    project_file.parent.mkdir(exist_ok=True)
+    user_file.parent.mkdir(parents=True)
+    project_file.write_text(
+        'profile = "missing"\nsafe_directories = ["/srv"]\n'
+        "[profiles.mine.historian.pi]\nmodel = 'openai/a'\n"
+        "[historian]\ncontext_limit = 10\n"
+    )
+    user_file.write_text("suggest_tools = 1\n[profiles.cheap.historian.pi]\nvariant = 'low'\n")
+    code, out, _ = check(capsys, "--json")
+    document = json.loads(out)
+    failures = [c["detail"] for c in document["checks"] if c["status"] == "failed"]
+    assert code == 1 and document["ok"] is False
+    user_only = "can be set only in your user configuration"
+    assert failures == [
+        f"{project_file}: `safe_directories` {user_only} ($XDG_CONFIG_HOME/karni/config.toml), "
+        "never by a project; move it there",
+        f"{project_file}: `profiles` {user_only} ($XDG_CONFIG_HOME/karni/config.toml), "
+        "never by a project; move it there",
+        f"{project_file}: `historian.context_limit` must be a whole number from 1_000 to "
+        "100_000_000, not 10",
+        f"{user_file}: `suggest_tools` must be true or false, not 1",
+        f"{user_file}: `profiles.cheap.historian.pi.variant` is not allowed: pi entries take "
+        "`thinking_level`; only OpenCode entries take `variant`",
+        f"{project_file}: `profile` = 'missing' but {user_file} defines no [profiles.missing]; "
+        "add it there or remove `profile`",
+    ]
+
+
+def test_verbose_lists_each_valid_setting(project: Path, capsys) -> None:
+    path = project / ".karni" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("suggest_tools = false\n[historian.pi]\nmodel = 'ollama/qwen3:8b'\n")
+    code, out, _ = check(capsys, "-v")
+    assert code == 0
+    assert _settings_lines(out) == [
+        f"ok       settings: {path}: `suggest_tools` = false",
+        f'ok       settings: {path}: `historian.pi.model` = "ollama/qwen3:8b"',
+    ]
+    assert "ok       karni.rules.py: " in out
+    assert _settings_lines(check(capsys)[1]) == ["ok       settings: valid"]
+    code, _, err = check(capsys, "-q", "-v")
+    assert code == 2 and "cannot go together" in err
+
+
+def test_reading_the_declarations_imports_nothing_heavy(project: Path) -> None:
+    import subprocess
+
+    probe = (
+        "import sys\n"
+        "from karni.cli.config.settings import declared\n"
+        "table = declared().table()\n"
+        "assert table.find('historian.claude_code.model') is not None\n"
+        "heavy = {'argparse', 'importlib.metadata', 'subprocess', 'tomlkit', 'dataclasses'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == "[]\n", done.stderr

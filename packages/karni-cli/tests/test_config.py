@@ -32,7 +32,11 @@ def config(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_defaults(project: Path, capsys) -> None:
     assert config(capsys, "get", "suggest_tools") == (0, "true\n", "")
-    assert config(capsys, "list") == (0, "suggest_tools = true (default)\n", "")
+    code, out, err = config(capsys, "list")
+    assert (code, err) == (0, "")
+    assert "suggest_tools = true (default)\n" in out
+    assert "historian.execute_threshold_percentage = 65 (default)\n" in out
+    assert "historian.claude_code.model" not in out  # no default and not set
     assert not (project / ".karni").exists()
 
 
@@ -86,7 +90,7 @@ def test_set_adds_the_key_before_the_first_table(project: Path, capsys) -> None:
     path.parent.mkdir()
     path.write_text("# header\n[tool.x]\ny = 1\n")
     config(capsys, "set", "suggest_tools", "false")
-    assert path.read_text() == "# header\nsuggest_tools = false\n[tool.x]\ny = 1\n"
+    assert path.read_text() == "# header\nsuggest_tools = false\n\n[tool.x]\ny = 1\n"
 
 
 def test_set_appends_with_a_newline_and_keeps_crlf(project: Path, capsys) -> None:
@@ -111,18 +115,14 @@ def test_project_wins_over_global_which_wins_over_default(
 ) -> None:
     assert config(capsys, "set", "--global", "suggest_tools", "false")[0] == 0
     assert global_file.read_text() == "suggest_tools = false\n"
-    assert config(capsys, "list") == (
-        0,
-        f"suggest_tools = false (global: {global_file})\n",
-        "",
-    )
+    assert f"suggest_tools = false (global: {global_file})\n" in config(capsys, "list")[1]
     config(capsys, "set", "suggest_tools", "true")
     project_file = project / ".karni" / "config.toml"
-    assert config(capsys, "list")[1] == f"suggest_tools = true (project: {project_file})\n"
+    assert f"suggest_tools = true (project: {project_file})\n" in config(capsys, "list")[1]
     assert config(capsys, "get", "suggest_tools")[1] == "true\n"
     assert config(capsys, "get", "--global", "suggest_tools")[1] == "false\n"
-    assert config(capsys, "list", "--global")[1] == (
-        f"suggest_tools = false (global: {global_file})\n"
+    assert (
+        f"suggest_tools = false (global: {global_file})\n" in config(capsys, "list", "--global")[1]
     )
 
 
@@ -149,11 +149,30 @@ def test_outside_a_project(tmp_path: Path, monkeypatch, capsys, global_file: Pat
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["set", "colour", "true"], 1, "unknown setting `colour`; known settings: `suggest_tools`"),
+        (["set", "colour", "true"], 1, "unknown setting `colour`; known settings: `historian`"),
+        (["set", "historian.colour", "1"], 1, "known settings in `historian`: `historian.claude"),
+        (["set", "historian.pi", "1"], 1, "`historian.pi` is a table of settings, not one"),
+        (["set", "historian.context_limit", "big"], 1, "takes a whole number from 1_000 to"),
+        (["set", "historian.context_limit", "10"], 1, "must be a whole number from 1_000"),
+        (["set", "historian.pi.variant", "low"], 1, "`historian.pi.variant` is not allowed"),
+        (["set", "historian.opencode.variant", "huge"], 1, "must be one of off, minimal"),
+        (["set", "historian.pi.model", "gpt-5"], 1, "is not `backend/model`"),
+        (["set", "historian.pi.model", "openai-compatible/x"], 1, "needs a `base_url`"),
+        (["set", "historian.pi.model", "{model = 'openai-compatible/x'}"], 1, "base_url` is req"),
+        (["set", "historian.pi.model.colour", "1"], 1, "unknown setting `historian.pi.model.c"),
+        (["set", "historian.expand_tools.Bash", "${"], 1, "is not a valid template"),
+        (["set", "historian.expand_tools.Bash", "true"], 1, "must be a template or false"),
+        (["set", "profiles.w.historian.pi.model", "openai/a"], 1, "pass --global"),
+        (["set", "safe_directories", "/srv"], 1, "can be set only in your own settings"),
+        (["unset", "profiles.w.historian.pi.model"], 1, "pass --global"),
+        (["set", "profile", ""], 1, "is not a profile name"),
         (["get", "colour"], 1, "unknown setting `colour`"),
         (["set", "suggest_tools", "maybe"], 1, "takes true or false"),
         ([], 2, "needs an action"),
         (["remove", "x"], 2, "unknown action `remove`"),
+        (["unest", "x"], 2, "did you mean `unset`?"),
+        (["unset"], 2, "`karni config unset` takes KEY"),
+        (["path", "x"], 2, "`karni config path` takes no arguments"),
         (["get"], 2, "`karni config get` takes KEY"),
         (["set", "suggest_tools"], 2, "takes KEY VALUE"),
         (["list", "x"], 2, "takes no arguments"),
@@ -174,8 +193,8 @@ def test_bad_input_is_one_line_and_changes_nothing(
     ("content", "message"),
     [
         ("suggest_tools = [", "is not valid TOML"),
-        ('suggest_tools = "false"', "`suggest_tools` must be a TOML boolean"),
-        ("suggest_tools = 0", "`suggest_tools` must be a TOML boolean"),
+        ('suggest_tools = "false"', '`suggest_tools` must be true or false, not "false"'),
+        ("suggest_tools = 0", "`suggest_tools` must be true or false, not 0"),
     ],
 )
 def test_invalid_files_are_named_and_left_alone(
@@ -187,7 +206,7 @@ def test_invalid_files_are_named_and_left_alone(
         code, out, err = config(capsys, "get", *extra, "suggest_tools")
         assert (code, out) == (1, "")
         assert str(path) in err and message in err
-        if "TOML boolean" not in message:
+        if "true or false" not in message:
             assert config(capsys, "set", *extra, "suggest_tools", "true")[0] == 1
             assert path.read_text() == content
         path.unlink()
@@ -201,11 +220,12 @@ def test_not_utf8_is_reported(project: Path, capsys) -> None:
     assert code == 1 and "is not UTF-8" in err
 
 
-def test_help_lists_every_setting(capsys) -> None:
+def test_help_names_every_action_and_the_reference(capsys) -> None:
     code, out, _ = config(capsys, "--help")
     assert code == 0
-    for setting in settings.SETTINGS.values():
-        assert f"{setting.name} (default true)" in out
+    for action in ("get KEY", "set KEY VALUE", "unset KEY", "list", "path"):
+        assert f"karni config {action}" in out
+    assert "docs/reference/configuration.md" in out
 
 
 def test_set_is_atomic_and_leaves_no_temporary_files(project: Path, capsys) -> None:
@@ -217,8 +237,14 @@ def test_set_is_atomic_and_leaves_no_temporary_files(project: Path, capsys) -> N
 
 
 def test_one_table_declares_every_key() -> None:
-    assert list(settings.SETTINGS) == ["suggest_tools"]
-    assert settings.SETTINGS["suggest_tools"].default is True
+    table = settings.declared().table()
+    assert settings.declared().failures == []
+    owners = {setting.name: setting.owner for setting in table.settings}
+    assert owners["suggest_tools"] == "karni-cli"
+    assert owners["safe_directories"] == owners["profile"] == "karni-core"
+    assert owners["historian.claude_code.model"] == "karni-historian"
+    assert table.find("suggest_tools").default is True
+    assert table.find("profiles.work.historian.omp.thinking_level").scope == "user"
 
 
 def test_an_invalid_global_file_is_reported_even_when_the_project_decides(
@@ -250,19 +276,148 @@ def test_set_never_writes_through_a_symlinked_karni_folder(
 def test_list_as_json(project: Path, capsys) -> None:
     code, out, err = config(capsys, "list", "--json")
     assert (code, err) == (0, "")
-    assert json.loads(out) == {
-        "settings": [{"key": "suggest_tools", "value": True, "source": "default", "path": None}]
+    rows = {row["key"]: row for row in json.loads(out)["settings"]}
+    assert rows["suggest_tools"] == {
+        "key": "suggest_tools",
+        "value": True,
+        "source": "default",
+        "path": None,
+        "scope": "both",
+        "declared_by": "karni-cli",
     }
+    assert rows["safe_directories"]["scope"] == "user"
     config(capsys, "set", "suggest_tools", "false")
-    document = json.loads(config(capsys, "list", "--json")[1])
-    assert document["settings"] == [
-        {
-            "key": "suggest_tools",
-            "value": False,
-            "source": "project",
-            "path": str(project / ".karni" / "config.toml"),
-        }
-    ]
+    config(capsys, "set", "historian.pi.model", "{model = 'ollama/qwen3:8b', timeout = 600}")
+    rows = {row["key"]: row for row in json.loads(config(capsys, "list", "--json")[1])["settings"]}
+    path = str(project / ".karni" / "config.toml")
+    assert rows["suggest_tools"]["value"] is False
+    assert (rows["suggest_tools"]["source"], rows["suggest_tools"]["path"]) == ("project", path)
+    assert rows["historian.pi.model"]["value"] == {"model": "ollama/qwen3:8b", "timeout": 600}
+    assert rows["historian.pi.model"]["declared_by"] == "karni-historian"
     code, out, err = config(capsys, "get", "suggest_tools", "--json")
     assert (code, out) == (2, "")
     assert err.startswith("karni: --json goes with `karni config list`, not `get`")
+
+
+def test_dotted_keys_write_tables_and_get_prints_plain_values(project: Path, capsys) -> None:
+    path = project / ".karni" / "config.toml"
+    code, out, _ = config(
+        capsys, "set", "historian.claude_code.model", "anthropic/claude-haiku-4-5"
+    )
+    assert (code, out) == (
+        0,
+        f'historian.claude_code.model = "anthropic/claude-haiku-4-5" ({path})\n',
+    )
+    config(capsys, "set", "historian.execute_threshold_percentage", "70")
+    config(capsys, "set", "historian.pi.fallback_models", "openai/gpt-5-mini, ollama/qwen3:8b")
+    config(capsys, "set", "historian.claude_code.two_pass", "yes")
+    assert path.read_text() == (
+        "[historian]\n"
+        "execute_threshold_percentage = 70\n"
+        "\n"
+        "[historian.claude_code]\n"
+        'model = "anthropic/claude-haiku-4-5"\n'
+        "two_pass = true\n"
+        "\n"
+        "[historian.pi]\n"
+        'fallback_models = ["openai/gpt-5-mini", "ollama/qwen3:8b"]\n'
+    )
+    assert config(capsys, "get", "historian.claude_code.model")[1] == "anthropic/claude-haiku-4-5\n"
+    assert config(capsys, "get", "historian.execute_threshold_percentage")[1] == "70\n"
+    assert config(capsys, "get", "historian.pi.fallback_models")[1] == (
+        '["openai/gpt-5-mini", "ollama/qwen3:8b"]\n'
+    )
+    assert config(capsys, "get", "historian.omp.model") == (0, "\n", "")  # not set, no default
+
+
+def test_a_key_inside_a_model_entry_is_checked_with_its_entry(project: Path, capsys) -> None:
+    path = project / ".karni" / "config.toml"
+    config(capsys, "set", "historian.pi.model", "{model = 'openai/a'}")
+    assert config(capsys, "set", "historian.pi.model.timeout", "600")[0] == 0
+    assert config(capsys, "get", "historian.pi.model.timeout")[1] == "600\n"
+    code, _, err = config(capsys, "set", "historian.pi.model.model", "openai-compatible/llama")
+    assert code == 1 and "`historian.pi.model.base_url` is required" in err
+    assert 'model = {model = "openai/a", timeout = 600}' in path.read_text()
+    config(capsys, "set", "historian.pi.model.base_url", "http://localhost:8080/v1")
+    assert config(capsys, "set", "historian.pi.model.model", "openai-compatible/llama")[0] == 0
+    config(capsys, "set", "historian.opencode.model", "ollama/qwen3:8b")
+    code, _, err = config(capsys, "set", "historian.opencode.model.timeout", "5")
+    assert code == 1 and "`historian.opencode.model` is 'ollama/qwen3:8b', not a table" in err
+
+
+def test_unset_removes_only_the_key(project: Path, capsys, global_file: Path) -> None:
+    path = project / ".karni" / "config.toml"
+    path.parent.mkdir()
+    original = (
+        "# team settings\n"
+        "suggest_tools = false  # no tips\n"
+        "\n"
+        "[historian]\n"
+        "# our window\n"
+        "context_limit = 1000000\n"
+        "execute_threshold_percentage = 50\n"
+    )
+    path.write_text(original)
+    assert config(capsys, "unset", "historian.context_limit") == (
+        0,
+        f"unset historian.context_limit ({path})\n",
+        "",
+    )
+    assert path.read_text() == original.replace("context_limit = 1000000\n", "")
+    assert config(capsys, "get", "historian.context_limit")[1] == "200000\n"
+    assert config(capsys, "unset", "historian.context_limit") == (
+        0,
+        f"historian.context_limit is not set in {path}\n",
+        "",
+    )
+    assert config(capsys, "unset", "--global", "suggest_tools")[1] == (
+        f"suggest_tools is not set in {global_file}\n"
+    )
+    assert not global_file.exists()
+
+
+def test_path_prints_the_file_acted_on(project: Path, capsys, global_file: Path, tmp_path) -> None:
+    assert config(capsys, "path") == (0, f"{project / '.karni' / 'config.toml'}\n", "")
+    assert config(capsys, "path", "--global") == (0, f"{global_file}\n", "")
+    assert not (project / ".karni").exists()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    import os
+
+    os.chdir(elsewhere)
+    code, out, err = config(capsys, "path")
+    assert (code, out) == (1, "") and "pass --global" in err and err.count("\n") == 1
+
+
+def test_profiles_are_user_only_and_selected_by_name(
+    project: Path, capsys, global_file: Path
+) -> None:
+    key = "profiles.cheap.historian.pi.model"
+    assert config(capsys, "set", "--global", key, "ollama/qwen3:8b")[0] == 0
+    assert config(capsys, "set", "--global", "historian.pi.model", "openai/gpt-5")[0] == 0
+    assert config(capsys, "get", "historian.pi.model")[1] == "openai/gpt-5\n"
+    assert config(capsys, "set", "profile", "cheap")[0] == 0
+    assert config(capsys, "get", "historian.pi.model")[1] == "ollama/qwen3:8b\n"
+    out = config(capsys, "list")[1]
+    assert f'historian.pi.model = "ollama/qwen3:8b" (profile cheap: {global_file})\n' in out
+    assert f'{key} = "ollama/qwen3:8b" (global: {global_file})\n' in out
+    assert '[profiles.cheap.historian.pi]\nmodel = "ollama/qwen3:8b"\n' in global_file.read_text()
+
+
+def test_wildcard_keys(project: Path, capsys) -> None:
+    assert config(capsys, "set", "historian.expand_tools.Bash", "false")[0] == 0
+    assert config(capsys, "set", "historian.expand_tools.ask", "${input.q}")[0] == 0
+    out = config(capsys, "list")[1]
+    assert "historian.expand_tools.Bash = false (project: " in out
+    assert 'historian.expand_tools.ask = "${input.q}" (project: ' in out
+
+
+def test_a_refused_value_names_the_file_and_the_key(project: Path, capsys) -> None:
+    path = project / ".karni" / "config.toml"
+    code, out, err = config(capsys, "set", "historian.execute_threshold_percentage", "95")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"karni: {path}: `historian.execute_threshold_percentage` must be a number from 20 to "
+        "90, not 95; nothing was changed\n"
+    )
+    assert not path.exists()

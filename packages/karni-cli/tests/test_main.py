@@ -142,3 +142,25 @@ def test_version_is_read_from_the_metadata_folder_name(tmp_path: Path) -> None:
     (tmp_path / "karni_cli-1.0.dist-info").write_text("a file, not a metadata folder")
     assert cli_version([str(tmp_path / "missing"), str(tmp_path)]) == "7.8.9"
     assert cli_version([str(tmp_path / "missing")]) is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["context", "apps/events/models.py", "--with-history"],
+        ["rules"],
+        ["hook", "claude", "pre-tool-use"],
+    ],
+)
+def test_the_hot_path_never_loads_setting_declarations(eventsite: Path, argv: list[str]) -> None:
+    imported = _imported_by([str(LAUNCHER), *argv], eventsite)
+    assert "karni.cli.main" in imported
+    declarations = {
+        "karni.agent.common.settings",
+        "karni.agent.common.settings_registry",
+        "karni.agent.common.settings_table",
+        "karni.cli.config.declared",
+        "karni_historian.declared_settings",
+        "tomlkit",
+    }
+    assert not imported & declarations

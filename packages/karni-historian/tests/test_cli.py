@@ -222,8 +222,9 @@ def test_configuration_errors_exit_1(project, capsys):
     code, out, err = cli(capsys, "render")
     assert code == 1 and out == ""
     assert err.startswith(
-        "karni-historian: configuration error: `history_budget_percentage` must be between"
+        f"karni-historian: configuration error: {project / '.karni' / 'config.toml'}: "
     )
+    assert "`historian.history_budget_percentage` must be a number from 0.05 to 0.5, not 2" in err
     assert err.count("\n") == 1
 
 

@@ -222,7 +222,9 @@ def test_the_project_still_wins_over_its_profile(root):
 def test_a_project_cannot_define_a_profile(root):
     files = write(root, project='[profiles.mine.historian.pi]\nmodel = "anthropic/x"\n')
     project = root / "project" / ".karni" / "config.toml"
-    with pytest.raises(ConfigurationError, match="a project cannot define a profile") as error:
+    with pytest.raises(
+        ConfigurationError, match="`profiles` can be set only in your user configuration"
+    ) as error:
         validate_config(files)
     assert str(project) in str(error.value)
 
@@ -236,9 +238,21 @@ def test_an_unknown_profile_is_an_error_naming_the_file(root):
 @pytest.mark.parametrize(
     ("harness", "key", "message"),
     [
-        ("pi", "variant", "`historian.pi.variant`: pi entries take `thinking_level`"),
-        ("omp", "variant", "`historian.omp.variant`: omp entries take `thinking_level`"),
-        ("opencode", "thinking_level", "`historian.opencode.thinking_level`: opencode entries"),
+        (
+            "pi",
+            "variant",
+            "`historian.pi.variant` is not allowed: pi entries take `thinking_level`",
+        ),
+        (
+            "omp",
+            "variant",
+            "`historian.omp.variant` is not allowed: omp entries take `thinking_level`",
+        ),
+        (
+            "opencode",
+            "thinking_level",
+            "`historian.opencode.thinking_level` is not allowed: opencode entries",
+        ),
         ("claude_code", "variant", "claude_code entries take neither"),
     ],
 )
@@ -260,7 +274,8 @@ def test_the_wrong_reasoning_key_inside_an_entry_is_an_error(root):
 
 def test_a_wrong_block_anywhere_is_reported_whichever_harness_runs(root):
     files = write(root, project='[historian.opencode]\nmodle = "anthropic/a"\n')
-    with pytest.raises(ConfigurationError, match=r"unknown key `historian.opencode.modle`"):
+    known = "is not a known setting; known: fallback_models, model"
+    with pytest.raises(ConfigurationError, match=rf"`historian.opencode.modle` {known}"):
         chain(files, "claude_code")
 
 
@@ -273,18 +288,24 @@ def test_a_wrong_block_anywhere_is_reported_whichever_harness_runs(root):
         ('model = "local/other"', "the only local model is local/extractive"),
         (
             'model = {model = "openai/a", base_url = "ftp://x"}',
-            "must be an http:// or https:// URL",
+            "is not an http:// or https:// URL",
         ),
         ('model = {model = "openai/a", max_tokens = 0}', "must be a whole number"),
         ('model = {model = "openai/a", temperature = 3}', "must be a number from 0 to 2"),
         ('model = {model = "openai/a", timeout = "60"}', "`historian.pi.model.timeout`"),
         ('model = {model = "openai/a", api_key_env = "not a name"}', "environment variable"),
-        ('model = {model = "openai/a", colour = 1}', "unknown key `historian.pi.model.colour`"),
+        (
+            'model = {model = "openai/a", colour = 1}',
+            "`historian.pi.model.colour` is not a known key",
+        ),
         ('model = "openai/a"\nthinking_level = "extreme"', "must be one of off, minimal"),
         ('model = "openai/a"\ntwo_pass = "yes"', "`historian.pi.two_pass` must be true or false"),
-        ('model = "openai/a"\nfallback_models = [""]', r"fallback_models\[1\]` has no model"),
-        ("model = 3", "must be a model id or a table with `model`"),
-        ("model = {model = 3}", "must be a model id such as"),
+        (
+            'model = "openai/a"\nfallback_models = [""]',
+            r"fallback_models\[1\]` = \"\" has no model",
+        ),
+        ("model = 3", "`historian.pi.model` must be a model id or a table"),
+        ("model = {model = 3}", "`historian.pi.model.model` must be a model id, not 3"),
     ],
 )
 def test_bad_values_are_errors_naming_the_key(root, text, message):
@@ -295,7 +316,9 @@ def test_bad_values_are_errors_naming_the_key(root, text, message):
 
 def test_disable_must_be_a_boolean(root):
     files = write(root, project='[historian]\ndisable = "yes"\n')
-    with pytest.raises(ConfigurationError, match=r"`historian.disable` in .* must be true"):
+    with pytest.raises(
+        ConfigurationError, match=r"config.toml: `historian.disable` must be true or false"
+    ):
         validate_config(files)
 
 
@@ -335,3 +358,45 @@ def test_sources_without_a_harness_use_local_extractive(root):
     files = write(root, project='[historian.claude_code]\nmodel = "anthropic/a"\n')
     assert harness_of_source("chronicle") is None
     assert ids(chain(files, harness_of_source("generic"))) == ["local/extractive"]
+
+
+def test_the_declarations_and_the_loaders_agree_on_defaults_and_backends():
+    from karni.agent.common.settings_registry import table_of
+    from karni_historian.condense.models.entries import (
+        BACKENDS,
+        DEFAULT_MAX_TOKENS,
+        DEFAULT_TIMEOUT,
+    )
+    from karni_historian.condense.settings import Settings
+    from karni_historian.declared_settings import BACKEND_NAMES, SETTINGS
+
+    table = table_of(SETTINGS)
+    defaults = Settings()
+    for key in (
+        "context_limit",
+        "execute_threshold_percentage",
+        "history_budget_percentage",
+        "historian_context",
+        "temporal_awareness",
+    ):
+        assert table.find(f"historian.{key}").default == getattr(defaults, key), key
+    assert tuple(BACKENDS) == BACKEND_NAMES
+    entry = table.find("historian.pi.model").kind.kinds[1]
+    assert entry.fields["max_tokens"].default == DEFAULT_MAX_TOKENS
+    assert entry.fields["timeout"].default == DEFAULT_TIMEOUT
+
+
+def test_karni_check_rules_and_the_historian_are_one_rule_set(root):
+    """A project file the historian rejects is rejected by the shared table, with the same line."""
+    from karni.agent.common.config import config_layers
+    from karni.agent.common.settings_registry import declarations
+    from karni.agent.common.settings_table import validate_layers
+    from karni_historian.condense.settings import load_settings
+
+    (root / "project" / ".karni" / "config.toml").write_text(
+        "[historian]\nexecute_threshold_percentage = 95\n"
+    )
+    with pytest.raises(ConfigurationError) as error:
+        load_settings(root / "project")
+    problems = validate_layers(declarations().table(), config_layers(root / "project"))
+    assert [str(problem) for problem in problems] == [str(error.value)]

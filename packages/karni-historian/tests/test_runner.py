@@ -197,9 +197,18 @@ def test_settings_from_project_and_user_config(root, tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("history_budget_percentage = 0.9", "`history_budget_percentage` must be between 0.05"),
-        ("context_limit = 'big'", "`historian.context_limit` in "),
-        ("colour = 'red'", "unknown setting `historian.colour`"),
+        (
+            "history_budget_percentage = 0.9",
+            "`historian.history_budget_percentage` must be a number from 0.05 to 0.5, not 0.9",
+        ),
+        (
+            "context_limit = 'big'",
+            '`historian.context_limit` must be a whole number from 1_000 to 100_000_000, not "big"',
+        ),
+        (
+            "colour = 'red'",
+            "`historian.colour` is not a known setting; known: claude_code, context_limit",
+        ),
         ('expand_tools = { ask = "${" }', "Invalid tool expansion template at character 3"),
     ],
 )
@@ -223,8 +232,8 @@ def test_template_errors_name_the_key_and_the_file(root):
     with pytest.raises(ConfigurationError) as error:
         load_settings(root)
     assert str(error.value) == (
-        f"`historian.expand_tools.ask` in {path}: Invalid tool expansion template at "
-        "character 10; fix the template or set it to false"
+        f'{path}: `historian.expand_tools.ask` = "${{input.x" is not a valid template: '
+        "Invalid tool expansion template at character 10; fix it or set it to false"
     )
 
 

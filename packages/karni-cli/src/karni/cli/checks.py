@@ -103,25 +103,11 @@ def check_rules_file(root: str) -> CheckResult:
     return CheckResult(name, OK, "valid")
 
 
-def check_settings(root: str) -> CheckResult:
-    """The project's ``.karni/config.toml`` and the global settings file are valid."""
-    from karni.cli.config.settings import (
-        ConfigError,
-        global_config_path,
-        project_config_path,
-        read_config,
-    )
+def check_settings(root: str, *, verbose: bool = False) -> list[CheckResult]:
+    """Both settings files against every declared setting: one result per problem."""
+    from karni.cli.config.checking import settings_results
 
-    name = "settings"
-    checked = []
-    for path in (project_config_path(root), global_config_path()):
-        try:
-            read_config(path)
-        except ConfigError as error:
-            return CheckResult(name, FAILED, str(error))
-        if os.path.isfile(path):
-            checked.append(path)
-    return CheckResult(name, OK, "valid" if checked else "none (the defaults apply)")
+    return settings_results(root, verbose=verbose)
 
 
 def _project_python(root: str) -> str | None:
@@ -237,5 +223,5 @@ def registered_checks(root: str) -> list[CheckResult]:
 
 
 def builtin_checks() -> list[Callable[[str], CheckResult]]:
-    """Karni's own checks, in the order they run (Django's last: it is the slowest)."""
-    return [check_adapters, check_rules_file, check_settings]
+    """Karni's own one-result checks, in the order they run (then :func:`check_settings`)."""
+    return [check_adapters, check_rules_file]

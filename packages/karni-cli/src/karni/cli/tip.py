@@ -32,13 +32,15 @@ STATE_KEY = "history_tip_shown"
 
 
 def _suggest_tools(root: str) -> bool:
+    from karni.agent.common.settings_registry import table_of
+    from karni.cli.config.declared import SETTINGS
     from karni.cli.config.settings import ConfigError, resolve
 
-    try:
-        value, _, _ = resolve("suggest_tools", root)
+    try:  # karni-cli's own declarations suffice: no other package's module is imported
+        value, _, _ = resolve("suggest_tools", root, table=table_of(SETTINGS))
     except ConfigError:
         return False  # an unreadable setting might be the "no": stay quiet
-    return value
+    return value is not False
 
 
 def suppressed_by(

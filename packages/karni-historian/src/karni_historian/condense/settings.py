@@ -2,9 +2,11 @@
 
 Settings come from the ``[historian]`` table of ``.karni/config.toml`` (the
 project) over ``$XDG_CONFIG_HOME/karni/config.toml`` (the user), read through
-karni-core's one configuration reader; see ``docs/historian/configuration.md``
-for the keys and their ranges. Every bad value is a
-:class:`~karni_historian.errors.ConfigurationError` naming the key and the file.
+karni-core's one configuration reader, and checked against the declarations
+of :mod:`karni_historian.declared_settings` (the rules ``karni check`` applies
+too); ``docs/reference/configuration.md`` lists the keys and their ranges.
+Every bad value is a :class:`~karni_historian.errors.ConfigurationError`
+naming the file and the key.
 """
 
 from __future__ import annotations
@@ -16,20 +18,12 @@ from karni_historian.errors import ConfigurationError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["Settings", "load_settings"]
+    from karni.agent.common.config import ConfigLayer
 
-_NUMBER_KEYS = {
-    "context_limit": (1_000, 100_000_000),
-    "execute_threshold_percentage": (20, 90),
-    "historian_context": (1_000, 100_000_000),
-}
-_KNOWN_KEYS = (
-    "context_limit, execute_threshold_percentage, history_budget_percentage, "
-    "historian_context, temporal_awareness, expand_tools"
-)
+__all__ = ["Settings", "check_layers", "load_settings", "read_layers"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -72,47 +66,55 @@ class Settings:
         return historian_chunk_tokens(self.historian_context)
 
 
-def _historian_tables(root: str | os.PathLike[str]) -> dict[str, tuple[str, dict[str, Any]]]:
-    """The ``[historian]`` table of the user and the project file, with each file's path."""
-    from karni.agent.common.config import config_layers, table
+_CHECKED_ROOTS = ("historian", "profile", "profiles")
+_GENERAL_KEYS = (
+    "context_limit",
+    "execute_threshold_percentage",
+    "history_budget_percentage",
+    "historian_context",
+    "temporal_awareness",
+)
+
+
+def check_layers(layers: Sequence[ConfigLayer]) -> None:
+    """Check the historian's part of both files against its declared settings.
+
+    The rules are those of :mod:`karni_historian.declared_settings`, the same
+    ``karni check`` applies: every key known, of its type and in its range.
+
+    Raises:
+        ConfigurationError: The first problem, naming the file and the key.
+    """
+    from karni.agent.common.settings_registry import table_of
+    from karni.agent.common.settings_table import validate_layers
+
+    from karni_historian.declared_settings import SETTINGS
+
+    problems = validate_layers(table_of(SETTINGS), layers, roots=_CHECKED_ROOTS)
+    if problems:
+        raise ConfigurationError(str(problems[0]))
+
+
+def read_layers(root: str | os.PathLike[str]) -> list[ConfigLayer]:
+    """The project's and the user's configuration (the project's first), checked.
+
+    Raises:
+        ConfigurationError: A file cannot be read, is not TOML, or holds a bad setting.
+    """
+    from karni.agent.common.config import config_layers
     from karni.agent.common.errors import ConfigFileError
 
     try:
-        return {
-            layer.scope: (layer.path, table(layer, "historian")) for layer in config_layers(root)
-        }
+        layers = config_layers(root)
     except ConfigFileError as error:
         raise ConfigurationError(str(error)) from None
+    check_layers(layers)
+    return layers
 
 
-def _number(value: object, message: str) -> float:
-    """``value`` as a number, or a :class:`ConfigurationError` with ``message``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigurationError(message)
-    return value
-
-
-def _check_value(key: str, value: object, path: str) -> None:
-    """Raise :class:`ConfigurationError` unless ``value`` is valid for ``key``."""
-    from karni_historian.brief.budget import check_history_budget_percentage
-
-    where = f"`historian.{key}` in {path}"
-    if key in _NUMBER_KEYS:
-        low, high = _NUMBER_KEYS[key]
-        number = _number(value, f"{where} must be a number between {low} and {high}")
-        if not low <= number <= high:
-            raise ConfigurationError(f"{where} must be between {low} and {high} (got {value!r})")
-    elif key == "history_budget_percentage":
-        number = _number(value, f"{where} must be a number between 0.05 and 0.5")
-        try:
-            check_history_budget_percentage(number)
-        except ConfigurationError as error:
-            raise ConfigurationError(f"{error} ({path})") from None
-    elif key == "temporal_awareness":
-        if not isinstance(value, bool):
-            raise ConfigurationError(f"{where} must be true or false")
-    else:
-        raise ConfigurationError(f"unknown setting {where}; remove it (known: {_KNOWN_KEYS})")
+def _historian_table(layer: ConfigLayer) -> dict[str, Any]:
+    table = layer.data.get("historian", {})
+    return table if isinstance(table, dict) else {}
 
 
 def load_settings(root: str | os.PathLike[str]) -> Settings:
@@ -130,23 +132,19 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     """
     from karni.agent.common.config import PROJECT, USER
 
-    from karni_historian.condense.models.settings import MODEL_KEYS
     from karni_historian.condense.templates import resolve_templates
 
-    tables = _historian_tables(root)
-    user_path, user = tables[USER]
-    project_path, project = tables[PROJECT]
+    layers = {layer.scope: layer for layer in read_layers(root)}
+    user, project = layers[USER], layers[PROJECT]
     values: dict[str, Any] = {}
-    for path, table in ((user_path, user), (project_path, project)):
-        for key, value in table.items():
-            if key != "expand_tools" and key not in MODEL_KEYS:  # checked where they are used
-                _check_value(key, value, path)
-                values[key] = value
+    for layer in (user, project):
+        table = _historian_table(layer)
+        values.update({key: table[key] for key in _GENERAL_KEYS if key in table})
     templates = resolve_templates(
         None,
-        user.get("expand_tools"),
-        project.get("expand_tools"),
-        user_source=user_path,
-        project_source=project_path,
+        _historian_table(user).get("expand_tools"),
+        _historian_table(project).get("expand_tools"),
+        user_source=user.path,
+        project_source=project.path,
     )
     return Settings(expand_tools=templates, **values)

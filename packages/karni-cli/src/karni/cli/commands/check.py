@@ -1,7 +1,9 @@
-"""``karni check [-q/--quiet] [--json]``: check the project, exit 1 on any failure, naming each.
+"""``karni check [-q/--quiet] [-v/--verbose] [--json]``: check the project, exit 1 on any failure.
 
 Runs the agent-adapter freshness check (as ``karni rules sync --check``),
-validates ``karni.rules.py`` and the settings, runs every check registered
+validates ``karni.rules.py`` and both settings files against every declared
+setting (one failure per bad key, naming the file and the key: see
+:mod:`karni.cli.config.checking`), runs every check registered
 under ``karni.checks``, and Django's system checks through the project's own
 interpreter (skipped when it has none with Django, and, with one line on
 stderr, when the user has not trusted the project: see ``karni trust``). A clean run ends
@@ -23,14 +25,18 @@ if TYPE_CHECKING:
 
 SUMMARY = "check adapters, karni.rules.py, settings, registered checks and Django's checks"
 
-USAGE = "usage: karni check [-q/--quiet] [--json]"
+USAGE = "usage: karni check [-q/--quiet] [-v/--verbose] [--json]"
 
 HELP = f"""{USAGE}
 
 Check the project and exit 1 if anything fails, naming each failure:
   agent adapters        fresh, as `karni rules sync --check` requires
   karni.rules.py        valid
-  settings              .karni/config.toml (and the global settings) valid
+  settings              .karni/config.toml and the global settings file: every
+                        key known to an installed package, of its type and in
+                        its range, user-only keys (profiles) only in the
+                        global file, a selected profile defined; historian
+                        model chains are checked without calling a model
   karni.checks          every check other packages register under this entry-point group
   django system checks  `.venv/bin/python manage.py check`, skipped without a
                         project .venv that has Django, and run only for a project
@@ -38,15 +44,21 @@ Check the project and exit 1 if anything fails, naming each failure:
                         the other checks never run the project's code
 
 options:
-  -q, --quiet  print only failures and the final line; never print the one-time tip
-  --json       print the results as one JSON object, {{"ok": true|false,
-               "checks": [{{"name", "status", "detail"}}]}}; never the tip
-  -h, --help   show this help and exit
+  -q, --quiet    print only failures and the final line; never print the one-time tip
+  -v, --verbose  list every check that passed, each valid setting on its own line
+  --json         print the results as one JSON object, {{"ok": true|false,
+                 "checks": [{{"name", "status", "detail"}}]}}; never the tip
+  -h, --help     show this help and exit
 
 Exit status: 0 every check passed or was skipped, 1 one failed, 2 usage error.
 """
 
-FLAGS = {"quiet": ("-q", "--quiet"), "json": ("--json",), "help": ("-h", "--help")}
+FLAGS = {
+    "quiet": ("-q", "--quiet"),
+    "verbose": ("-v", "--verbose"),
+    "json": ("--json",),
+    "help": ("-h", "--help"),
+}
 
 LABELS = {"ok": "ok", "failed": "FAILED", "skipped": "skipped"}
 
@@ -72,11 +84,16 @@ def run(argv: list[str]) -> int:
 
         write_help(HELP)
         return 0
+    if flags["quiet"] and flags["verbose"]:
+        from karni.cli.errors import UsageError
+
+        raise UsageError(f"-q/--quiet and -v/--verbose cannot go together; {USAGE}")
     from karni.agent.common.trust import is_trusted
     from karni.cli.checks import (
         FAILED,
         NOT_TRUSTED,
         builtin_checks,
+        check_settings,
         django_system_checks,
         registered_checks,
     )
@@ -85,6 +102,7 @@ def run(argv: list[str]) -> int:
     root = find_project_root()
     quiet = flags["quiet"]
     results = [check(root) for check in builtin_checks()]
+    results += check_settings(root, verbose=flags["verbose"])
     results += registered_checks(root)
     django = django_system_checks(root, trusted=is_trusted(root))
     results.append(django)
@@ -100,7 +118,7 @@ def run(argv: list[str]) -> int:
         detail = f": {result.detail}" if result.detail else ""
         sys.stdout.write(f"{LABELS[result.status]:<8} {result.name}{detail}\n")
     if failed:
-        names = ", ".join(result.name for result in failed)
+        names = ", ".join(dict.fromkeys(result.name for result in failed))
         sys.stdout.write(f"karni check: {len(failed)} failed ({names})\n")
         return 1
     sys.stdout.write("karni check: ok\n")

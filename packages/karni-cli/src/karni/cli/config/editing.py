@@ -1,71 +1,127 @@
-"""Changing one setting in a TOML file by hand-editing one line, so everything else survives.
+"""Changing one setting in a TOML file, keeping its comments, order and layout.
 
-``karni config set`` changes only the ``key = value`` line (or adds one), so
-comments, other keys and tables stay as the team wrote them. Each candidate
-edit is re-read as TOML and must hold exactly the old settings plus the new
-value before it replaces the file atomically.
+``karni config set`` and ``unset`` edit the file through ``tomlkit`` (imported
+only here, so only ``karni config`` pays for it): the one key changes,
+everything else stays as the team wrote it. A missing table is added
+(``[historian.claude_code]``). The edited text is re-read as TOML and must
+hold exactly the old settings with the one change before it replaces the
+file atomically, never through a symlink.
 """
 
 from __future__ import annotations
 
 import os
 
-from karni.cli.config.settings import ConfigError, lookup, parse, read_text
+from karni.cli.config.settings import ConfigError, parse, read_text
 
-__all__ = ["set_value"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-
-def _key_lines(text: str, key: str) -> list[int]:
-    """Indexes of lines that look like ``key = ...`` outside multi-line strings."""
-    found = []
-    in_string: str | None = None
-    for index, line in enumerate(text.splitlines(keepends=True)):
-        if in_string is None:
-            name, sep, _ = line.partition("=")
-            if sep and name.strip().strip("\"'") == key:
-                found.append(index)
-        for quotes in ('"""', "'''"):
-            if (in_string in (None, quotes)) and line.count(quotes) % 2:
-                in_string = None if in_string == quotes else quotes
-    return found
+__all__ = ["set_value", "unset_value"]
 
 
-def _replace_line(line: str, literal: str) -> str:
-    """``line`` (``key = true  # why``) with its value replaced, comment and ending kept."""
-    stripped = line.lstrip()
-    indent = line[: len(line) - len(stripped)]
-    name, _, rest = stripped.partition("=")
-    body = rest.rstrip("\r\n")
-    ending = rest[len(body) :]
-    old = body.strip()
-    comment = ""
-    for word in ("true", "false"):
-        if old.startswith(word):
-            comment = old[len(word) :]
-            break
-    return f"{indent}{name.rstrip()} = {literal}{comment}{ending}"
+def _item(value: Any) -> Any:
+    """``value`` as a tomlkit item: tables inline, so one setting stays one line."""
+    import tomlkit
+
+    if isinstance(value, dict):
+        table = tomlkit.inline_table()
+        for key, item in value.items():
+            table[key] = _item(item)
+        return table
+    if isinstance(value, list):
+        array = tomlkit.array()
+        array.extend(_item(item) for item in value)
+        return array
+    return value
 
 
-def _candidates(text: str, key: str, value: bool) -> list[str]:
-    """Edited versions of ``text`` to try, most natural first."""
-    literal = "true" if value else "false"
-    lines = text.splitlines(keepends=True)
-    out = []
-    for index in _key_lines(text, key):
-        edited = list(lines)
-        edited[index] = _replace_line(lines[index], literal)
-        out.append("".join(edited))
-    newline = "\r\n" if "\r\n" in text else "\n"
-    new_line = f"{key} = {literal}{newline}"
-    for index, line in enumerate(lines):
-        if line.lstrip().startswith("["):  # top-level keys must come before the first table
-            out.append("".join([*lines[:index], new_line, *lines[index:]]))
-            break
+def _parent(document: Any, parts: list[str], path: str, *, create: bool) -> Any:
+    """The table holding the last of ``parts``; None when it is missing and not ``create``."""
+    import tomlkit
+
+    container = document
+    for depth, name in enumerate(parts[:-1]):
+        if name not in container:
+            if not create:
+                return None
+            last = depth == len(parts) - 2
+            container[name] = tomlkit.table(is_super_table=not last)
+        container = container[name]
+        if not isinstance(container, dict):
+            where = ".".join(parts[: depth + 1])
+            raise ConfigError(
+                f"{path}: `{where}` holds a value, not a table; set `{where}` itself "
+                f"(as a TOML table) or edit the file by hand"
+            )
+    return container
+
+
+def _respell_inline(document: Any, parts: list[str]) -> None:
+    """Rewrite an edited inline table whole, so it reads ``{a = 1, b = 2}`` as we write them."""
+    import tomlkit.items
+
+    container = document
+    for name in parts[:-1]:
+        if name not in container:
+            return
+        item = container[name]
+        if isinstance(item, tomlkit.items.InlineTable):
+            container[name] = _item(item.unwrap())
+            return
+        container = item
+
+
+def _expected(data: dict[str, Any], parts: list[str], value: Any) -> dict[str, Any]:
+    """``data`` with ``parts`` set to ``value`` (or removed when ``value`` is None)."""
+    import copy
+
+    result = copy.deepcopy(data)
+    container = result
+    for name in parts[:-1]:
+        container = container.setdefault(name, {})
+    if value is None:
+        container.pop(parts[-1], None)
     else:
-        ended = text if not text or text.endswith("\n") else text + newline
-        out.append(ended + new_line)
-    out.append(new_line + text)
-    return out
+        container[parts[-1]] = value
+    return result
+
+
+def _keep_newlines(original: str, edited: str) -> str:
+    """``edited`` with the original's CRLF line endings where tomlkit wrote LF."""
+    if "\r\n" not in original:
+        return edited
+    return edited.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _edit(path: str, key: str, value: Any, within: str | None) -> bool:
+    """Set (or, with None, remove) ``key``; whether the file changed."""
+    import tomlkit
+
+    text = read_text(path) or ""
+    data = parse(path, text)
+    parts = key.split(".")
+    document = tomlkit.parse(text)
+    parent = _parent(document, parts, path, create=value is not None)
+    if value is None:
+        if parent is None or parts[-1] not in parent:
+            return False
+        del parent[parts[-1]]
+    else:
+        parent[parts[-1]] = _item(value)
+    _respell_inline(document, parts)
+    edited = _keep_newlines(text, tomlkit.dumps(document))
+    if edited and not edited.endswith(("\n", "\r\n")):
+        edited += "\r\n" if "\r\n" in text else "\n"
+    try:
+        same = parse(path, edited) == _expected(data, parts, value)
+    except ConfigError:
+        same = False
+    if not same:
+        raise ConfigError(f"{path}: could not change `{key}` safely; edit the file by hand")
+    _write(path, edited, within)
+    return True
 
 
 def _ignore_temporaries(folder: str, within: str) -> None:
@@ -80,27 +136,7 @@ def _ignore_temporaries(folder: str, within: str) -> None:
         write_atomic(gitignore, text, within=within)
 
 
-def set_value(path: str, key: str, value: bool, *, within: str | None = None) -> None:
-    """Set ``key`` to ``value`` in the file at ``path``, keeping everything else.
-
-    The folder is created when missing. The file is replaced atomically, and
-    only after the edited text has been re-read as TOML and holds ``value``.
-    With ``within`` (the project root), no folder below it may be a symlink.
-
-    Raises:
-        ConfigError: Unknown key, an invalid existing file, or a write failure.
-    """
-    lookup(key)
-    text = read_text(path) or ""
-    expected = {**parse(path, text, ignore=key), key: value}  # `set` may repair the key
-    for edited in _candidates(text, key, value):
-        try:
-            if parse(path, edited) == expected:
-                break
-        except ConfigError:
-            continue
-    else:
-        raise ConfigError(f"{path}: could not set `{key}` safely; edit the file by hand")
+def _write(path: str, text: str, within: str | None) -> None:
     from karni.agent.common.errors import UnsafePathError
     from karni.agent.common.files import make_folders, write_atomic
 
@@ -108,10 +144,34 @@ def set_value(path: str, key: str, value: bool, *, within: str | None = None) ->
         make_folders(os.path.dirname(path), within=within)
         if within is not None:
             _ignore_temporaries(os.path.dirname(path), within)
-        write_atomic(path, edited, within=within)
+        write_atomic(path, text, within=within)
     except UnsafePathError as error:
         raise ConfigError(
             f"cannot write {path}: {error.strerror}; replace the link with a real file or folder"
         ) from None
     except OSError as error:
         raise ConfigError(f"cannot write {path}: {error.strerror}; check its permissions") from None
+
+
+def set_value(path: str, key: str, value: object, *, within: str | None = None) -> None:
+    """Set the dotted ``key`` to ``value`` in the file at ``path``, keeping everything else.
+
+    The folder is created when missing. With ``within`` (the project root), no
+    folder below it may be a symlink.
+
+    Raises:
+        ConfigError: An invalid existing file, a key the file holds as a
+            value rather than a table, or a write failure.
+    """
+    _edit(path, key, value, within)
+
+
+def unset_value(path: str, key: str, *, within: str | None = None) -> bool:
+    """Remove the dotted ``key`` from the file at ``path``; False when it was not there.
+
+    Raises:
+        ConfigError: See :func:`set_value`.
+    """
+    if read_text(path) is None:
+        return False
+    return _edit(path, key, None, within)

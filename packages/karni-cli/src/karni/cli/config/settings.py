@@ -1,15 +1,16 @@
-"""Karni's settings: where they live, what they may hold, and editing them in place.
+"""Karni's settings: where they live, which keys exist, and the value in effect.
 
 Two files, both TOML: ``.karni/config.toml`` in the project (committed, for
 the whole team) and ``$XDG_CONFIG_HOME/karni/config.toml`` (``--global``,
-default ``~/.config``). The project file wins over the global one, which wins
-over the default. Every key is declared once, in :data:`SETTINGS`.
+default ``~/.config``). The project file wins over the global one (and a
+selected user profile), which wins over the default.
 
-Where the files live and how they are read is karni-core's
-(:mod:`karni.agent.common.config`), shared with every Karni package. Writing
-changes only the one ``key = value`` line (or appends it), so comments and
-other keys survive, and the result is re-read as TOML before it atomically
-replaces the file.
+Every key is declared once, by the package that reads it, under the
+``karni.settings`` entry points (karni-cli's own are in
+:mod:`karni.cli.config.declared`); :func:`declared` loads them all, which only
+``karni config`` and ``karni check`` do. Where the files live and how they
+are read is karni-core's (:mod:`karni.agent.common.config`); the declaration
+types and the validator are karni-core's too (:mod:`karni.agent.common.settings`).
 """
 
 from __future__ import annotations
@@ -17,21 +18,30 @@ from __future__ import annotations
 from karni.agent.common.config import PROJECT_CONFIG
 from karni.cli.errors import KarniError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from karni.agent.common.config import ConfigLayer
+    from karni.agent.common.settings import Kind, Setting
+    from karni.agent.common.settings_registry import Declarations
+    from karni.agent.common.settings_table import SettingsTable
+
 __all__ = [
+    "DEFAULT",
     "GLOBAL",
     "PROJECT",
     "PROJECT_CONFIG",
-    "SETTINGS",
     "ConfigError",
-    "Setting",
+    "declared",
     "global_config_path",
+    "kind_of",
     "lookup",
     "parse",
-    "parse_bool",
     "project_config_path",
-    "read_config",
+    "read_layers",
     "read_text",
     "resolve",
+    "resolve_in_layers",
+    "source_name",
 ]
 
 PROJECT = "project"
@@ -43,62 +53,74 @@ class ConfigError(KarniError):
     """A settings file or a ``karni config`` argument is invalid; nothing was changed."""
 
 
-class Setting:
-    """One setting: its name, default and what it is for. Every setting is a boolean today."""
-
-    __slots__ = ("default", "help", "name")
-
-    def __init__(self, name: str, default: bool, help: str) -> None:
-        """Declare a setting."""
-        self.name = name
-        self.default = default
-        self.help = help
+_DECLARED: list[Declarations] = []
 
 
-SETTINGS: dict[str, Setting] = {
-    setting.name: setting
-    for setting in (
-        Setting(
-            "suggest_tools",
-            True,
-            "offer the one-time tip about prompt-history tools (karni doctor, karni check)",
-        ),
+def declared() -> Declarations:
+    """Every installed package's settings (loaded once per process)."""
+    if not _DECLARED:
+        from karni.agent.common.settings_registry import declarations
+
+        _DECLARED.append(declarations())
+    return _DECLARED[0]
+
+
+def _table() -> SettingsTable:
+    return declared().table()
+
+
+def lookup(key: str, table: SettingsTable | None = None) -> Setting:
+    """The setting called ``key`` (``historian.expand_tools.Bash`` matches a ``*``).
+
+    Raises:
+        ConfigError: No such setting; the message lists what there is.
+    """
+    table = table or _table()
+    setting = table.find(key)
+    if setting is not None:
+        return setting
+    if table.is_table(key):
+        keys = ", ".join(f"{key}.{name}" for name in table.known_under(key))
+        raise ConfigError(f"`{key}` is a table of settings, not one; its settings: {keys}")
+    parent = key.rpartition(".")[0]
+    while parent and not table.is_table(parent):
+        parent = parent.rpartition(".")[0]
+    known = ", ".join(
+        f"`{f'{parent}.' if parent else ''}{name}`" for name in table.known_under(parent)
     )
-}
-"""Every setting Karni knows, by name. Adding a setting is one entry here."""
-
-TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
-FALSE_WORDS = frozenset({"false", "no", "off", "0"})
-
-
-def lookup(key: str) -> Setting:
-    """The setting called ``key``.
-
-    Raises:
-        ConfigError: No such setting.
-    """
-    setting = SETTINGS.get(key)
-    if setting is None:
-        known = ", ".join(f"`{name}`" for name in SETTINGS)
-        raise ConfigError(f"unknown setting `{key}`; known settings: {known}")
-    return setting
-
-
-def parse_bool(key: str, text: str) -> bool:
-    """``text`` as a boolean: true/false, yes/no, on/off or 1/0, in any case.
-
-    Raises:
-        ConfigError: Anything else.
-    """
-    word = text.strip().lower()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
     raise ConfigError(
-        f"`{key}` takes true or false (also yes/no, on/off, 1/0), not `{text}`; "
-        f"e.g. `karni config set {key} false`"
+        f"unknown setting `{key}`; known settings{f' in `{parent}`' if parent else ''}: {known} "
+        f"(every setting: docs/reference/configuration.md)"
     )
+
+
+def kind_of(key: str, table: SettingsTable | None = None) -> tuple[Setting, Kind, str]:
+    """The setting holding ``key``, the kind of ``key`` and the setting's own key.
+
+    ``key`` is a setting (``historian.pi.model``) or a key of a table it holds
+    (``historian.pi.model.base_url``).
+
+    Raises:
+        ConfigError: Neither.
+    """
+    from karni.agent.common.settings import AnyOf, Table
+
+    table = table or _table()
+    parts = key.split(".")
+    for cut in range(len(parts), 0, -1):
+        setting = table.find(".".join(parts[:cut]))
+        if setting is None:
+            continue
+        kind = setting.kind
+        for name in parts[cut:]:
+            options = kind.kinds if isinstance(kind, AnyOf) else (kind,)
+            tables = [option for option in options if isinstance(option, Table)]
+            if not tables or name not in tables[0].fields:
+                lookup(key, table)  # raises, naming what there is
+            kind = tables[0].fields[name].kind
+        return setting, kind, ".".join(parts[:cut])
+    lookup(key, table)
+    raise AssertionError("lookup raises for an unknown key")  # pragma: no cover
 
 
 def project_config_path(root: str) -> str:
@@ -113,6 +135,13 @@ def global_config_path() -> str:
     from karni.agent.common.config import user_config_path
 
     return user_config_path()
+
+
+def source_name(scope: str) -> str:
+    """How ``karni config`` names a layer: the user's file is ``global``."""
+    from karni.agent.common.config import USER
+
+    return GLOBAL if scope == USER else scope
 
 
 def read_text(path: str) -> str | None:
@@ -130,65 +159,73 @@ def read_text(path: str) -> str | None:
         raise ConfigError(str(error)) from None
 
 
-def parse(path: str, text: str, ignore: str = "") -> dict[str, object]:
-    """The file's top-level table; known settings must hold a TOML boolean.
+def parse(path: str, text: str) -> dict[str, object]:
+    """The file's text as a TOML document.
 
-    Keys Karni does not know are kept and ignored: a newer Karni, or the team,
-    may have put them there.
+    Raises:
+        ConfigError: It is not TOML.
     """
     from karni.agent.common.config import parse_config
     from karni.agent.common.errors import ConfigFileError
 
     try:
-        data = parse_config(path, text)
+        return parse_config(path, text)
     except ConfigFileError as error:
         raise ConfigError(str(error)) from None
-    for key in SETTINGS:
-        if key in data and key != ignore and not isinstance(data[key], bool):
-            raise ConfigError(
-                f"{path}: `{key}` must be a TOML boolean (true or false), not {data[key]!r}; "
-                f"write `{key} = false` or run `karni config set {key} false`"
-            )
-    return data
 
 
-def read_config(path: str) -> dict[str, bool]:
-    """Karni's settings in one file; empty when the file does not exist.
+def read_layers(root: str | None, *, global_only: bool = False) -> list[ConfigLayer]:
+    """The project's file (unless ``global_only``, or outside a project) and the user's.
+
+    Both are read even when the project's decides, so a broken global file
+    never goes unnoticed.
 
     Raises:
-        ConfigError: The file is unreadable or not TOML, or a setting in it is
-            not a TOML boolean.
+        ConfigError: A file is unreadable or not TOML.
     """
-    text = read_text(path)
-    if text is None:
-        return {}
-    data = parse(path, text)
-    # `_parse` has checked that every setting present is a bool; `isinstance` says so to mypy.
-    return {key: value for key in SETTINGS if isinstance(value := data.get(key), bool)}
+    from karni.agent.common.config import PROJECT as PROJECT_SCOPE
+    from karni.agent.common.config import USER, ConfigLayer
+
+    files = [(USER, global_config_path())]
+    if root is not None and not global_only:
+        files.insert(0, (PROJECT_SCOPE, project_config_path(root)))
+    layers = []
+    for scope, path in files:
+        text = read_text(path)
+        layers.append(ConfigLayer(scope, path, {} if text is None else parse(path, text)))
+    return layers
 
 
-def resolve(key: str, root: str | None, *, global_only: bool = False) -> tuple[bool, str, str]:
+def resolve(
+    key: str, root: str | None, *, global_only: bool = False, table: SettingsTable | None = None
+) -> tuple[object, str, str]:
     """A setting's value, and where it came from.
 
-    Args:
-        key: The setting.
-        root: The project root, or None outside a project.
-        global_only: Ignore the project file (``karni config get --global``).
-
     Returns:
-        ``(value, source, path)``: source is ``project``, ``global`` or
-        ``default``; path is the file it came from ("" for the default).
+        ``(value, source, path)``: source is ``project``, ``global``,
+        ``profile NAME`` or ``default``; path is the file ("" for a default).
+        A setting with no default that no file sets has the value None.
 
     Raises:
-        ConfigError: Unknown key, or an invalid file: both files are read even
-            when the project's decides, so a broken global file never goes unnoticed.
+        ConfigError: Unknown key, an invalid file, or a value that is not
+            what the setting takes (the message names the file).
     """
-    setting = lookup(key)
-    files = [(GLOBAL, global_config_path())]
-    if root is not None and not global_only:
-        files.insert(0, (PROJECT, project_config_path(root)))
-    found = [(source, path, read_config(path)) for source, path in files]
-    for source, path, values in found:
-        if key in values:
-            return values[key], source, path
-    return setting.default, DEFAULT, ""
+    table = table or _table()
+    return resolve_in_layers(key, read_layers(root, global_only=global_only), table)
+
+
+def resolve_in_layers(
+    key: str, layers: list[ConfigLayer], table: SettingsTable
+) -> tuple[object, str, str]:
+    """:func:`resolve` over files already read."""
+    from karni.agent.common.settings_table import Problem
+    from karni.agent.common.settings_table import resolve as resolve_in
+
+    _, kind, _ = kind_of(key, table)
+    found = resolve_in(table, layers, key)
+    if found.path is None:
+        return found.value, DEFAULT, ""
+    problems = kind.problems(found.value, key)
+    if problems:
+        raise ConfigError(str(Problem(found.path, *problems[0])))
+    return found.value, source_name(found.source), found.path

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from karni_historian.declared_settings import EXTRACTIVE_ID, REASONING_LEVELS
+
 __all__ = [
     "BACKENDS",
     "DEFAULT_MAX_TOKENS",
@@ -21,9 +23,6 @@ __all__ = [
     "split_model_id",
 ]
 
-EXTRACTIVE_ID = "local/extractive"
-"""The built-in, model-free historian."""
-
 OLLAMA_BASE_URL = "http://localhost:11434/v1"
 """Ollama's default local address (its OpenAI-compatible endpoint)."""
 
@@ -32,9 +31,6 @@ DEFAULT_MAX_TOKENS = 8_000
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds one call may take when an entry sets no ``timeout``."""
-
-REASONING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-"""Values of ``thinking_level`` (Pi, OMP) and ``variant`` (OpenCode)."""
 
 BACKENDS: dict[str, tuple[str | None, str | None, str | None]] = {
     # backend: (API key variable, base URL variable, SDK extra)

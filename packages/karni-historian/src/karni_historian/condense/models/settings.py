@@ -7,8 +7,9 @@ The ``[historian]`` table of the user's ``karni/config.toml`` and the project's
 ``profile = "NAME"``) sits between the two, and the project wins over both.
 :func:`resolve_chain` turns that into the :class:`ResolvedChain` of one
 harness, with where each setting came from; every block of every file is
-checked, so a wrong key is reported whichever harness runs. The rules are
-spelled out in ``docs/historian-models.md``.
+checked first, against the declarations of :mod:`karni_historian.declared_settings`
+(the rules ``karni check`` applies too), so a wrong key is reported whichever
+harness runs. See ``docs/how-to/historian-model.md``.
 """
 
 from __future__ import annotations
@@ -16,12 +17,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from karni_historian.condense.models.entries import (
-    EXTRACTIVE_ID,
-    REASONING_LEVELS,
-    ModelEntry,
-    split_model_id,
-)
+from karni_historian.condense.models.entries import EXTRACTIVE_ID, ModelEntry
+from karni_historian.declared_settings import HARNESSES
 from karni_historian.errors import ConfigurationError
 
 TYPE_CHECKING = False
@@ -29,9 +26,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from karni.agent.common.config import ConfigLayer
+
 __all__ = [
     "HARNESSES",
-    "MODEL_KEYS",
     "ConfigFiles",
     "ResolvedChain",
     "harness_of_source",
@@ -39,23 +37,7 @@ __all__ = [
     "validate_config",
 ]
 
-HARNESSES = ("claude_code", "opencode", "pi", "omp")
-"""The harness blocks of ``[historian]``."""
-
-MODEL_KEYS = frozenset({*HARNESSES, "disable"})
-"""The ``[historian]`` keys this module owns."""
-
 _SOURCES = {"claude-code": "claude_code", "opencode": "opencode", "pi": "pi", "omp": "omp"}
-_BLOCK_KEYS = frozenset({"model", "fallback_models", "two_pass"})
-_ENTRY_KEYS = frozenset(
-    {"model", "base_url", "api_key_env", "max_tokens", "temperature", "timeout", "context_window"}
-)
-_REASONING_KEY = {
-    "claude_code": None,
-    "opencode": "variant",
-    "pi": "thinking_level",
-    "omp": "thinking_level",
-}
 _SESSION_BACKENDS = {"anthropic": "anthropic", "openai": "openai"}
 
 
@@ -98,6 +80,15 @@ class ConfigFiles:
             raise ConfigurationError(str(error)) from None
         return files
 
+    def layers(self) -> list[ConfigLayer]:
+        """The two files as karni-core's layers, the project's first."""
+        from karni.agent.common.config import PROJECT, USER, ConfigLayer
+
+        return [
+            ConfigLayer(PROJECT, self.project_path, self.project),
+            ConfigLayer(USER, self.user_path, self.user),
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class ResolvedChain:
@@ -135,202 +126,95 @@ class ResolvedChain:
 # --- layers -------------------------------------------------------------------------------
 
 
-Layer = tuple[str, str, str, "Mapping[str, Any]"]
+Layer = tuple[str, "Mapping[str, Any]"]
 
 
 def _layers(files: ConfigFiles) -> list[Layer]:
-    """The ``[historian]`` tables, lowest priority first, as (origin, file, key, table)."""
-    if "profiles" in files.project:
-        raise ConfigurationError(
-            f"`profiles` in {files.project_path}: a project cannot define a profile; "
-            f'define it in {files.user_path} and select it with `profile = "NAME"`'
-        )
-    user = _historian(files.user, files.user_path, "historian")
-    layers: list[Layer] = [("user", files.user_path, "historian", user)]
-    name, where = _selected_profile(files)
+    """The checked ``[historian]`` tables, lowest priority first, as (origin, table)."""
+    from karni.agent.common.settings_table import PROFILES_KEY, selected_profile
+
+    from karni_historian.condense.settings import check_layers
+
+    layers = files.layers()
+    check_layers(layers)  # the rules of karni_historian/declared_settings.py
+    result: list[Layer] = [("user", _historian(files.user))]
+    name, _ = selected_profile(layers)
     if name is not None:
-        profiles = files.user.get("profiles")
-        profile = profiles.get(name) if isinstance(profiles, dict) else None
-        if not isinstance(profile, dict):
-            raise ConfigurationError(
-                f"`profile = {name!r}` in {where}: {files.user_path} defines no "
-                f"[profiles.{name}]; add it there or remove `profile`"
-            )
-        key = f"profiles.{name}.historian"
-        table = _historian(profile, files.user_path, key)
-        layers.append((f"profile {name}", files.user_path, key, table))
-    project = _historian(files.project, files.project_path, "historian")
-    layers.append(("project", files.project_path, "historian", project))
-    return layers
+        result.append((f"profile {name}", _historian(files.user[PROFILES_KEY][name])))
+    result.append(("project", _historian(files.project)))
+    return result
 
 
-def _selected_profile(files: ConfigFiles) -> tuple[str | None, str]:
-    for document, path in ((files.project, files.project_path), (files.user, files.user_path)):
-        if "profile" in document:
-            name = document["profile"]
-            if not isinstance(name, str) or not name:
-                raise ConfigurationError(f"`profile` in {path} must be a profile name (a string)")
-            return name, path
-    return None, ""
-
-
-def _historian(document: Mapping[str, Any], path: str, key: str) -> Mapping[str, Any]:
+def _historian(document: Mapping[str, Any]) -> Mapping[str, Any]:
     table = document.get("historian", {})
-    if not isinstance(table, dict):
-        raise ConfigurationError(f"`{key}` in {path} must be a table; write [{key}]")
-    return table
+    return table if isinstance(table, dict) else {}
 
 
-# --- checking -----------------------------------------------------------------------------
+# --- reading checked values ---------------------------------------------------------------
+
+_REASONING = ("variant", "thinking_level")
 
 
-def _number(value: Any, where: str, low: float, high: float, *, integer: bool) -> float:
-    kinds = int if integer else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        what = "a whole number" if integer else "a number"
-        raise ConfigurationError(f"{where} must be {what} from {low:g} to {high:g}")
-    return value
-
-
-def _entry_settings(table: Mapping[str, Any], where: str, harness: str) -> dict[str, Any]:
-    """Check an entry table's keys and values; return ModelEntry keyword arguments."""
-    reasoning_key = _REASONING_KEY[harness]
-    settings: dict[str, Any] = {}
+def _entry_arguments(table: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """A checked entry table's ModelEntry keyword arguments (``model_id`` empty when unset)."""
+    arguments = dict(defaults)
     for key, value in table.items():
-        at = f"`{where}.{key}`"
-        if key == "model":
-            continue
-        if key in ("variant", "thinking_level"):
-            settings["reasoning"] = _reasoning(key, value, where, harness)
+        if key in _REASONING:
+            arguments["reasoning"] = value
         elif key == "base_url":
-            if not isinstance(value, str) or not value.startswith(("http://", "https://")):
-                raise ConfigurationError(f"{at} must be an http:// or https:// URL")
-            settings["base_url"] = value.rstrip("/")
-        elif key == "api_key_env":
-            if not isinstance(value, str) or not value.isidentifier():
-                raise ConfigurationError(f"{at} must name an environment variable")
-            settings["api_key_env"] = value
-        elif key == "max_tokens":
-            settings[key] = int(_number(value, at, 1, 1_000_000, integer=True))
-        elif key == "temperature":
-            settings[key] = float(_number(value, at, 0, 2, integer=False))
-        elif key == "timeout":
-            settings[key] = float(_number(value, at, 1, 86_400, integer=False))
-        elif key == "context_window":
-            settings[key] = int(_number(value, at, 1_000, 100_000_000, integer=True))
-        else:
-            known = sorted(_ENTRY_KEYS | ({reasoning_key} if reasoning_key else set()))
-            raise ConfigurationError(f"unknown key {at}; known: {', '.join(known)}")
-    return settings
+            arguments[key] = value.rstrip("/")
+        elif key in ("max_tokens", "context_window"):
+            arguments[key] = int(value)
+        elif key in ("temperature", "timeout"):
+            arguments[key] = float(value)
+        elif key != "model":
+            arguments[key] = value
+    model = table.get("model", "")
+    arguments["model_id"] = model if model.strip() else ""
+    return arguments
 
 
-def _reasoning(key: str, value: Any, where: str, harness: str) -> str:
-    allowed = _REASONING_KEY[harness]
-    if key != allowed:
-        takes = f"take `{allowed}`" if allowed else "take neither `variant` nor `thinking_level`"
-        only = "OpenCode" if key == "variant" else "Pi and OMP"
-        raise ConfigurationError(
-            f"`{where}.{key}`: {harness} entries {takes}; only {only} entries take `{key}`"
-        )
-    if value not in REASONING_LEVELS:
-        raise ConfigurationError(f"`{where}.{key}` must be one of {', '.join(REASONING_LEVELS)}")
-    return str(value)
-
-
-def _model_id(value: Any, where: str, settings: Mapping[str, Any]) -> str:
-    if not isinstance(value, str):
-        raise ConfigurationError(f"`{where}` must be a model id such as `anthropic/MODEL`")
-    parts = split_model_id(value)
-    if parts is None:
-        raise ConfigurationError(
-            f"`{where}` = {value!r} is not `backend/model`; backends: anthropic, openai, "
-            f"openai-compatible, ollama, claude-code, local"
-        )
-    if parts[0] == "openai-compatible" and not settings.get("base_url"):
-        raise ConfigurationError(f"`{where}` = {value!r} needs a `base_url` in the same entry")
-    if parts[0] == "local" and value != EXTRACTIVE_ID:
-        raise ConfigurationError(f"`{where}` = {value!r}: the only local model is {EXTRACTIVE_ID}")
-    return value
-
-
-def _entry(value: Any, where: str, harness: str, defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """An entry (string or table) as ModelEntry arguments; ``model_id`` empty when unset."""
+def _entry(value: Any, defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """A checked entry (a model id or a table) as ModelEntry keyword arguments."""
     if isinstance(value, str):
-        if not value.strip():
-            return {"model_id": ""}
-        return {**defaults, "model_id": _model_id(value, where, {})}
-    if not isinstance(value, dict):
-        raise ConfigurationError(f"`{where}` must be a model id or a table with `model`")
-    settings = {**defaults, **_entry_settings(value, where, harness)}
-    model = value.get("model", "")
-    if isinstance(model, str) and not model.strip():
-        return {**settings, "model_id": ""}
-    return {**settings, "model_id": _model_id(model, f"{where}.model", settings)}
+        return {**defaults, "model_id": value} if value.strip() else {"model_id": ""}
+    return _entry_arguments(value, defaults)
 
 
-def _check_block(block: Any, where: str, harness: str) -> dict[str, Any]:
-    """Check one harness block; return its settings with entries as argument dicts."""
-    if not isinstance(block, dict):
-        raise ConfigurationError(f"`{where}` must be a table; write [{where}]")
-    reasoning_key = _REASONING_KEY[harness]
-    defaults: dict[str, Any] = {}
-    for key, value in block.items():
-        if key in ("variant", "thinking_level"):
-            defaults["reasoning"] = _reasoning(key, value, where, harness)
-        elif key not in _BLOCK_KEYS:
-            known = sorted(_BLOCK_KEYS | ({reasoning_key} if reasoning_key else set()))
-            raise ConfigurationError(f"unknown key `{where}.{key}`; known: {', '.join(known)}")
-    checked: dict[str, Any] = {}
+def _block(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A checked harness block: its model and fallbacks as argument dicts, and ``two_pass``."""
+    levels = [block[key] for key in _REASONING if key in block]  # one at most, once checked
+    defaults = {"reasoning": levels[0]} if levels else {}
+    result: dict[str, Any] = {}
     if "model" in block:
-        checked["model"] = _entry(block["model"], f"{where}.model", harness, defaults)
+        result["model"] = _entry(block["model"], defaults)
     if "fallback_models" in block:
-        checked["fallback_models"] = _fallbacks(block["fallback_models"], where, harness, defaults)
+        value = block["fallback_models"]
+        items = [value] if isinstance(value, str | dict) else value
+        result["fallback_models"] = [_entry(item, defaults) for item in items]
     if "two_pass" in block:
-        if not isinstance(block["two_pass"], bool):
-            raise ConfigurationError(f"`{where}.two_pass` must be true or false")
-        checked["two_pass"] = block["two_pass"]
-    return checked
-
-
-def _fallbacks(value: Any, where: str, harness: str, defaults: Mapping[str, Any]) -> list[Any]:
-    items = [value] if isinstance(value, str | dict) else value
-    if not isinstance(items, list):
-        raise ConfigurationError(f"`{where}.fallback_models` must be a list of models")
-    entries = []
-    for number, item in enumerate(items, 1):
-        entry = _entry(item, f"{where}.fallback_models[{number}]", harness, defaults)
-        if not entry["model_id"]:
-            raise ConfigurationError(f"`{where}.fallback_models[{number}]` has no model")
-        entries.append(entry)
-    return entries
+        result["two_pass"] = block["two_pass"]
+    return result
 
 
 def _checked_layers(layers: list[Layer]) -> list[tuple[str, dict[str, Any]]]:
-    """Every layer checked: (origin, {harness: block settings, "disable": bool})."""
+    """Every layer as (origin, {harness: block settings, "disable": bool})."""
     checked = []
-    for origin, path, prefix, table in layers:
-        result: dict[str, Any] = {}
-        for harness in HARNESSES:
-            if harness in table:
-                try:
-                    result[harness] = _check_block(table[harness], f"{prefix}.{harness}", harness)
-                except ConfigurationError as error:
-                    raise ConfigurationError(f"{error} (in {path})") from None
+    for origin, table in layers:
+        result: dict[str, Any] = {h: _block(table[h]) for h in HARNESSES if h in table}
         if "disable" in table:
-            if not isinstance(table["disable"], bool):
-                raise ConfigurationError(f"`{prefix}.disable` in {path} must be true or false")
             result["disable"] = table["disable"]
         checked.append((origin, result))
     return checked
 
 
 def validate_config(files: ConfigFiles) -> None:
-    """Check every historian model setting of both files without calling anything.
+    """Check every historian setting of both files without calling anything.
 
     Raises:
-        ConfigurationError: The first problem, naming the key and the file.
+        ConfigurationError: The first problem, naming the file and the key.
     """
-    _checked_layers(_layers(files))
+    _layers(files)
 
 
 # --- resolving ----------------------------------------------------------------------------
@@ -375,7 +259,7 @@ def resolve_chain(
         ConfigurationError: A setting is wrong (every block of every file is
             checked), naming the key and the file.
     """
-    checked = _checked_layers(_layers(files))
+    checked = _checked_layers(_layers(files))  # raises ConfigurationError
     disable = [(origin, r["disable"]) for origin, r in checked if "disable" in r]
     if disable and disable[-1][1]:
         return ResolvedChain(harness, (), disabled=True, origins={"disable": disable[-1][0]})
