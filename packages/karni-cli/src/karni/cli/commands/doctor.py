@@ -57,10 +57,8 @@ def _adapters(root: str | None) -> dict[str, Any]:
             "stale": [],
             "error": f"cannot check agent adapters ({error}); reinstall karni-cli",
         }
-    from pathlib import Path
-
     try:
-        stale = list(find_stale(Path(root)))
+        stale = list(find_stale(root))
     except KarniError as error:
         return {"status": "error", "stale": [], "error": str(error)}
     return {"status": "stale" if stale else "fresh", "stale": stale, "error": None}

@@ -19,6 +19,7 @@ Karni at a chosen set of providers with it.
 from __future__ import annotations
 
 import os
+import sys
 
 from karni.agent.history.entry_points import EntryPoint, entry_points
 from karni.agent.history.errors import (
@@ -142,11 +143,12 @@ class Discovery:
 
 def load_value(value: str) -> Any:
     """Import the object an entry-point value (``module:attr.attr``) names."""
-    import importlib
-
     target = value.split("[", 1)[0].strip()
     module_name, _, attribute = target.partition(":")
-    obj: Any = importlib.import_module(module_name.strip())
+    module_name = module_name.strip()
+    # `__import__` rather than `importlib.import_module`: `importlib` imports `warnings`.
+    __import__(module_name)
+    obj: Any = sys.modules[module_name]
     for part in filter(None, attribute.strip().split(".")):
         obj = getattr(obj, part)
     return obj
