@@ -316,3 +316,20 @@ def test_the_package_itself_imports_nothing() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_children_are_found_only_while_this_process_has_some() -> None:
+    from karni.agent.common import processes
+
+    if not os.path.isdir("/proc"):
+        pytest.skip("no /proc here")
+    assert processes._children() == set() or processes._has_children()
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert processes._has_children()
+        assert child.pid in processes._children()
+    finally:
+        child.kill()
+    assert child.pid in processes._children()  # dying or a zombie: a child, and not reaped
+    child.wait()
+    assert child.pid not in processes._children()

@@ -73,8 +73,25 @@ def _set_subreaper(on: bool) -> bool:
         return False
 
 
+def _has_children() -> bool:
+    """Whether this process has any child at all, asked without reaping one (POSIX)."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    except (AttributeError, OSError):  # no waitid: let the scan answer
+        return True
+    return True
+
+
 def _children() -> set[int]:
-    """The pids whose parent is this process (from ``/proc``; empty elsewhere)."""
+    """The pids whose parent is this process (from ``/proc``; empty elsewhere).
+
+    Reading ``/proc`` means one file per process on the machine, so a process
+    without any child (the usual case) is answered without it.
+    """
+    if not _has_children():
+        return set()
     me = os.getpid()
     found: set[int] = set()
     try:
