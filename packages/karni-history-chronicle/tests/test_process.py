@@ -119,8 +119,11 @@ def test_no_shell_is_used(example, fake_chronicle, tmp_path, monkeypatch):
     assert spawned["cwd"] == str(store.root)  # run from the folder holding .chronicle/
     assert os.getcwd() == here  # and Karni's own working folder is back at once
     assert spawned["setsid"] is True
-    opened = {action[1]: action[2] for action in spawned["file_actions"]
-              if action[0] == os.POSIX_SPAWN_OPEN}
+    opened = {
+        action[1]: action[2]
+        for action in spawned["file_actions"]
+        if action[0] == os.POSIX_SPAWN_OPEN
+    }
     assert opened == {0: os.devnull, 2: os.devnull}  # stdin closed, stderr discarded
     assert fake_chronicle.calls()[0].argv == ["context", path, "--json", "--limit", "5"]
     assert not (store.root / "pwned").exists()

@@ -75,7 +75,6 @@ def _found_marker(provider: Any, project_root: str | os.PathLike[str]) -> str | 
 
 def _marker_at_or_above(folder: str, markers: tuple[str, ...], walk_up: bool) -> str | None:
     """The path of the first marker in ``folder`` (or, walking up, a parent); None if none."""
-
     seen: dict[str, str] = {}
 
     def marker_in(candidate: str) -> str | None:
