@@ -232,3 +232,22 @@ def test_chronicle_is_never_taken_from_the_working_folder(
     assert ChronicleProvider().context(example.root, FILE) is not None
     assert ChronicleProvider(executable="planted/chronicle").context(example.root, FILE) is None
     assert not (tmp_path / "pwned").exists()
+
+
+def test_a_brief_imports_none_of_subprocess_json_re_or_pathlib(example, fake_chronicle):
+    """What the Chronicle row of docs/performance.md pays around the run: none of these."""
+    probe = (
+        "import sys\n"
+        "from karni.agent.history import compose\n"
+        "from karni.agent.history_chronicle import ChronicleProvider\n"
+        f"print(compose(sys.argv[1], {FILE!r}, providers=[ChronicleProvider()]) is not None)\n"
+        "heavy = {'subprocess', 'json', 're', 'pathlib', 'selectors', 'signal', 'threading',\n"
+        "         'locale', 'typing', 'importlib'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(example.root)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True\n[]\n"
+    assert [call.argv[:2] for call in fake_chronicle.calls()] == [["context", FILE]]

@@ -50,7 +50,7 @@ def loads(text: str) -> Any:
             import json
 
             return json.loads(text)
-        _scanner.append(make_scanner(_Options()))
+        _scanner.append(make_scanner(_Options()))  # type: ignore[arg-type]  # duck-typed context
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _scanner[0](text, start)
