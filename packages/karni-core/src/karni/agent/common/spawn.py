@@ -47,9 +47,11 @@ def run_spawned(program: str, arguments: Sequence[str], cwd: str, timeout: float
     read_fd, write_fd = os.pipe()
     try:
         pid = _spawn(program, [program, *arguments], cwd, write_fd)
-    except OSError:
+    except BaseException as error:
         os.close(read_fd)
-        return None
+        if isinstance(error, OSError):  # not startable, or no such working folder
+            return None
+        raise
     finally:
         os.close(write_fd)
     try:
