@@ -153,41 +153,6 @@ def test_each_reader_answers_as_its_pattern(name, expected, reader) -> None:
     assert wrong[:5] == []
 
 
-def test_a_brief_of_plain_records_never_imports_re(tmp_path) -> None:
-    """Only text holding terminal escapes needs ``re`` (karni-core's sanitiser)."""
-    import subprocess
-    import sys
-
-    folder = tmp_path / "doc" / "adr"
-    folder.mkdir(parents=True)
-    (folder / "0001-soft-delete.md").write_text(
-        "# 1. Soft-delete events\n\nDate: 2025-03-01\n\n## Status\n\nSuperseded by "
-        "[2. Archive](0002-archive.md)\n\n## Context\n\napps/events/models.py deletes rows.\n",
-        encoding="utf-8",
-    )
-    (folder / "0002-archive.md").write_text(
-        "# 2. Archive events\n\n* Status: accepted\n* Date: 2025-04-01\n\n"
-        "Supersedes ADR-0001. The module apps.events.models keeps an archive.\n",
-        encoding="utf-8",
-    )
-    probe = (
-        "import sys\n"
-        "from karni_history_adr.provider import AdrProvider\n"
-        "print(AdrProvider().context(sys.argv[1], 'apps/events/models.py'))\n"
-        "print(sorted({'re', 'pathlib', 'json'} & set(sys.modules)))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    brief, imported = done.stdout.rsplit("\n", 2)[:2]
-    assert imported == "[]"
-    assert "ADR 1: Soft-delete events" in brief and "ADR 2: Archive events" in brief
-
-
 def _mention_regex(normal: str) -> re.Pattern[str]:
     """The pattern karni_history_adr.matching.Mention's docstring spells out."""
     import posixpath
