@@ -172,7 +172,7 @@ def test_doctor_reports_an_invalid_rules_file_and_still_exits_0(
 
 
 def test_doctor_usage_errors_exit_2(eventsite: Path, run_cli) -> None:
-    for args in (["--verbose"], ["extra"]):
+    for args in (["--verbos"], ["extra"]):
         result = run_cli("doctor", *args, cwd=eventsite)
         assert (result.returncode, result.stdout) == (2, "")
         assert result.stderr.startswith("karni: ") and result.stderr.count("\n") == 1
@@ -231,3 +231,69 @@ def test_doctor_lists_the_providers_installed_in_this_environment(
         assert f"{distribution} {versions[name]}" in row
         assert row.endswith("store detected" if name == "adr" else "no store")
     assert "tip:" not in text  # a store is detected
+
+
+def test_doctor_verbose_adds_entry_points_times_and_store_markers(
+    eventsite: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
+    monkeypatch.setenv("KARNI_CACHE_DIR", str(eventsite / "cache-here"))
+    (eventsite / ".chronicle").mkdir()
+    monkeypatch.chdir(eventsite)
+    assert main(["doctor", "-v", "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    import karni.cli
+
+    assert lines[2].endswith(f" in {os.path.dirname(os.path.abspath(karni.cli.__file__))}")
+    assert lines[3] == f"cache:       {eventsite / 'cache-here'}"
+    assert lines[4] == "allowed:     KARNI_HISTORY_PROVIDERS=gigai-chronicle"
+    row = lines.index(next(line for line in lines if line.startswith("  gigai-chronicle")))
+    details = lines[row + 1]
+    assert details.startswith("      entry point karni.agent.history_chronicle:ChronicleProvider; ")
+    assert "; loaded in " in details and " ms; detect " in details
+    assert details.endswith(f"; store marker {eventsite / '.chronicle'}")
+
+
+def test_doctor_verbose_json_has_the_details_and_plain_json_does_not(
+    doctor_project: Path, capsys
+) -> None:
+    main(["doctor", "--json"])
+    plain = json.loads(capsys.readouterr().out)
+    main(["doctor", "--json", "--verbose"])
+    verbose = json.loads(capsys.readouterr().out)
+    details = {"entry_point", "load_ms", "detect_ms", "store_marker"}
+    for short, long in zip(
+        plain["history"]["providers"], verbose["history"]["providers"], strict=True
+    ):
+        assert not details & set(short)
+        assert {key: long[key] for key in short} == short
+        assert isinstance(long["load_ms"], float) and isinstance(long["detect_ms"], float)
+    by_name = {provider["name"]: provider for provider in verbose["history"]["providers"]}
+    assert by_name["my-history"]["store_marker"] is None  # it declares no markers
+    assert by_name["gigai-chronicle"]["store_marker"] is None  # no .chronicle here
+    assert {"karni_cli_path", "cache_dir", "allowed_providers"} <= set(verbose)
+    assert not {"karni_cli_path", "cache_dir", "allowed_providers"} & set(plain)
+
+
+def test_doctor_imports_stay_lean(eventsite: Path) -> None:
+    """No pathlib, json or re when the tip was already shown (the usual run)."""
+    import subprocess
+
+    (eventsite / ".karni" / "local").mkdir(parents=True)
+    (eventsite / ".karni" / "local" / "state.json").write_text(
+        '{\n  "history_tip_shown": true\n}\n', encoding="utf-8"
+    )
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['doctor'])\n"
+        "heavy = {'argparse', 'json', 're', 'pathlib', 'subprocess', 'typing', 'dataclasses',\n"
+        "         'importlib', 'importlib.metadata', 'tomllib', 'zlib', '_ast'}\n"
+        "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "KARNI_HISTORY_PROVIDERS": "gigai-chronicle"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=eventsite, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "[]\n"

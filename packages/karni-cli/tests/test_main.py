@@ -52,7 +52,7 @@ def test_context_hot_path_imports_nothing_heavy(eventsite, run_cli) -> None:
         "main(['context'])\n"
         "heavy = {'argparse', 'json', 'typing', 'dataclasses', 'importlib.metadata', 'ast',"
         " 'subprocess', 'tomllib', 'karni.agent.history', 'pathlib',"
-        " 'difflib', 'textwrap', 'karni.agent.common.terminal'}\n"
+        " 'difflib', 'textwrap', 'karni.agent.common.terminal', 'importlib', 'warnings'}\n"
         "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
     )
     import subprocess
@@ -164,3 +164,25 @@ def test_the_hot_path_never_loads_setting_declarations(eventsite: Path, argv: li
         "tomlkit",
     }
     assert not imported & declarations
+
+
+def test_a_brief_from_the_examples_adr_store_imports_nothing_heavy(eventsite) -> None:
+    """`karni context --with-history` on the example's ADR store: no pathlib, re, json."""
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['context', '--with-history', 'apps/events/models.py'])\n"
+        "heavy = {'argparse', 'json', 're', 'pathlib', 'typing', 'dataclasses', 'subprocess',\n"
+        "         'importlib', 'importlib.metadata', 'zlib', 'enum', 'functools'}\n"
+        "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
+    )
+    import os
+    import subprocess
+
+    env = {**os.environ, "KARNI_HISTORY_PROVIDERS": "adr"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=eventsite, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HISTORY: apps/events/models.py (adr)" in done.stdout
+    assert done.stderr == "[]\n"

@@ -344,3 +344,21 @@ def test_no_other_command_shows_the_tip_or_creates_local_state(
     assert (tmp_path / "fresh" / "manage.py").is_file()
     assert not (tmp_path / "fresh" / ".karni" / "local").exists()
     assert doctor(capsys).endswith(DOCUMENTED_TIP)  # the tip was still available all along
+
+
+def test_a_recorded_tip_is_seen_without_parsing_the_state(project: Path, capsys) -> None:
+    from karni.cli import tip
+
+    assert not tip._recorded_as_shown(str(project))
+    assert claim_once(str(project), STATE_KEY)  # how the tip is recorded when shown
+    assert tip._recorded_as_shown(str(project))  # the fast check reads that format
+    assert "tip:" not in doctor(capsys)
+
+
+def test_a_state_without_the_record_still_gets_the_tip_once(project: Path, capsys) -> None:
+    state = project / STATE_FILE
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({"other": 1, STATE_KEY: False}), encoding="utf-8")
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
+    assert "tip:" not in doctor(capsys)
+    assert read_state(str(project)) == {"other": 1, STATE_KEY: True}

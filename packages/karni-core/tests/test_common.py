@@ -316,3 +316,54 @@ def test_the_package_itself_imports_nothing() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_children_are_found_only_while_this_process_has_some() -> None:
+    from karni.agent.common import processes
+
+    if not os.path.isdir("/proc"):
+        pytest.skip("no /proc here")
+    assert processes._children() == set() or processes._has_children()
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert processes._has_children()
+        assert child.pid in processes._children()
+    finally:
+        child.kill()
+    assert child.pid in processes._children()  # dying or a zombie: a child, and not reaped
+    child.wait()
+    assert child.pid not in processes._children()
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("spawn", ["posix_spawn", "no session support", "no posix_spawn"])
+def test_run_program_runs_in_cwd_and_leaves_the_process_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawn: str
+) -> None:
+    from karni.agent.common import processes
+
+    if not os.path.isdir("/proc/self/fd") or not hasattr(os, "posix_spawn"):
+        pytest.skip("needs POSIX and /proc")
+    if spawn == "no session support":
+        real = os.posix_spawn
+
+        def without_sessions(*args, **kwargs):
+            if kwargs.get("setsid"):
+                raise NotImplementedError("setsid")
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(os, "posix_spawn", without_sessions)
+    elif spawn == "no posix_spawn":
+        monkeypatch.setattr(processes, "_SPAWN", False)
+    here, descriptors = os.getcwd(), _open_descriptors()
+    script = "import os, sys; print(os.getcwd()); sys.stdout.flush(); os.write(2, b'hidden')"
+    out = processes.run_program(sys.executable, ["-c", script], str(tmp_path), 30)
+    assert out == f"{tmp_path}\n".encode()
+    failed = processes.run_program(sys.executable, ["-c", "raise SystemExit(3)"], str(tmp_path), 30)
+    assert failed is None  # a non-zero exit gives nothing
+    assert processes.run_program(sys.executable, ["-c", "pass"], str(tmp_path / "gone"), 30) is None
+    assert os.getcwd() == here
+    assert _open_descriptors() == descriptors

@@ -97,6 +97,43 @@ def test_stdin_is_closed(example, fake_chronicle, stdin_with_input):
 
 def test_no_shell_is_used(example, fake_chronicle, tmp_path, monkeypatch):
     seen: list[dict] = []
+    real_spawn = os.posix_spawn
+
+    def spy_spawn(program, argv, env, **kwargs):
+        seen.append({"program": program, "argv": argv, "cwd": os.getcwd(), **kwargs})
+        return real_spawn(program, argv, env, **kwargs)
+
+    monkeypatch.setattr(os, "posix_spawn", spy_spawn)
+    path = "src/$(touch pwned) `touch pwned2`; echo hi > x | cat &.ts"
+    store = fake_chronicle.create_store(tmp_path / "shell")
+    store.add_session()
+    store.add_prompt("Escape nothing", {path: (1, 1)})
+    here = os.getcwd()
+
+    brief = ChronicleProvider().context(store.root, path)
+
+    assert brief == '## What shaped this file\n1. 2026-07-20 09:01 +1 −1 — "Escape nothing"'
+    (spawned,) = seen
+    assert os.path.basename(spawned["program"]) == "chronicle"
+    assert spawned["argv"][1:] == ["context", path, "--json", "--limit", "5"]
+    assert spawned["cwd"] == str(store.root)  # run from the folder holding .chronicle/
+    assert os.getcwd() == here  # and Karni's own working folder is back at once
+    assert spawned["setsid"] is True
+    opened = {
+        action[1]: action[2]
+        for action in spawned["file_actions"]
+        if action[0] == os.POSIX_SPAWN_OPEN
+    }
+    assert opened == {0: os.devnull, 2: os.devnull}  # stdin closed, stderr discarded
+    assert fake_chronicle.calls()[0].argv == ["context", path, "--json", "--limit", "5"]
+    assert not (store.root / "pwned").exists()
+    assert not (store.root / "pwned2").exists()
+
+
+def test_without_posix_spawn_the_run_goes_through_subprocess(example, fake_chronicle, monkeypatch):
+    from karni.agent.common import processes
+
+    seen: list[dict] = []
     real_popen = subprocess.Popen
 
     class SpyPopen(real_popen):
@@ -104,24 +141,15 @@ def test_no_shell_is_used(example, fake_chronicle, tmp_path, monkeypatch):
             seen.append({"args": args, **kwargs})
             super().__init__(args, *rest, **kwargs)
 
+    monkeypatch.setattr(processes, "_SPAWN", False)
     monkeypatch.setattr(subprocess, "Popen", SpyPopen)
-    path = "src/$(touch pwned) `touch pwned2`; echo hi > x | cat &.ts"
-    store = fake_chronicle.create_store(tmp_path / "shell")
-    store.add_session()
-    store.add_prompt("Escape nothing", {path: (1, 1)})
-
-    brief = ChronicleProvider().context(store.root, path)
-
-    assert brief == '## What shaped this file\n1. 2026-07-20 09:01 +1 −1 — "Escape nothing"'
+    expected = ChronicleProvider().context(example.root, FILE)
+    assert expected is not None
     (spawned,) = seen
     assert spawned.get("shell", False) is False
-    assert isinstance(spawned["args"], list)
-    assert spawned["args"][1:] == ["context", path, "--json", "--limit", "5"]
-    assert spawned["stdin"] == subprocess.DEVNULL
-    assert spawned["stderr"] == subprocess.DEVNULL
-    assert fake_chronicle.calls()[0].argv == ["context", path, "--json", "--limit", "5"]
-    assert not (store.root / "pwned").exists()
-    assert not (store.root / "pwned2").exists()
+    assert spawned["args"][1:] == ["context", FILE, "--json", "--limit", "5"]
+    assert spawned["stdin"] == spawned["stderr"] == subprocess.DEVNULL
+    assert spawned["start_new_session"] is True
 
 
 def test_the_project_brief_command(example, fake_chronicle, snapshot_text):
@@ -204,3 +232,22 @@ def test_chronicle_is_never_taken_from_the_working_folder(
     assert ChronicleProvider().context(example.root, FILE) is not None
     assert ChronicleProvider(executable="planted/chronicle").context(example.root, FILE) is None
     assert not (tmp_path / "pwned").exists()
+
+
+def test_a_brief_imports_none_of_subprocess_json_re_or_pathlib(example, fake_chronicle):
+    """What the Chronicle row of docs/performance.md pays around the run: none of these."""
+    probe = (
+        "import sys\n"
+        "from karni.agent.history import compose\n"
+        "from karni.agent.history_chronicle import ChronicleProvider\n"
+        f"print(compose(sys.argv[1], {FILE!r}, providers=[ChronicleProvider()]) is not None)\n"
+        "heavy = {'subprocess', 'json', 're', 'pathlib', 'selectors', 'signal', 'threading',\n"
+        "         'locale', 'typing', 'importlib'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(example.root)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True\n[]\n"
+    assert [call.argv[:2] for call in fake_chronicle.calls()] == [["context", FILE]]

@@ -64,7 +64,29 @@ def _parser() -> argparse.ArgumentParser:
     _add_writing_commands(commands)
     _add_reading_commands(commands)
     _add_model_commands(commands)
+    _accept_output_flags_after(parser)
     return parser
+
+
+def _accept_output_flags_after(parser: argparse.ArgumentParser) -> None:
+    """Let ``-q`` and ``-v`` follow the command too (``karni-historian ingest -q``)."""
+    import argparse
+
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for command in action.choices.values():
+            for flags, dest in ((("-q", "--quiet"), "quiet"), (("-v", "--verbose"), "verbose")):
+                free = [flag for flag in flags if flag not in command._option_string_actions]
+                if free:
+                    command.add_argument(
+                        *free,
+                        dest=dest,
+                        action="store_true",
+                        default=argparse.SUPPRESS,
+                        help=f"as `{PROG} {flags[0]}`",
+                    )
+            _accept_output_flags_after(command)
 
 
 def _add_model_commands(commands: Any) -> None:

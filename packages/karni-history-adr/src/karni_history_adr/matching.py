@@ -11,7 +11,6 @@ of ``apps/events`` the directory, and ``apps.events.models_old`` is not one of
 from __future__ import annotations
 
 import posixpath
-import re
 
 TYPE_CHECKING = False
 
@@ -20,15 +19,10 @@ if TYPE_CHECKING:
 
     from karni_history_adr.records import AdrRecord
 
-__all__ = ["mention_pattern", "normalize_path", "records_mentioning"]
+__all__ = ["Mention", "mention_pattern", "normalize_path", "records_mentioning"]
 
 MAX_PATH_LENGTH = 1024
 """Longer paths are not looked up: no real project file has one."""
-
-_PATH_START = r"(?<![\w./\\-])(?:\./)?"
-_PATH_END = r"(?![\w/\\-]|\.\w)"
-_MODULE_START = r"(?<![\w.])"
-_MODULE_END = r"(?![\w]|\.[a-z_0-9])"
 
 
 def normalize_path(path: str) -> str | None:
@@ -56,28 +50,94 @@ def _module_name(path: str) -> str | None:
     return ".".join(parts)
 
 
-def mention_pattern(path: str) -> re.Pattern[str] | None:
-    """A pattern matching any mention of ``path``, its module or its directory.
+class Mention:
+    r"""The mentions of one file: its path, its module, its directory.
+
+    In regular expression terms (``\w`` a letter, digit or underscore), a
+    mention is one of: the path, after ``(?<![\w./\\-])(?:\./)?`` and before
+    ``(?![\w/\\-]|\.\w)``; the dotted module, after ``(?<![\w.])`` and before
+    ``(?![\w]|\.[a-z_0-9])``; the directory the same way as the path, followed
+    by ``/`` (or ``/?`` when it has several parts) and then ``(?![\w/\\.-])``;
+    the directory as a package, the same way as the module. Matched by hand,
+    without ``re`` (see :mod:`karni_history_adr.scanning`).
+    """
+
+    __slots__ = ("_forms",)
+
+    def __init__(self, path: str) -> None:
+        """The forms a mention of ``path`` (clean, project-relative) may take."""
+        forms: list[tuple[str, str]] = [("path", path)]
+        module = _module_name(path)
+        if module:
+            forms.append(("module", module))
+        directory = posixpath.dirname(path)
+        if directory:
+            forms.append(("folders" if "/" in directory else "folder", directory))
+            parts = directory.split("/")
+            if len(parts) >= 2 and all(part.isidentifier() for part in parts):
+                forms.append(("module", ".".join(parts)))
+        self._forms = forms
+
+    def search(self, text: str) -> bool:
+        """Whether ``text`` mentions the file anywhere."""
+        return any(_mentioned(text, kind, form) for kind, form in self._forms)
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _mentioned(text: str, kind: str, form: str) -> bool:
+    start = text.find(form)
+    while start != -1:
+        if _starts_well(text, start, kind) and _ends_well(text, start + len(form), kind):
+            return True
+        start = text.find(form, start + 1)
+    return False
+
+
+def _starts_well(text: str, start: int, kind: str) -> bool:
+    """Nothing that could continue a name stands before ``start`` (a ``./`` may)."""
+    if kind == "module":
+        return not (start and (_is_word(text[start - 1]) or text[start - 1] == "."))
+    if text[max(start - 2, 0) : start] == "./":
+        start -= 2
+    return not (start and (_is_word(text[start - 1]) or text[start - 1] in "./\\-"))
+
+
+def _ends_well(text: str, end: int, kind: str) -> bool:
+    """Nothing that could continue the name follows ``end``."""
+    after, following = text[end : end + 1], text[end + 1 : end + 2]
+    if kind == "module":
+        return not (
+            (after and _is_word(after)) or (after == "." and following in _MODULE_CONTINUES)
+        )
+    if kind == "path":
+        return not (
+            (after and (_is_word(after) or after in "/\\-"))
+            or (after == "." and following and _is_word(following))
+        )
+    if after == "/":
+        return _ends_folder(text, end + 1)
+    return kind == "folders" and _ends_folder(text, end)
+
+
+def _ends_folder(text: str, end: int) -> bool:
+    after = text[end : end + 1]
+    return not (after and (_is_word(after) or after in "/\\.-"))
+
+
+_MODULE_CONTINUES = frozenset("abcdefghijklmnopqrstuvwxyz_0123456789")
+
+
+def mention_pattern(path: str) -> Mention | None:
+    """What mentions ``path``, its module or its directory (``.search(text)`` says whether).
 
     Returns:
         None when ``path`` is not a file inside the project.
     """
     normal = normalize_path(path)
-    if normal is None:
-        return None
-    alternatives = [_PATH_START + re.escape(normal) + _PATH_END]
-    module = _module_name(normal)
-    if module:
-        alternatives.append(_MODULE_START + re.escape(module) + _MODULE_END)
-    directory = posixpath.dirname(normal)
-    if directory:
-        # A one-word directory ("apps") counts only when written as a folder: "apps/".
-        slash = "/?" if "/" in directory else "/"
-        alternatives.append(_PATH_START + re.escape(directory) + slash + r"(?![\w/\\.-])")
-        parts = directory.split("/")
-        if len(parts) >= 2 and all(part.isidentifier() for part in parts):
-            alternatives.append(_MODULE_START + re.escape(".".join(parts)) + _MODULE_END)
-    return re.compile("|".join(f"(?:{alternative})" for alternative in alternatives))
+    return None if normal is None else Mention(normal)
 
 
 def records_mentioning(records: Iterable[AdrRecord], path: str) -> list[AdrRecord]:

@@ -27,6 +27,9 @@ class AdrProvider:
     store_markers = ADR_DIRECTORIES
     """Karni's speed hint: without one of these folders there is no store."""
 
+    accepts_str_root = True
+    """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
+
     def detect(self, project_root: str | os.PathLike[str]) -> bool:
         """Whether ``doc/adr/``, ``docs/decisions/`` or ``docs/adr/`` exists; reads nothing."""
         try:

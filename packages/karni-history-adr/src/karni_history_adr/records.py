@@ -16,9 +16,19 @@ Only Markdown files whose name starts with a number (``0001-use-x.md``,
 from __future__ import annotations
 
 import os
-import re
 
 from karni_history_adr.discovery import adr_directories
+from karni_history_adr.scanning import (
+    first_reference,
+    first_word,
+    header_field,
+    heading_text,
+    iso_date,
+    link_targets,
+    name_number,
+    title_number,
+    title_text,
+)
 
 __all__ = [
     "MAX_RECORD_BYTES",
@@ -34,16 +44,6 @@ MAX_RECORD_BYTES = 256 * 1024
 
 TERMINAL_STATUSES = frozenset({"superseded", "deprecated", "rejected"})
 """Statuses of approaches that no longer stand."""
-
-_FILE_NAME = re.compile(r"^(?:adr[-_ ]?)?(\d{1,6})(?:[-_ .].*)?\.(?:md|markdown)$", re.IGNORECASE)
-_TITLE = re.compile(r"^#(?!#)\s*(.*?)\s*#*\s*$")
-_TITLE_NUMBER = re.compile(r"^(?:adr[-_ #]*)?0*(\d{1,6})\s*(?:[.:)\-–—]\s*|\s+)", re.IGNORECASE)
-_HEADING = re.compile(r"^#{1,6}\s*(.*?)\s*#*\s*$")
-_FIELD = re.compile(r"^\s*(?:[*+-]\s+)?(?:\*\*|__)?(status|date)(?:\*\*|__)?\s*:\s*(.*)$", re.I)
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_LINK_TARGET = re.compile(r"\]\(\s*<?([^)>\s]+)")
-_REFERENCE = re.compile(r"(?:adr[-_ #]*)?\b0*(\d{1,6})\b", re.IGNORECASE)
-_DATED_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
 
 
 _FIELDS = ("number", "title", "status", "date", "file", "text", "superseded_by", "supersedes")
@@ -142,10 +142,9 @@ def record_number(file_name: str) -> int | None:
     Names that start with a date (``2024-01-31-…``) or hold unprintable
     characters are not records' names.
     """
-    if not file_name.isprintable() or _DATED_NAME.match(file_name):
+    if not file_name.isprintable():
         return None
-    match = _FILE_NAME.match(file_name)
-    return int(match.group(1)) if match else None
+    return name_number(file_name)
 
 
 def _clean(text: str) -> str:
@@ -180,20 +179,15 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, str], list[str]]:
 def _references(text: str) -> tuple[int, ...]:
     """Record numbers named by links (``(0005-x.md)``) or text (``ADR-0005``, ``5.``)."""
     numbers: list[int] = []
-    for target in _LINK_TARGET.findall(text):
+    for target in link_targets(text):
         number = record_number(target.rsplit("/", 1)[-1].split("#", 1)[0])
         if number is not None and number not in numbers:
             numbers.append(number)
     if not numbers:
-        match = _REFERENCE.search(text)
-        if match:
-            numbers.append(int(match.group(1)))
+        number = first_reference(text)
+        if number is not None:
+            numbers.append(number)
     return tuple(numbers)
-
-
-def _status_word(line: str) -> str | None:
-    words = re.findall(r"[a-z]+", line.lower())
-    return words[0] if words else None
 
 
 def parse_record(file: str, text: str) -> AdrRecord | None:
@@ -234,12 +228,11 @@ def parse_record(file: str, text: str) -> AdrRecord | None:
 def _title(body: list[str], number: int) -> tuple[str, int] | None:
     """The first ``# Title`` (without the record's own number) and its line index."""
     for index, line in enumerate(body):
-        match = _TITLE.match(line)
-        if match and match.group(1).strip():
-            title = match.group(1)
-            prefix = _TITLE_NUMBER.match(title)
-            if prefix and int(prefix.group(1)) == number:
-                title = title[prefix.end() :]
+        title = title_text(line)
+        if title is not None and title.strip():
+            prefix = title_number(title)
+            if prefix is not None and prefix[0] == number:
+                title = title[prefix[1] :]
             title = _clean(title)
             return (title, index) if title else None
     return None
@@ -256,10 +249,10 @@ def _status_section_and_header(lines: list[str]) -> tuple[list[str], dict[str, s
     in_status = False
     seen_status = False
     for line in lines:
-        heading = _HEADING.match(line)
-        if heading:
+        heading = heading_text(line)
+        if heading is not None:
             in_header = False
-            in_status = not seen_status and heading.group(1).strip().lower() in (
+            in_status = not seen_status and heading.strip().lower() in (
                 "status",
                 "status:",
             )
@@ -268,9 +261,9 @@ def _status_section_and_header(lines: list[str]) -> tuple[list[str], dict[str, s
         if in_status and line.strip():
             status_lines.append(line.strip())
         elif in_header:
-            field_match = _FIELD.match(line)
-            if field_match:
-                header_fields.setdefault(field_match.group(1).lower(), field_match.group(2).strip())
+            field = header_field(line)
+            if field is not None:
+                header_fields.setdefault(field[0], field[1].strip())
     return status_lines, header_fields
 
 
@@ -289,7 +282,7 @@ def _status(
             superseded_by.extend(n for n in _references(line[13:]) if n not in superseded_by)
         elif lowered.startswith("supersedes"):
             supersedes.extend(n for n in _references(line[10:]) if n not in supersedes)
-    status = _status_word(status_lines[0]) if status_lines else None
+    status = first_word(status_lines[0]) if status_lines else None
     if superseded_by:
         status = "superseded"
     return status, tuple(superseded_by), tuple(supersedes)
@@ -297,8 +290,8 @@ def _status(
 
 def _date(raw_date: str) -> str | None:
     """The first ``YYYY-MM-DD`` in the date field, or None."""
-    match = _ISO_DATE.search(raw_date)
-    return "-".join(match.groups()) if match else None
+    found = iso_date(raw_date)
+    return "-".join(found) if found else None
 
 
 def _read(path: str) -> str | None:

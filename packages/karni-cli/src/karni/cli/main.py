@@ -148,13 +148,12 @@ def _dispatch(args: list[str]) -> int:
 
 
 def _run(module_name: str, args: list[str]) -> int:
-    import importlib
-
     from karni.cli.errors import KarniError
 
     try:
-        command = importlib.import_module(module_name)
-        return int(command.run(args))
+        # `__import__` rather than `importlib.import_module`: `importlib` imports `warnings`.
+        __import__(module_name)
+        return int(sys.modules[module_name].run(args))
     except KarniError as error:
         print(f"karni: {error}", file=sys.stderr)
         return error.exit_code

@@ -85,6 +85,29 @@ def suppressed_by(
     return None
 
 
+_SHOWN_RECORD = f'"{STATE_KEY}": true'.encode()
+"""How :func:`karni.cli.config.state.claim_once` records the tip in the state file."""
+
+
+def _recorded_as_shown(root: str) -> bool:
+    """Whether the state file already records the tip, read without ``json`` or the lock.
+
+    Most runs come after the tip was shown once, and parsing the state under
+    its lock costs more than the rest of ``karni doctor``. Finding the record
+    is enough to say no; not finding it falls through to the locked check.
+    """
+    import os
+
+    from karni.agent.common.files import read_regular_file
+    from karni.cli.config.state import STATE_FILE
+
+    try:
+        data = read_regular_file(os.path.join(root, *STATE_FILE.split("/")), 1 << 20)
+    except OSError:  # missing, unreadable, not a regular file or too large
+        return False
+    return _SHOWN_RECORD in data
+
+
 def offer_tip(
     root: str,
     stream: TextIO,
@@ -98,6 +121,8 @@ def offer_tip(
     Returns:
         Whether the tip was written.
     """
+    if _recorded_as_shown(root):
+        return False
     if suppressed_by(root, quiet=quiet, discovery=discovery, detected=detected) is not None:
         return False
     from karni.cli.config.state import claim_once

@@ -18,8 +18,6 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from karni_historian.store.briefing import BriefTables
 
 __all__ = ["HistorianProvider"]
@@ -48,14 +46,19 @@ class HistorianProvider:
     store_markers = (_DB,)
     """Karni's speed hint: without the database there is no store."""
 
-    def detect(self, project_root: Path) -> bool:
+    accepts_str_root = True
+    """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
+
+    def detect(self, project_root: str | os.PathLike[str]) -> bool:
         """Whether the project has a historian store (a file check)."""
         try:
             return os.path.isfile(os.path.join(project_root, _DB))
         except (TypeError, ValueError, OSError):
             return False
 
-    def context(self, project_root: Path, path: str, room: int | None = None) -> str | None:
+    def context(
+        self, project_root: str | os.PathLike[str], path: str, room: int | None = None
+    ) -> str | None:
         """What the historian knows about ``path``, fitted into ``room`` characters."""
         try:
             from karni_historian.brief.briefs import file_brief
@@ -70,7 +73,9 @@ class HistorianProvider:
         except Exception:
             return None
 
-    def project_context(self, project_root: Path, room: int | None = None) -> str | None:
+    def project_context(
+        self, project_root: str | os.PathLike[str], room: int | None = None
+    ) -> str | None:
         """The project memory and the newest titles, the same bytes between ordinary turns."""
         try:
             from karni_historian.brief.handover import handed_project_brief
@@ -85,7 +90,7 @@ class HistorianProvider:
         except Exception:
             return None
 
-    def full_command(self, project_root: Path, path: str | None) -> str | None:
+    def full_command(self, project_root: str | os.PathLike[str], path: str | None) -> str | None:
         """The command that prints the full, uncapped brief."""
         try:
             if path is None:
@@ -97,7 +102,7 @@ class HistorianProvider:
             return None
 
 
-def _open(project_root: Path) -> BriefTables | None:
+def _open(project_root: str | os.PathLike[str]) -> BriefTables | None:
     """The store's brief reads, read-only; None when there is no usable store."""
     from karni_historian.errors import StoreError
     from karni_historian.store.briefing import BriefTables

@@ -1,4 +1,4 @@
-"""``karni doctor [-q/--quiet] [--json]``: what Karni sees, for a human or a machine.
+"""``karni doctor [-v/--verbose] [-q/--quiet] [--json]``: what Karni sees, for a human or a machine.
 
 The report names the project root, the interpreter, whether the agent
 adapters are fresh, and every installed history provider: its distribution
@@ -6,7 +6,9 @@ and version, whether it detects a store for this project, every provider
 that failed to load with its error, and every store a walk-up passed over
 because another user owns it. Detection only: no provider is asked for
 a brief. It exits 0 unless the CLI itself is broken; ``--json`` gives the
-same facts for machines (and never a tip).
+same facts for machines (and never a tip). ``-v`` adds where things are and
+how long each provider took: its entry point, load and detect times and the
+store marker it was seen by, Karni's own folder and its cache folder.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni.agent.history import Discovery
+    from karni.agent.history import Discovery, InstalledProvider
 
 SUMMARY = "report the project, interpreter, agent adapters and history providers"
 
-USAGE = "usage: karni doctor [-q/--quiet] [--json]"
+USAGE = "usage: karni doctor [-v/--verbose] [-q/--quiet] [--json]"
 
 HELP = f"""{USAGE}
 
@@ -37,12 +39,19 @@ whether it detects a store for this project) and every provider that failed to
 load. Providers are only asked to detect a store, never for a brief.
 
 options:
-  --json       print the same facts as JSON, for machines
-  -q, --quiet  never print the one-time tip
-  -h, --help   show this help and exit
+  --json         print the same facts as JSON, for machines
+  -v, --verbose  also show each provider's entry point, load and detect times
+                 and store marker, Karni's folder and its cache folder
+  -q, --quiet    never print the one-time tip
+  -h, --help     show this help and exit
 """
 
-FLAGS = {"json": ("--json",), "quiet": ("-q", "--quiet"), "help": ("-h", "--help")}
+FLAGS = {
+    "json": ("--json",),
+    "verbose": ("-v", "--verbose"),
+    "quiet": ("-q", "--quiet"),
+    "help": ("-h", "--help"),
+}
 
 
 def _adapters(root: str | None) -> dict[str, Any]:
@@ -57,32 +66,31 @@ def _adapters(root: str | None) -> dict[str, Any]:
             "stale": [],
             "error": f"cannot check agent adapters ({error}); reinstall karni-cli",
         }
-    from pathlib import Path
-
     try:
-        stale = list(find_stale(Path(root)))
+        stale = list(find_stale(root))
     except KarniError as error:
         return {"status": "error", "stale": [], "error": str(error)}
     return {"status": "stale" if stale else "fresh", "stale": stale, "error": None}
 
 
-def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
-    """Every fact the report shows, as plain data (the ``--json`` document)."""
-    from karni.agent.history import detect
+def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) -> dict[str, Any]:
+    """Every fact the report shows, as plain data (the ``--json`` document).
+
+    ``verbose`` adds the facts of ``karni doctor -v`` (see :func:`_verbose_facts`).
+    """
     from karni.cli.distributions import is_third_party
 
     providers = []
     for installed in discovery.providers:
-        providers.append(
-            {
-                "name": installed.name,
-                "distribution": installed.distribution,
-                "version": installed.version,
-                "builtin": installed.builtin,
-                "third_party": is_third_party(installed.distribution),
-                "detects_store": None if root is None else detect(installed.provider, root),
-            }
-        )
+        row: dict[str, Any] = {
+            "name": installed.name,
+            "distribution": installed.distribution,
+            "version": installed.version,
+            "builtin": installed.builtin,
+            "third_party": is_third_party(installed.distribution),
+        }
+        row.update(_detection(installed, root, verbose))
+        providers.append(row)
     failures = [
         {
             "name": failure.name,
@@ -106,7 +114,48 @@ def collect(root: str | None, discovery: Discovery) -> dict[str, Any]:
     ignored = _ignored_stores()
     if ignored:
         facts["history"]["ignored_stores"] = ignored
+    if verbose:
+        facts.update(_verbose_facts())
     return facts
+
+
+def _detection(installed: InstalledProvider, root: str | None, verbose: bool) -> dict[str, Any]:
+    """Whether the provider detects a store; with ``verbose``, also how it was found and timed."""
+    import time
+
+    from karni.agent.history import detect
+
+    started = time.perf_counter()
+    detected = None if root is None else detect(installed.provider, root)
+    found: dict[str, Any] = {"detects_store": detected}
+    if verbose:
+        from karni.agent.history.markers import store_marker
+
+        load = installed.load_seconds
+        found["entry_point"] = installed.value
+        found["load_ms"] = None if load is None else round(load * 1000, 1)
+        found["detect_ms"] = None if root is None else _milliseconds(started)
+        found["store_marker"] = None if root is None else store_marker(installed.provider, root)
+    return found
+
+
+def _milliseconds(started: float) -> float:
+    import time
+
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _verbose_facts() -> dict[str, Any]:
+    """Where Karni runs from and keeps its caches, and which providers it may load."""
+    import karni.cli
+    from karni.agent.common.config import cache_dir
+    from karni.agent.history.discovery import ALLOW_LIST_VARIABLE
+
+    return {
+        "karni_cli_path": os.path.dirname(os.path.abspath(karni.cli.__file__)),
+        "cache_dir": cache_dir(),
+        "allowed_providers": os.environ.get(ALLOW_LIST_VARIABLE),
+    }
 
 
 def _ignored_stores() -> list[dict[str, str]]:
@@ -152,41 +201,23 @@ def _adapters_line(adapters: dict[str, Any]) -> str:
 
 
 def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
-    """The human-readable report."""
+    """The human-readable report (with ``-v``'s details when ``facts`` hold them)."""
     interpreter = facts["interpreter"]
     lines = [
         f"project:     {facts['project'] or f'none ({project_error})'}",
         f"interpreter: {interpreter['executable']} (Python {interpreter['version']})",
         f"karni-cli:   {facts['karni_cli_version'] or 'unknown (no package metadata)'}",
-        f"adapters:    {_adapters_line(facts['adapters'])}",
     ]
+    if "karni_cli_path" in facts:
+        lines[-1] += f" in {facts['karni_cli_path']}"
+        lines.append(f"cache:       {facts['cache_dir'] or 'off (KARNI_CACHE_DIR is empty)'}")
+        if facts["allowed_providers"] is not None:
+            lines.append(f"allowed:     KARNI_HISTORY_PROVIDERS={facts['allowed_providers']}")
+    lines.append(f"adapters:    {_adapters_line(facts['adapters'])}")
     if facts["project"]:
         lines.append(f"hooks:       {_hooks_line(facts['hooks'])}")
-    providers = facts["history"]["providers"]
+    lines += _provider_lines(facts["history"]["providers"])
     failures = facts["history"]["failures"]
-    if not providers:
-        lines.append("history providers: none installed")
-    else:
-        lines.append("history providers:")
-        rows = []
-        for provider in providers:
-            origin = " ".join(
-                part for part in (provider["distribution"], provider["version"]) if part
-            )
-            notes = []
-            if provider["builtin"]:
-                notes.append("built in")
-            elif provider["third_party"]:
-                notes.append("third-party")
-            if origin and notes:
-                origin = f"{origin} ({', '.join(notes)})"
-            detected = provider["detects_store"]
-            store = "-" if detected is None else "store detected" if detected else "no store"
-            rows.append((provider["name"], origin or "-", store))
-        name_width = max(len(row[0]) for row in rows)
-        origin_width = max(len(row[1]) for row in rows)
-        for name, origin, store in rows:
-            lines.append(f"  {name:<{name_width}}  {origin:<{origin_width}}  {store}")
     if failures:
         lines.append("history providers that failed to load:")
         for failure in failures:
@@ -202,6 +233,47 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
     return "\n".join(one_line(line) for line in lines) + "\n"
 
 
+def _provider_lines(providers: list[dict[str, Any]]) -> list[str]:
+    """One aligned row per provider; with ``-v``, an indented line of details under each."""
+    if not providers:
+        return ["history providers: none installed"]
+    rows = [(p["name"], _origin(p) or "-", _store_text(p["detects_store"])) for p in providers]
+    name_width = max(len(row[0]) for row in rows)
+    origin_width = max(len(row[1]) for row in rows)
+    lines = ["history providers:"]
+    for (name, origin, store), provider in zip(rows, providers, strict=True):
+        lines.append(f"  {name:<{name_width}}  {origin:<{origin_width}}  {store}")
+        if "entry_point" in provider:
+            lines.append(f"      {_details(provider)}")
+    return lines
+
+
+def _origin(provider: dict[str, Any]) -> str:
+    origin = " ".join(part for part in (provider["distribution"], provider["version"]) if part)
+    notes = []
+    if provider["builtin"]:
+        notes.append("built in")
+    elif provider["third_party"]:
+        notes.append("third-party")
+    return f"{origin} ({', '.join(notes)})" if origin and notes else origin
+
+
+def _store_text(detected: bool | None) -> str:
+    return "-" if detected is None else "store detected" if detected else "no store"
+
+
+def _details(provider: dict[str, Any]) -> str:
+    """``-v``'s line under a provider: entry point, times and the store marker seen."""
+    parts = [f"entry point {provider['entry_point']}"]
+    if provider["load_ms"] is not None:
+        parts.append(f"loaded in {provider['load_ms']:.1f} ms")
+    if provider["detect_ms"] is not None:
+        parts.append(f"detect {provider['detect_ms']:.1f} ms")
+    if provider["store_marker"] is not None:
+        parts.append(f"store marker {provider['store_marker']}")
+    return "; ".join(parts)
+
+
 def run(argv: list[str]) -> int:
     """Run ``karni doctor``."""
     from karni.cli.flags import parse_flags
@@ -212,10 +284,12 @@ def run(argv: list[str]) -> int:
 
         write_help(HELP)
         return 0
+    from karni.agent.common.ownership import forget_ignored
     from karni.agent.history import discover
     from karni.cli.errors import ProjectNotFoundError
     from karni.cli.project import find_project_root
 
+    forget_ignored()  # a fresh report: only the folders this run passed over
     root: str | None
     project_error = None
     try:
@@ -224,7 +298,7 @@ def run(argv: list[str]) -> int:
         root = None
         project_error = f"no manage.py or karni.rules.py at or above {os.getcwd()}"
     discovery = discover()
-    facts = collect(root, discovery)
+    facts = collect(root, discovery, verbose=flags["verbose"])
     if flags["json"]:
         import json
 

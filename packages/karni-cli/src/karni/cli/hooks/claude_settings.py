@@ -63,10 +63,10 @@ def load(text: str) -> dict[str, Any]:
     Raises:
         SettingsError: Not JSON, not an object, or ``hooks`` of the wrong shape.
     """
-    import json
-
     if not text.strip():
         return {}
+    import json
+
     try:
         settings = json.loads(text)
     except ValueError as error:

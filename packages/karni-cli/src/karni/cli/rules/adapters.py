@@ -198,11 +198,9 @@ def adapter_states(
     """
     root = os.fspath(project_root)
     if rules_file is None:
-        from pathlib import Path
-
         from karni.cli.rules.file import load_rules_file
 
-        rules_file = load_rules_file(Path(root))
+        rules_file = load_rules_file(root)
     wanted = planned_files(rules_file)
     states = [_state(root, file) for file in wanted]
     wanted_paths = {file.path for file in wanted}
@@ -221,7 +219,7 @@ def adapter_states(
     return states
 
 
-def find_stale(project_root: Path) -> list[str]:
+def find_stale(project_root: Path | str) -> list[str]:
     """Adapter files that are missing, stale, hand-written in a generated file's place, or unwanted.
 
     Respects ``ADAPTERS`` in ``karni.rules.py``. An empty list means ``karni

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["find_program", "run_program"]
+__all__ = ["SIGKILL", "find_program", "run_program"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from subprocess import Popen
 
 _PR_SET_CHILD_SUBREAPER = 36
+SIGKILL = 9
+"""The kill signal's number, the same on every POSIX system (``signal`` imports ``enum``)."""
 
 
 def _candidates(folder: str, name: str) -> Iterator[str]:
@@ -71,8 +73,25 @@ def _set_subreaper(on: bool) -> bool:
         return False
 
 
+def _has_children() -> bool:
+    """Whether this process has any child at all, asked without reaping one (POSIX)."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    except (AttributeError, OSError):  # no waitid: let the scan answer
+        return True
+    return True
+
+
 def _children() -> set[int]:
-    """The pids whose parent is this process (from ``/proc``; empty elsewhere)."""
+    """The pids whose parent is this process (from ``/proc``; empty elsewhere).
+
+    Reading ``/proc`` means one file per process on the machine, so a process
+    without any child (the usual case) is answered without it.
+    """
+    if not _has_children():
+        return set()
     me = os.getpid()
     found: set[int] = set()
     try:
@@ -106,15 +125,13 @@ def _reap_orphans(before: set[int]) -> None:
     program's (a child the program started is in the program's group, or in
     a session of its own).
     """
-    import signal
-
     for _ in range(100):  # each round reaps one generation of a daemon's descendants
         orphans = {pid for pid in _children() - before if _other_group(pid)}
         if not orphans:
             return
         for pid in orphans:
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, SIGKILL)
             except OSError:
                 pass
         for pid in orphans:
@@ -126,10 +143,8 @@ def _reap_orphans(before: set[int]) -> None:
 
 def _kill(process: Popen[bytes]) -> None:
     """Kill the child's whole process group, reap it and close its pipe."""
-    import signal
-
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(process.pid, SIGKILL)
     except (AttributeError, OSError):  # no process groups (Windows), or already gone
         try:
             process.kill()
@@ -141,7 +156,6 @@ def _kill(process: Popen[bytes]) -> None:
 
 
 def _communicate(process: Popen[bytes], timeout: float) -> bytes | None:
-    import signal
     import subprocess
 
     try:
@@ -153,7 +167,7 @@ def _communicate(process: Popen[bytes], timeout: float) -> bytes | None:
         _kill(process)
         raise
     try:  # the group may hold a child still running after the program itself exited
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(process.pid, SIGKILL)
     except (AttributeError, OSError):
         pass
     return stdout if process.returncode == 0 else None
@@ -175,27 +189,43 @@ def run_program(
         None: not found, not startable, a non-zero exit, or past the deadline.
         Either way nothing it started is left running.
     """
-    import subprocess
-
     program = find_program(executable)
     if program is None:
         return None
     reaping = _set_subreaper(True)
     before = _children() if reaping else set()
     try:
-        try:
-            process = subprocess.Popen(
-                [program, *arguments],
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except (OSError, ValueError, subprocess.SubprocessError):
-            return None
-        return _communicate(process, timeout)
+        if _SPAWN:
+            from karni.agent.common.spawn import SpawnUnavailable, run_spawned
+
+            try:
+                return run_spawned(program, arguments, cwd, timeout)
+            except SpawnUnavailable:
+                pass
+        return _run_popen(program, arguments, cwd, timeout)
     finally:
         if reaping:
             _reap_orphans(before)
             _set_subreaper(False)
+
+
+_SPAWN = hasattr(os, "posix_spawn") and hasattr(os, "fchdir") and hasattr(os, "killpg")
+"""Whether :mod:`karni.agent.common.spawn` can run programs here (POSIX)."""
+
+
+def _run_popen(program: str, arguments: Sequence[str], cwd: str, timeout: float) -> bytes | None:
+    """The run through :mod:`subprocess`, where ``os.posix_spawn`` cannot do it (Windows)."""
+    import subprocess
+
+    try:
+        process = subprocess.Popen(
+            [program, *arguments],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    return _communicate(process, timeout)

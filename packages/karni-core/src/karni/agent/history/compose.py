@@ -69,7 +69,18 @@ def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, A
     return sorted(pairs, key=lambda pair: pair[0])
 
 
-def _as_path(project_root: str | os.PathLike[str]) -> Path:
+def _root_for(provider: Any, project_root: str | os.PathLike[str]) -> Path | str:
+    """The project root as ``provider`` receives it: a ``Path``, or a ``str`` if it accepts one.
+
+    A provider that sets ``accepts_str_root = True`` gets ``os.fspath(project_root)``,
+    so Karni need not import :mod:`pathlib` for it (see docs/how-to/write-a-provider.md).
+    """
+    try:
+        accepts_str = getattr(provider, "accepts_str_root", False) is True
+    except Exception:  # a hint that cannot be read is no hint
+        accepts_str = False
+    if accepts_str:
+        return os.fspath(project_root)
     from pathlib import Path
 
     return project_root if isinstance(project_root, Path) else Path(project_root)
@@ -88,17 +99,18 @@ def _detected(provider: Any, project_root: str | os.PathLike[str], check: Any, *
     """Whether ``check(provider, root, *args)``, run in the isolated call, is true in time."""
     if markers_rule_out(provider, project_root):
         return False
-    outcome = call_isolated(check, provider, _as_path(project_root), *args, provider=provider)
+    root = _root_for(provider, project_root)
+    outcome = call_isolated(check, provider, root, *args, provider=provider)
     return outcome.ok and outcome.value is True
 
 
-def _detects(provider: Any, root: Path) -> bool:
+def _detects(provider: Any, root: Path | str) -> bool:
     """Runs inside the isolated call: whether ``provider.detect(root)`` is true."""
     method = getattr(provider, "detect", None)
     return callable(method) and bool(method(root))
 
 
-def _detects_with_brief(provider: Any, root: Path, path: str | None) -> bool:
+def _detects_with_brief(provider: Any, root: Path | str, path: str | None) -> bool:
     """Runs inside the isolated call: it detects a store and has the method for ``path``."""
     return _detects(provider, root) and _brief_method(provider, path) is not None
 
@@ -130,7 +142,7 @@ def _heading(name: str, path: str | None) -> str:
     return f"HISTORY: {where} ({name})"
 
 
-def _brief(provider: Any, root: Path, path: str | None, room: int) -> str | None:
+def _brief(provider: Any, root: Path | str, path: str | None, room: int) -> str | None:
     """Runs inside the isolated call: the brief as plain text.
 
     ``room`` is passed only to a provider that declares ``accepts_room``.
@@ -151,7 +163,7 @@ def _call_text(provider: Any, method: str, *args: Any) -> str | None:
 
 
 def _block(
-    provider: Any, name: str, root: Path, path: str | None, max_tokens: int, asked_count: int
+    provider: Any, name: str, root: Path | str, path: str | None, max_tokens: int, asked_count: int
 ) -> BriefBlock | None:
     heading = _heading(name, path)
     room = body_room(heading, asked_count, max_tokens)
@@ -173,7 +185,7 @@ def _block(
     return BriefBlock(name, heading, iter_brief_lines(outcome.value), truncation_line)
 
 
-def _full_command(provider: Any, root: Path, path: str | None) -> str | None:
+def _full_command(provider: Any, root: Path | str, path: str | None) -> str | None:
     outcome = call_isolated(_call_text, provider, "full_command", root, path, provider=provider)
     return _one_line(outcome.value) if outcome.ok else None
 
@@ -208,7 +220,8 @@ def compose(
     ]
     blocks: list[BriefBlock] = []
     for name, provider in asked:
-        block = _block(provider, name, _as_path(project_root), path, max_tokens, len(asked))
+        root = _root_for(provider, project_root)
+        block = _block(provider, name, root, path, max_tokens, len(asked))
         if block is not None:
             blocks.append(block)
     lines = fit_blocks(blocks, max_tokens)

@@ -19,6 +19,8 @@ Karni at a chosen set of providers with it.
 from __future__ import annotations
 
 import os
+import sys
+import time
 
 from karni.agent.history.entry_points import EntryPoint, entry_points
 from karni.agent.history.errors import (
@@ -61,7 +63,16 @@ BUILTIN_PROVIDERS: dict[str, tuple[str, str]] = {
 class InstalledProvider:
     """A provider that loaded, with where it came from."""
 
-    __slots__ = ("builtin", "distribution", "name", "provider", "provider_name", "value", "version")
+    __slots__ = (
+        "builtin",
+        "distribution",
+        "load_seconds",
+        "name",
+        "provider",
+        "provider_name",
+        "value",
+        "version",
+    )
 
     def __init__(
         self,
@@ -73,6 +84,7 @@ class InstalledProvider:
         builtin: bool,
         *,
         provider_name: str | None = None,
+        load_seconds: float | None = None,
     ) -> None:
         """Record a loaded provider.
 
@@ -85,6 +97,7 @@ class InstalledProvider:
             builtin: Whether this is Karni's own registration of the name.
             provider_name: The provider's own ``name``, read when it was loaded
                 (the entry-point name when not given).
+            load_seconds: How long importing, creating and naming it took.
         """
         self.name = name
         self.provider = provider
@@ -93,6 +106,7 @@ class InstalledProvider:
         self.version = version
         self.builtin = builtin
         self.provider_name = provider_name or name
+        self.load_seconds = load_seconds
 
     def __repr__(self) -> str:
         return (
@@ -142,11 +156,12 @@ class Discovery:
 
 def load_value(value: str) -> Any:
     """Import the object an entry-point value (``module:attr.attr``) names."""
-    import importlib
-
     target = value.split("[", 1)[0].strip()
     module_name, _, attribute = target.partition(":")
-    obj: Any = importlib.import_module(module_name.strip())
+    module_name = module_name.strip()
+    # `__import__` rather than `importlib.import_module`: `importlib` imports `warnings`.
+    __import__(module_name)
+    obj: Any = sys.modules[module_name]
     for part in filter(None, attribute.strip().split(".")):
         obj = getattr(obj, part)
     return obj
@@ -280,6 +295,7 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
     from karni.agent.history.isolation import call_isolated, provider_timeout
 
     where = _describe(point.value, point.distribution)
+    started = time.perf_counter()
     outcome = call_isolated(_load_inside, name, point.value, point.distribution)
     if outcome.ok:
         provider, provider_name = outcome.value
@@ -291,6 +307,7 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
             point.version or None,
             _is_builtin(point),
             provider_name=provider_name,
+            load_seconds=time.perf_counter() - started,
         )
         return installed, None
     if isinstance(outcome.error, ProviderLoadError):

@@ -133,10 +133,16 @@ def _cache_file(entries: list[str]) -> str | None:
     base = cache_dir()
     if base is None:
         return None
-    import zlib
+    digest = _fnv1a("\0".join([sys.executable, *entries]).encode("utf-8", "surrogatepass"))
+    return os.path.join(base, f"entry-points-{digest:016x}.txt")
 
-    digest = zlib.crc32("\0".join([sys.executable, *entries]).encode("utf-8", "surrogatepass"))
-    return os.path.join(base, f"entry-points-{digest:08x}.txt")
+
+def _fnv1a(data: bytes) -> int:
+    """The 64-bit FNV-1a hash of ``data``: stable across runs, and cheaper than loading ``zlib``."""
+    digest = 0xCBF29CE484222325
+    for byte in data:
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return digest
 
 
 def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["markers_rule_out"]
+__all__ = ["markers_rule_out", "store_marker"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,30 +40,55 @@ def markers_rule_out(provider: Any, project_root: str | os.PathLike[str]) -> boo
 
     Never raises: a provider whose hint cannot be read is simply asked.
     """
+    found = _found_marker(provider, project_root)
+    return found is not None and not found
+
+
+def store_marker(provider: Any, project_root: str | os.PathLike[str]) -> str | None:
+    """The path of the first of ``provider``'s store markers that exists, or None.
+
+    None too for a provider that declares no markers (``karni doctor -v``
+    shows where a store was seen). Never raises.
+    """
+    return _found_marker(provider, project_root) or None
+
+
+def _found_marker(provider: Any, project_root: str | os.PathLike[str]) -> str | None:
+    """The existing marker's path, ``""`` when none exists, None when none is declared."""
     try:
         markers = _declared_markers(provider)
         if markers is None:
-            return False
+            return None
         walk_up = getattr(provider, "store_markers_walk_up", False) is True
         given = os.path.abspath(os.fspath(project_root))
         # Parents differ when the root is reached through a symlink: a provider
         # walking up may start from either side, so both chains are looked at.
         starts = dict.fromkeys((given, os.path.realpath(given)) if walk_up else (given,))
     except Exception:
-        return False
-    return not any(_marker_at_or_above(start, markers, walk_up) for start in starts)
+        return None
+    for start in starts:
+        found = _marker_at_or_above(start, markers, walk_up)
+        if found is not None:
+            return found
+    return ""
 
 
-def _marker_at_or_above(folder: str, markers: tuple[str, ...], walk_up: bool) -> bool:
+def _marker_at_or_above(folder: str, markers: tuple[str, ...], walk_up: bool) -> str | None:
+    """The path of the first marker in ``folder`` (or, walking up, a parent); None if none."""
+    seen: dict[str, str] = {}
+
     def marker_in(candidate: str) -> str | None:
         for marker in markers:
             if os.path.lexists(os.path.join(candidate, marker)):
+                seen[candidate] = marker
                 return marker
         return None
 
     if not walk_up:
-        return marker_in(folder) is not None
+        found = marker_in(folder)
+        return None if found is None else os.path.join(folder, found)
     from karni.agent.common.ownership import find_upwards
 
     # A marker in a folder another user owns is no store of this user's.
-    return find_upwards(folder, marker_in) is not None
+    store_folder = find_upwards(folder, marker_in)
+    return None if store_folder is None else os.path.join(store_folder, seen[store_folder])

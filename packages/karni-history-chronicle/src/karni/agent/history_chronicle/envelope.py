@@ -26,10 +26,10 @@ def parse_envelope(stdout: bytes, command: str) -> dict[str, Any] | None:
         command: The subcommand that was run (``context`` or ``knowledge``);
             the envelope's ``command`` key must name it.
     """
-    import json
+    from karni.agent.common.jsontext import loads  # json.loads without importing json
 
     try:
-        data = json.loads(stdout.decode("utf-8"))
+        data = loads(stdout.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict):

@@ -74,6 +74,9 @@ class ChronicleProvider:
 
     store_markers_walk_up = True
 
+    accepts_str_root = True
+    """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
+
     def __init__(
         self,
         executable: str = DEFAULT_EXECUTABLE,

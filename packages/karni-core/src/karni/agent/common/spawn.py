@@ -1,0 +1,139 @@
+"""Running a helper program with ``os.posix_spawn``, for :mod:`karni.agent.common.processes`.
+
+A provider that asks a program for its brief (Chronicle's) runs before every
+edit, and importing :mod:`subprocess` pulls in ``locale``, ``re``, ``enum``,
+``signal``, ``threading`` and ``selectors``: more than the rest of Karni's
+own work. ``os.posix_spawn`` starts the program with what is already loaded,
+and one ``select.poll`` waits for its output under the deadline.
+
+The run is the one :func:`karni.agent.common.processes.run_program`
+documents: no shell, stdin at ``/dev/null``, stderr discarded, a session of
+its own (killed as a whole), nothing left running. ``posix_spawn`` has no
+working-folder argument, so the process's working folder moves to ``cwd``
+for the instant of the spawn and is put back through a descriptor of the
+old one (which works even if that folder was renamed meanwhile). Karni calls
+providers on one thread while its own waits, so nothing of Karni's sees the
+move. See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from karni.agent.common.processes import SIGKILL
+
+__all__ = ["SpawnUnavailable", "run_spawned"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+_READ_SIZE = 1 << 16
+
+
+class SpawnUnavailable(Exception):
+    """``os.posix_spawn`` cannot run the program here; use :mod:`subprocess` instead."""
+
+
+def run_spawned(program: str, arguments: Sequence[str], cwd: str, timeout: float) -> bytes | None:
+    """Run ``program`` (an absolute path) in ``cwd``; its stdout if it exits 0 in time, else None.
+
+    Raises:
+        SpawnUnavailable: This system's ``posix_spawn`` cannot start a new
+            session, or the current working folder cannot be reopened.
+    """
+    deadline = time.monotonic() + timeout
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = _spawn(program, [program, *arguments], cwd, write_fd)
+    except BaseException as error:
+        os.close(read_fd)
+        if isinstance(error, OSError):  # not startable, or no such working folder
+            return None
+        raise
+    finally:
+        os.close(write_fd)
+    try:
+        stdout = _read_until(read_fd, deadline)
+        status = None if stdout is None else _exit_status(pid, deadline)
+    except BaseException:
+        _kill_and_reap(pid)
+        raise
+    finally:
+        os.close(read_fd)
+    if status is None:  # past the deadline
+        _kill_and_reap(pid)
+        return None
+    _kill_group(pid)  # the session may hold a child still running after the program exited
+    return stdout if status == 0 else None
+
+
+def _spawn(program: str, argv: list[str], cwd: str, stdout_fd: int) -> int:
+    """Start ``argv`` in ``cwd`` in a new session, stdout to ``stdout_fd``; its pid."""
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    try:
+        here = os.open(".", os.O_RDONLY)
+    except OSError:
+        raise SpawnUnavailable("the working folder cannot be reopened") from None
+    try:
+        os.chdir(cwd)
+        try:
+            return os.posix_spawn(program, argv, os.environ, file_actions=actions, setsid=True)
+        except NotImplementedError:
+            raise SpawnUnavailable("posix_spawn cannot start a new session here") from None
+        finally:
+            os.fchdir(here)
+    finally:
+        os.close(here)
+
+
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """Everything written to ``fd`` until end of file; None when the deadline comes first."""
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000):
+            return None
+        chunk = os.read(fd, _READ_SIZE)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _exit_status(pid: int, deadline: float) -> int | None:
+    """The exit status of ``pid`` once it has ended; None if it still runs at the deadline."""
+    pause = 0.0005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.05)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, SIGKILL)
+    except OSError:  # the group is already empty
+        pass
+
+
+def _kill_and_reap(pid: int) -> None:
+    """Kill the program's whole session group and wait for the program itself."""
+    _kill_group(pid)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:  # already reaped
+        pass
