@@ -128,6 +128,20 @@ class MessageTables(Database):
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else None
 
+    def ordinals_of_message_ids(self, session_id: str, message_ids: Sequence[str]) -> dict[str, int]:
+        """The ordinal of each of ``message_ids`` that is stored, in one query."""
+        import json
+
+        if not message_ids:
+            return {}
+        rows = self.connection.execute(
+            "SELECT message_id, min(ordinal) FROM raw_messages INDEXED BY"
+            " idx_raw_messages_message_id WHERE session_id = ? AND message_id != ''"
+            " AND message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id",
+            (session_id, json.dumps(list(message_ids))),
+        )
+        return {row[0]: int(row[1]) for row in rows}
+
     def message_ids(self, session_id: str) -> set[str]:
         """The provider ids of the session's stored messages."""
         rows = self.connection.execute(
@@ -164,6 +178,13 @@ class MessageTables(Database):
             (session_id, call_id, ordinal),
         )
 
+    def record_calls(self, calls: Sequence[tuple[str, str, int]]) -> None:
+        """:meth:`record_call` for ``(session_id, call_id, ordinal)`` rows, in one statement."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO tool_calls (session_id, call_id, ordinal) VALUES (?, ?, ?)",
+            calls,
+        )
+
     def call_ordinal(self, session_id: str, call_id: str) -> int | None:
         """The ordinal of the message that made the call, or None."""
         row = self.connection.execute(
@@ -178,6 +199,14 @@ class MessageTables(Database):
             "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
             " VALUES (?, ?, ?, ?)",
             (session_id, ordinal, path, action),
+        )
+
+    def add_files(self, rows: Sequence[tuple[str, int, str, str]]) -> None:
+        """:meth:`add_file` for ``(session_id, ordinal, path, action)`` rows, in one statement."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
+            " VALUES (?, ?, ?, ?)",
+            rows,
         )
 
     def files(self, session_id: str, ordinal: int) -> list[tuple[str, str]]:
