@@ -336,7 +336,12 @@ def _recomp(args: argparse.Namespace, root: str) -> int:
             return 0
         try:
             outcome = recomp(
-                store, session_id, wanted, prepared.settings, historian=prepared.historian
+                store,
+                session_id,
+                wanted,
+                prepared.settings,
+                historian=prepared.historian,
+                progress_stream=_progress_stream(args),
             )
         except RecompError as error:
             raise CliError(str(error)) from None

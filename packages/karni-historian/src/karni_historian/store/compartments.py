@@ -107,6 +107,22 @@ class CompartmentTables(Database):
         ).fetchone()
         return int(row[0])
 
+    def snapped_range(self, session_id: str, start: int, end: int) -> tuple[int, int]:
+        """``start``-``end`` widened to the compartments that hold them.
+
+        The start moves back to the start of the last compartment starting at
+        or before it (1 when none), the end forward to the end of the first
+        ending at or after it (the last compartment's end when none).
+        """
+        row = self.connection.execute(
+            "SELECT (SELECT MAX(start_message) FROM compartments WHERE session_id = ?1"
+            " AND start_message <= ?2), (SELECT MIN(end_message) FROM compartments"
+            " WHERE session_id = ?1 AND end_message >= ?3)",
+            (session_id, start, end),
+        ).fetchone()
+        snapped_end = row[1] if row[1] is not None else self.last_compartment_end(session_id)
+        return (row[0] if row[0] is not None else 1), int(snapped_end)
+
     def _message_id(self, session_id: str, ordinal: int) -> str:
         row = self.connection.execute(
             "SELECT message_id FROM raw_messages WHERE session_id = ? AND ordinal = ?",

@@ -128,7 +128,9 @@ class MessageTables(Database):
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else None
 
-    def ordinals_of_message_ids(self, session_id: str, message_ids: Sequence[str]) -> dict[str, int]:
+    def ordinals_of_message_ids(
+        self, session_id: str, message_ids: Sequence[str]
+    ) -> dict[str, int]:
         """The ordinal of each of ``message_ids`` that is stored, in one query."""
         import json
 
@@ -168,6 +170,42 @@ class MessageTables(Database):
             "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
             " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? ORDER BY ordinal",
             (session_id, start, end if end is not None else 2**62),
+        )
+        return _messages(session_id, rows)
+
+    def message_batch(self, session_id: str, start: int, limit: int) -> list[Message]:
+        """At most ``limit`` messages of the session from ordinal ``start`` on, in order."""
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
+            (session_id, start, limit),
+        )
+        return list(_messages(session_id, rows))
+
+    def tool_part_calls(self, session_id: str, start: int = 1) -> Iterator[tuple[int, str, str]]:
+        """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
+
+        In message and part order, read by SQLite's JSON functions without
+        decoding the messages here (what tool arcs are computed from).
+        """
+        rows = self.connection.execute(
+            "SELECT m.ordinal, m.role, json_extract(p.value, '$.call_id') FROM raw_messages m,"
+            " json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+            " WHERE m.session_id = ? AND m.ordinal >= ? AND instr(m.parts_json, '\"call_id\"') > 0"
+            " AND json_extract(p.value, '$.type') = 'tool' ORDER BY m.ordinal, p.key",
+            (session_id, start),
+        )
+        return ((row[0], row[1], row[2]) for row in rows if row[2])
+
+    def messages_mentioning(
+        self, session_id: str, needle: str, start: int, end: int
+    ) -> Iterator[Message]:
+        """The messages of ``start``-``end`` whose stored parts contain ``needle``, in order."""
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? AND instr(parts_json, ?) > 0"
+            " ORDER BY ordinal",
+            (session_id, start, end, needle),
         )
         return _messages(session_id, rows)
 
