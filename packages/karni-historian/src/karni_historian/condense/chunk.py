@@ -45,6 +45,7 @@ __all__ = [
     "raw_tokens",
     "role_letter",
     "snapped_boundary",
+    "tail_start",
     "tool_summary",
     "wrapup_boundary",
 ]
@@ -539,8 +540,17 @@ def protected_tail_start(
     """
     if turns <= 0:
         return (messages[-1].ordinal + 1) if messages else 1
+    return tail_start(reversed(messages), turns)
+
+
+def tail_start(newest_first: Iterable[Message], turns: int) -> int:
+    """:func:`protected_tail_start` (``turns`` positive) from the messages newest first.
+
+    Reads only until the ``turns``-th meaningful user message, so the
+    messages may come from the store lazily.
+    """
     seen = 0
-    for message in reversed(messages):
+    for message in newest_first:
         if is_meaningful_user_message(message):
             seen += 1
             if seen == turns:

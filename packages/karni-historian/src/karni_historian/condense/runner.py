@@ -336,27 +336,45 @@ class RunPlan:
         session_id: The session.
         covered_to: The last ordinal inside a compartment.
         target: The exclusive end of the settled messages.
-        messages: The messages after the last compartment, project-relative.
         settings: The settings the plan was made with.
+        store: The store the plan reads the session's messages from.
     """
 
     session_id: str
     covered_to: int
     target: int
-    messages: list[Message]
     settings: Settings
+    store: Store
 
     @property
     def settled(self) -> bool:
         """Whether any settled message lies after the last compartment."""
         return self.target > self.covered_to + 1
 
-    def decision(self) -> TriggerDecision:
-        """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``)."""
-        from karni_historian.condense.triggers import evaluate_trigger, session_state
+    @property
+    def messages(self) -> list[Message]:
+        """The messages after the last compartment, project-relative (all read at once)."""
+        return project_view(
+            self.store.messages(self.session_id, self.covered_to + 1), self.store.root
+        )
 
-        settings = self.settings
-        state = session_state(self.messages, self.covered_to + 1, self.target, settings)
+    def decision(self) -> TriggerDecision:
+        """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
+
+        The messages are read in batches, never all at once.
+        """
+        from karni_historian.condense.triggers import evaluate_trigger, session_state
+        from karni_historian.condense.window import MessageWindow, stream_messages
+
+        settings, offset = self.settings, self.covered_to + 1
+        window = MessageWindow(self.store, self.session_id, offset, offset)
+        state = session_state(
+            stream_messages(self.store, self.session_id, offset),
+            offset,
+            self.target,
+            settings,
+            scan=window.iter_from(offset, self.target),
+        )
         return evaluate_trigger(
             state, settings.context_limit, settings.execute_threshold_percentage
         )
@@ -367,14 +385,22 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
 
     The tail starts at the fifth-from-last meaningful user prompt
     (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
-    never splits a completed tool call and its result.
+    never splits a completed tool call and its result. The messages are read
+    newest first, in batches, only until that prompt is found.
     """
-    from karni_historian.condense.chunk import completed_arcs, fence_boundary, protected_tail_start
+    from karni_historian.condense.chunk import (
+        PROTECTED_TAIL_USER_TURNS,
+        arcs_of_calls,
+        fence_boundary,
+        tail_start,
+    )
+    from karni_historian.condense.window import newest_first
 
     last_end = store.last_compartment_end(session_id)
-    messages = project_view(store.messages(session_id, last_end + 1), store.root)
-    target = fence_boundary(protected_tail_start(messages), completed_arcs(messages))
-    return RunPlan(session_id, last_end, target, messages, settings or Settings())
+    newest = newest_first(store, session_id, last_end + 1)
+    arcs = arcs_of_calls(store.tool_part_calls(session_id, last_end + 1))
+    target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), arcs)
+    return RunPlan(session_id, last_end, target, settings or Settings(), store)
 
 
 def run(

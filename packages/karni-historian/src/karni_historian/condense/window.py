@@ -22,7 +22,14 @@ if TYPE_CHECKING:
     from karni_historian.model import Message
     from karni_historian.store import Store
 
-__all__ = ["BATCH_MESSAGES", "LOOKAHEAD_MESSAGES", "BackwardLookup", "MessageWindow"]
+__all__ = [
+    "BATCH_MESSAGES",
+    "LOOKAHEAD_MESSAGES",
+    "BackwardLookup",
+    "MessageWindow",
+    "newest_first",
+    "stream_messages",
+]
 
 BATCH_MESSAGES = 1000
 """Messages fetched from the store per query."""
@@ -172,3 +179,27 @@ class BackwardLookup:
             rows = self.store.messages(self.session_id, self._low, self._high)
             self._messages = {message.ordinal: message for message in rows}
         return self._messages.get(ordinal)
+
+
+def stream_messages(
+    store: Store, session_id: str, start: int, batch: int = BATCH_MESSAGES
+) -> Iterator[Message]:
+    """The session's messages from ``start`` on, project-relative, one batch held at a time."""
+    paths: dict[str, str | None] = {}
+    while True:
+        rows = store.message_batch(session_id, start, batch)
+        yield from project_view(rows, store.root, paths)
+        if len(rows) < batch:
+            return
+        start = rows[-1].ordinal + 1
+
+
+def newest_first(
+    store: Store, session_id: str, first: int, batch: int = BATCH_MESSAGES
+) -> Iterator[Message]:
+    """The session's messages down to ordinal ``first``, newest first, as stored, in batches."""
+    high = store.message_count(session_id)
+    while high >= first:
+        low = max(first, high - batch + 1)
+        yield from reversed(store.messages(session_id, low, high))
+        high = low - 1
