@@ -384,3 +384,16 @@ def test_wrapup_and_ingest_show_progress_and_quiet_silences_it(project, monkeypa
     assert all(len(frame) <= 59 + len("\x1b[K") for frame in bar.split("\r") if frame)
     assert "a history rebuild is pending" in note
     assert "compartment" in capsys.readouterr().out
+
+
+def test_recomp_shows_progress_and_quiet_silences_it(project, monkeypatch, capsys):
+    install_fixture(project)
+    assert main(["-q", "ingest"]) == 0
+    assert main(["-q", "wrapup", "4"]) == 0
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "recomp")
+    assert code == 0
+    bar, erased, rest = drawn.rpartition("\r\x1b[K")
+    assert bar.startswith("\rrecomp [") and erased and rest == ""
+    assert "rebuilt" in capsys.readouterr().out
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "-q", "recomp")
+    assert (code, drawn) == (0, "")
