@@ -47,7 +47,7 @@ class MessageWindow:
         origin: The first ordinal the run takes the session's tool arcs and
             ``.env`` reads from.
         start: The first ordinal fetched (the first one to condense).
-        batch: Messages per query (tests pass a small one).
+        batch: Messages per query (default :data:`BATCH_MESSAGES`).
     """
 
     def __init__(
@@ -56,13 +56,13 @@ class MessageWindow:
         session_id: str,
         origin: int,
         start: int,
-        batch: int = BATCH_MESSAGES,
+        batch: int | None = None,
     ) -> None:
         """Start before any message is fetched."""
         self.store = store
         self.session_id = session_id
         self.origin = origin
-        self.batch = batch
+        self.batch = batch or BATCH_MESSAGES
         self.loaded: list[Message] = []
         self.by_ordinal: dict[int, Message] = {}
         self._next = start
@@ -164,11 +164,11 @@ class BackwardLookup:
     through from the ``wrapup`` boundary.
     """
 
-    def __init__(self, store: Store, session_id: str, batch: int = BATCH_MESSAGES) -> None:
+    def __init__(self, store: Store, session_id: str, batch: int | None = None) -> None:
         """Start with nothing read."""
         self.store = store
         self.session_id = session_id
-        self.batch = batch
+        self.batch = batch or BATCH_MESSAGES
         self._low, self._high = 1, 0
         self._messages: dict[int, Message] = {}
 
@@ -182,9 +182,10 @@ class BackwardLookup:
 
 
 def stream_messages(
-    store: Store, session_id: str, start: int, batch: int = BATCH_MESSAGES
+    store: Store, session_id: str, start: int, batch: int | None = None
 ) -> Iterator[Message]:
     """The session's messages from ``start`` on, project-relative, one batch held at a time."""
+    batch = batch or BATCH_MESSAGES
     paths: dict[str, str | None] = {}
     while True:
         rows = store.message_batch(session_id, start, batch)
@@ -195,9 +196,10 @@ def stream_messages(
 
 
 def newest_first(
-    store: Store, session_id: str, first: int, batch: int = BATCH_MESSAGES
+    store: Store, session_id: str, first: int, batch: int | None = None
 ) -> Iterator[Message]:
     """The session's messages down to ordinal ``first``, newest first, as stored, in batches."""
+    batch = batch or BATCH_MESSAGES
     high = store.message_count(session_id)
     while high >= first:
         low = max(first, high - batch + 1)

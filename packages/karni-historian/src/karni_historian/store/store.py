@@ -71,9 +71,7 @@ class Store(
                 who did: ``user``, ``agent`` or ``historian``.
         """
         with self.transaction():
-            sequence = self.next_sequence(session_id)
-            for offset, compartment in enumerate(compartments):
-                self.insert_compartment(session_id, sequence + offset, compartment)
+            self.insert_compartments(session_id, self.next_sequence(session_id), compartments)
             if compartments:
                 whole = (compartments[0].start, compartments[-1].end)
                 spans = list(fact_spans or [])
