@@ -8,7 +8,7 @@ in batches of :data:`BATCH_MESSAGES` by ordinal, shown project-relative
 before them is published. What a run needs from the whole session is read
 without decoding it: the tool arcs (:meth:`MessageWindow.arcs`, from SQLite's
 JSON functions) and the messages that read a ``.env`` file, kept for the
-model chain's redaction (``docs/historian/models.md``).
+model chain's redaction (``docs/historian/store.md``).
 """
 
 from __future__ import annotations
