@@ -36,6 +36,9 @@ FILE_ACTIONS = ("read", "edit", "create")
 
 _CACHE_LIMIT = 512
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""Encodes parts as ``json.dumps(parts, ensure_ascii=False)`` does, one encoder for all."""
+
 _RELATIVE_CACHE_LIMIT = 4096
 """Paths remembered by :meth:`Sink.relative`; the cache starts over when full."""
 
@@ -276,13 +279,13 @@ class SessionWriter:
     def flush(self) -> None:
         """Write the changed messages to the store."""
         store = self.store
-        dumps = json.dumps
+        dumps = _ENCODER.encode
         new: list[tuple[int, str, str, str | None, str]] = []
         for ordinal in sorted(self._cache):
             pending = self._cache[ordinal]
             if not pending.dirty:
                 continue
-            parts_json = dumps(pending.parts, ensure_ascii=False)
+            parts_json = dumps(pending.parts)
             if pending.stored:
                 store.write_message(self.session_id, ordinal, pending.role, parts_json)
             else:
