@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from karni_historian.store.database import Database, utc_now
 from karni_historian.store.records import CursorState
 
@@ -26,6 +24,8 @@ class IngestStateTables(Database):
 
     def seen_among(self, keys: Sequence[str]) -> set[str]:
         """Those of ``keys`` recorded before, in one query."""
+        import json
+
         if not keys:
             return set()
         rows = self.connection.execute(
