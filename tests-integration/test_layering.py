@@ -82,7 +82,7 @@ def source_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 if not name.endswith(".py") and not (Path(folder) / name).is_dir()
             ],
         )
-    shutil.copytree(ROOT / "scripts" / "importlinter_contracts", copy / "importlinter_contracts")
+    shutil.copytree(ROOT / "importlinter_contracts", copy / "importlinter_contracts")
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
     return copy
 

@@ -65,8 +65,7 @@ def test_help_alone_is_the_top_level_help(run_cli, tmp_path: Path) -> None:
         ),
         (
             ["hooks", "status", "--agnet", "claude"],
-            "karni: unrecognized arguments: --agnet claude for `karni hooks` "
-            "(did you mean `--agent`?); ",
+            "karni: unknown option `--agnet` for `karni hooks` (did you mean `--agent`?); ",
         ),
         (["completion", "fsh"], "(did you mean `fish`?); "),
     ],

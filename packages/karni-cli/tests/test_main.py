@@ -30,6 +30,14 @@ def test_unknown_command(capsys) -> None:
     )
 
 
+def test_unknown_top_level_option_gets_a_suggestion(capsys) -> None:
+    assert main(["--versio"]) == 2
+    assert capsys.readouterr().err == (
+        "karni: unknown option `--versio` (did you mean `--version`?); "
+        "run `karni --help` for usage\n"
+    )
+
+
 @pytest.mark.parametrize("command", ["context", "doctor", "check", "config"])
 def test_every_command_has_help(capsys, command: str) -> None:
     assert main([command, "--help"]) == 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from karni.agent.common.terminal import did_you_mean, fit, help_width, parser_error_hint
+from karni.agent.common.terminal import did_you_mean, fit, help_width, parser_error_parts
 
 
 def test_a_long_option_line_continues_under_its_description() -> None:
@@ -31,8 +31,24 @@ def test_suggestions() -> None:
     assert did_you_mean("contxt", ["context", "check"]) == " (did you mean `context`?)"
     assert did_you_mean("zzz", ["context", "check"]) == ""
     message = "argument COMMAND: invalid choice: 'ingst' (choose from 'ingest', 'run')"
-    assert parser_error_hint(message, []) == " (did you mean `ingest`?)"
-    assert parser_error_hint("unrecognized arguments: --forse=1", ["--force"]) == (
-        " (did you mean `--force`?)"
+    assert parser_error_parts(message, []) == (
+        "unknown command `ingst`",
+        " (did you mean `ingest`?)",
     )
-    assert parser_error_hint("the following arguments are required: PATH", ["--x"]) == ""
+    unquoted = "argument COMMAND: invalid choice: 'ingst' (choose from ingest, run)"  # 3.12.8+
+    assert parser_error_parts(unquoted, [])[1] == " (did you mean `ingest`?)"
+    assert parser_error_parts("unrecognized arguments: --forse=1", ["--force"]) == (
+        "unknown option `--forse=1`",
+        " (did you mean `--force`?)",
+    )
+    assert parser_error_parts("unrecognized arguments: extra", ["--x"]) == (
+        "unexpected argument `extra`",
+        "",
+    )
+    option = "argument --harness: invalid choice: 'pii' (choose from 'pi', 'omp')"
+    assert parser_error_parts(option, []) == (
+        "`--harness` takes one of pi, omp, not `pii`",
+        " (did you mean `pi`?)",
+    )
+    required = "the following arguments are required: PATH"
+    assert parser_error_parts(required, ["--x"]) == (required, "")

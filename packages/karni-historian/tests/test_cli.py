@@ -56,7 +56,7 @@ def test_usage_errors_are_one_line(project, capsys):
     code, out, err = cli(capsys, "frobnicate")
     assert code == 2 and out == ""
     assert err.count("\n") == 1
-    assert err.startswith("karni-historian: argument COMMAND: invalid choice: 'frobnicate'")
+    assert err.startswith("karni-historian: unknown command `frobnicate`")
     assert err.endswith("; run `karni-historian --help` for usage\n")
     code, _, err = cli(capsys, "--project", "/nonexistent/x", "sessions")
     assert (code, err) == (

@@ -235,12 +235,12 @@ def test_status_text_and_doctor(project, monkeypatch, capsys):
     [
         (["hooks"], "needs install, uninstall or status"),
         (["hooks", "install"], "needs --agent"),
-        (["hooks", "install", "--agent", "vim"], "--agent: invalid choice: 'vim'"),
+        (["hooks", "install", "--agent", "vim"], "`--agent` takes one of "),
         (
             ["hooks", "install", "--agent", "pi", "--scope", "team"],
-            "--scope: invalid choice: 'team'",
+            ", not `team`",
         ),
-        (["hooks", "status", "--frob"], "unrecognized arguments: --frob"),
+        (["hooks", "status", "--frob"], "unknown option `--frob` for `karni hooks`"),
     ],
 )
 def test_usage_errors(project, monkeypatch, capsys, arguments, message):

@@ -64,11 +64,13 @@ def _help(args: list[str]) -> int:
 def _unknown_command(name: str) -> int:
     from karni.agent.common.terminal import did_you_mean
 
-    hint = did_you_mean(name, [*COMMANDS, "help"])
-    print(
-        f"karni: unknown command `{name}`{hint}; run `karni --help` for the list",
-        file=sys.stderr,
-    )
+    if name.startswith("-"):
+        hint = did_you_mean(name.partition("=")[0], ["--help", "--version"])
+        what, tail = "option", "usage"
+    else:
+        hint = did_you_mean(name, [*COMMANDS, "help"])
+        what, tail = "command", "the list"
+    print(f"karni: unknown {what} `{name}`{hint}; run `karni --help` for {tail}", file=sys.stderr)
     return 2
 
 

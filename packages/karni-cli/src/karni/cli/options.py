@@ -31,10 +31,10 @@ class _Parser(argparse.ArgumentParser):
         self.usage_line = usage
 
     def error(self, message: str) -> NoReturn:
-        from karni.agent.common.terminal import parser_error_hint
+        from karni.agent.common.terminal import parser_error_parts
 
-        hint = parser_error_hint(message, self._option_string_actions)
-        raise UsageError(f"{message} for `{self.command}`{hint}; {self.usage_line}")
+        what, hint = parser_error_parts(message, self._option_string_actions)
+        raise UsageError(f"{what} for `{self.command}`{hint}; {self.usage_line}")
 
 
 def parser(command: str, usage: str) -> argparse.ArgumentParser:

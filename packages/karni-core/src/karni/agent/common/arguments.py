@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from karni.agent.common.errors import KarniCoreError
-from karni.agent.common.terminal import help_width, parser_error_hint
+from karni.agent.common.terminal import help_width, parser_error_parts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ class CommandParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Raise :class:`CommandLineError` for ``message``, with a did-you-mean."""
-        hint = parser_error_hint(message, option_strings(self))
-        raise CommandLineError(f"{message}{hint}; run `{self.prog} --help` for usage")
+        what, hint = parser_error_parts(message, option_strings(self))
+        raise CommandLineError(f"{what}{hint}; run `{self.prog} --help` for usage")
 
 
 def command_parser(prog: str, description: str) -> CommandParser:

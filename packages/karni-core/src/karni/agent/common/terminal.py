@@ -22,7 +22,7 @@ __all__ = [
     "distribution_version",
     "fit",
     "help_width",
-    "parser_error_hint",
+    "parser_error_parts",
 ]
 
 DEFAULT_WIDTH = 79
@@ -96,22 +96,33 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean `{matches[0]}`?)" if matches else ""
 
 
-def parser_error_hint(message: str, options: Iterable[str]) -> str:
-    """A did-you-mean for an argument parser's message, or ``""``.
+def parser_error_parts(message: str, options: Iterable[str]) -> tuple[str, str]:
+    """An argument parser's message in Karni's words, and a did-you-mean (or ``""``).
 
-    Handles the two mistakes a typo makes: ``unrecognized arguments: --sesion``
-    (matched against ``options``) and ``invalid choice: 'contxt' (choose from
-    ...)`` (matched against the choices the message lists).
+    Rewords the two mistakes a typo makes, so every Karni command names them
+    alike: ``unrecognized arguments: --sesion`` becomes ``unknown option
+    `--sesion``` (matched against ``options``) and ``argument COMMAND: invalid
+    choice: 'contxt' (choose from ...)`` becomes ``unknown command `contxt```
+    (matched against the choices the message lists). Other messages pass
+    through unchanged.
     """
     import re
 
     unknown = re.search(r"unrecognized arguments: (\S+)", message)
     if unknown:
-        return did_you_mean(unknown.group(1).partition("=")[0], options)
-    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
-    if choice:
-        return did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
-    return ""
+        word = unknown.group(1)
+        if not word.startswith("-"):
+            return f"unexpected argument `{word}`", ""
+        return f"unknown option `{word}`", did_you_mean(word.partition("=")[0], options)
+    choice = re.search(r"argument ([^:]+): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not choice:
+        return message, ""
+    where, word = choice.group(1), choice.group(2)
+    choices = [part.strip().strip("'") for part in choice.group(3).split(",")]
+    hint = did_you_mean(word, choices)
+    if where.startswith("-"):
+        return f"`{where}` takes one of {', '.join(choices)}, not `{word}`", hint
+    return f"unknown command `{word}`", hint
 
 
 def distribution_version(distribution: str) -> str:
