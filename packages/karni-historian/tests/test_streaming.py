@@ -6,6 +6,7 @@ import time
 
 import pytest
 from karni_historian.condense import recomp, runner, window
+from karni_historian.condense.chunk import completed_arcs
 from karni_historian.condense.models.redaction import env_file_values
 from karni_historian.condense.settings import Settings
 from karni_historian.ingest import ingest
@@ -163,20 +164,30 @@ def test_the_window_holds_a_bounded_stretch(tmp_path, monkeypatch):
     (tmp_path / "manage.py").write_text("")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(window, "LOOKAHEAD_MESSAGES", 8)
+    results = {95: "t50", 97: "t61"}
     secret = ToolPart("Read", {"file_path": ".env"}, "     1→DB_PASSWORD=hunter2secret\n")
     with Store.open(tmp_path, create=True) as store:
         with store.transaction():
             store.ensure_session("s", "generic")
             for ordinal in range(1, 101):
                 parts = [secret] if ordinal == 2 else [TextPart(f"message {ordinal}")]
-                store.write_message("s", ordinal, "user", parts_to_json(parts))
+                role = "user"
+                if ordinal in (50, 61):  # calls answered long after the window
+                    role, parts = "assistant", [ToolPart("Task", {}, call_id=f"t{ordinal}")]
+                if ordinal in results:
+                    parts = [ToolPart("Task", {}, "done", call_id=results[ordinal])]
+                store.write_message("s", ordinal, role, parts_to_json(parts))
         view = window.MessageWindow(store, "s", 1, 60, batch=5)
         seen = [m.ordinal for m in view.iter_from(60, 70)]
         assert seen == list(range(60, 71))
         view.forget_before(65)
         given = view.for_historian(66)
         assert given[0].ordinal == 2 and env_file_values(given) == ["hunter2secret"]
-        ordinals = [m.ordinal for m in given[1:]]
+        # Both ends of the arcs open at the chunk's end come along, in order.
+        assert completed_arcs(given) == [(50, 95), (61, 97)]
+        ends = [m.ordinal for m in given[:3]] + [m.ordinal for m in given[-2:]]
+        assert ends == [2, 50, 61, 95, 97]
+        ordinals = [m.ordinal for m in given[3:-2]]
         assert ordinals[0] == 65 and ordinals == list(range(65, ordinals[-1] + 1))
         assert 66 + 8 <= ordinals[-1] < 66 + 8 + 5  # the lookahead, rounded up to a batch
         assert view.for_historian(66, env_reads=False)[0].ordinal == 65

@@ -134,16 +134,37 @@ class MessageWindow:
         """What a historian reads for a chunk ending at ``end``.
 
         The loaded messages through ``end`` and :data:`LOOKAHEAD_MESSAGES`
-        after it, behind the earlier messages that read a ``.env`` file
-        (unless ``env_reads`` is false: the built-in historian reads only the
-        chunk's own messages).
+        after it, with the earlier messages that read a ``.env`` file and
+        both ends of every tool arc still open at ``end``, in order (unless
+        ``env_reads`` is false: the built-in historian reads only the chunk's
+        own messages).
         """
         self.load_through(end + LOOKAHEAD_MESSAGES)
         if not env_reads:
             return self.loaded
         first = self.loaded[0].ordinal if self.loaded else self._next
-        earlier = [m for m in self._earlier_env_reads() if m.ordinal < first]
-        return [*earlier, *self.loaded]
+        extra = {m.ordinal: m for m in self._earlier_env_reads() if m.ordinal < first}
+        extra.update((m.ordinal, m) for m in self._arc_ends(end))
+        return sorted([*extra.values(), *self.loaded], key=lambda message: message.ordinal)
+
+    def _arc_ends(self, end: int) -> list[Message]:
+        """The calls and results outside the loaded stretch of the arcs open at ``end``.
+
+        A historian that checks its own boundaries against the arcs then
+        sees every arc the run checks it against.
+        """
+        if not self.loaded:
+            return []
+        first, last = self.loaded[0].ordinal, self.loaded[-1].ordinal
+        wanted = {
+            ordinal
+            for call, result in self.arcs()
+            if call <= end < result and (call < first or result > last)
+            for ordinal in (call, result)
+            if not first <= ordinal <= last
+        }
+        found = [m for o in sorted(wanted) for m in self.store.messages(self.session_id, o, o)]
+        return project_view(found, self.store.root, self._paths)
 
     def _earlier_env_reads(self) -> list[Message]:
         """The messages from :attr:`origin` on whose tool calls read a ``.env`` file."""
