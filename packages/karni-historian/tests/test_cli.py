@@ -400,3 +400,29 @@ def test_ingest_verbose_names_each_file_and_its_message_counts(project, capsys):
     assert lines[0].endswith("): 32 new message(s) from 39 record(s)"), lines[0]
     code, out, err = cli(capsys, "ingest")
     assert (code, err) == (0, "")  # without -v, nothing per file
+
+
+def test_quiet_and_verbose_may_follow_the_command(project, capsys):
+    install_fixture(project)
+    code, out, err = cli(capsys, "ingest", "-v")
+    assert code == 0 and err.startswith("karni-historian: read ")
+    code, out, err = cli(capsys, "wrapup", "4", "--quiet")
+    assert (code, out, err) == (0, "", "")
+    code, out, err = cli(capsys, "-q", "status", "-v")
+    assert (
+        code == 2
+        and err == "karni-historian: -q and -v ask for less and for more; pass one of them\n"
+    )
+
+
+def test_recomp_shows_progress_and_quiet_silences_it(project, monkeypatch, capsys):
+    install_fixture(project)
+    assert main(["-q", "ingest"]) == 0
+    assert main(["-q", "wrapup", "4"]) == 0
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "recomp")
+    assert code == 0
+    bar, erased, rest = drawn.rpartition("\r\x1b[K")
+    assert bar.startswith("\rrecomp [") and erased and rest == ""
+    assert "rebuilt" in capsys.readouterr().out
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "-q", "recomp")
+    assert (code, drawn) == (0, "")

@@ -593,3 +593,40 @@ def test_a_tiny_cache_gives_the_same_store(project, tmp_path, monkeypatch):
         assert [store.files(SESSION, m.ordinal) for m in got] == expected_files
     assert len(got) == len(expected) == 32
     assert [repr(m).replace(str(other), str(project)) for m in got] == [repr(m) for m in expected]
+
+
+def test_small_groups_ask_the_store_once_per_group(project, tmp_path, monkeypatch):
+    # Record and response ids are looked up once per group of lines, never line by line,
+    # and groups of any size give the same store.
+    import karni_historian.ingest as ingest_module
+    from karni_historian.ingest import sink
+
+    install_fixture(project)
+    run(project)
+    with Store.open(project) as store:
+        expected = [repr(m) for m in store.messages(SESSION)]
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "manage.py").write_text("")
+    text = session_file(project).read_text().replace(str(project), str(other))
+    path = tmp_path / "copy" / f"{SESSION}.jsonl"
+    path.parent.mkdir()
+    path.write_text(text)
+    monkeypatch.setattr(ingest_module, "_GROUP_LINES", 3)
+    monkeypatch.setattr(sink, "_CACHE_LIMIT", 2)
+    calls = {"first_sighting": 0, "seen_among": 0, "ordinal_of_message_id": 0}
+    for name in calls:
+        original = getattr(Store, name)
+
+        def counted(store, *args, _name=name, _original=original):
+            calls[_name] += 1
+            return _original(store, *args)
+
+        monkeypatch.setattr(Store, name, counted)
+    report = run(other, [str(path)])
+    lines = report.files[0].lines
+    assert calls["first_sighting"] == 0 and calls["ordinal_of_message_id"] == 0
+    assert calls["seen_among"] == -(-lines // 3)
+    with Store.open(other) as store:
+        got = [repr(m).replace(str(other), str(project)) for m in store.messages(SESSION)]
+    assert got == expected

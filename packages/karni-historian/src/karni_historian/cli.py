@@ -387,8 +387,14 @@ def _recomp(args: argparse.Namespace, root: str) -> int:
         if prepared is None:
             return 0
         try:
-            historian = _traced(args, session_id, prepared.historian)
-            outcome = recomp(store, session_id, wanted, prepared.settings, historian=historian)
+            outcome = recomp(
+                store,
+                session_id,
+                wanted,
+                prepared.settings,
+                historian=_traced(args, session_id, prepared.historian),
+                progress_stream=_progress_stream(args),
+            )
         except RecompError as error:
             raise CliError(str(error)) from None
         _notes(session_id, prepared)
@@ -503,8 +509,11 @@ def _rebuild_note(store: Store, session_id: str, settings: Settings, files: Conf
     """After ``wrapup``: whether the next ``render`` rebuilds the history, and how to apply it."""
     from karni_historian.brief.cache import pending_rebuild
 
-    shape = _block_shape(store, session_id, settings, files, settings.history_budget)
-    reason = pending_rebuild(store, session_id, shape)
+    if store.last_rebuild(session_id) is None:
+        reason: str | None = "first render"  # known without reading every compartment
+    else:
+        shape = _block_shape(store, session_id, settings, files, settings.history_budget)
+        reason = pending_rebuild(store, session_id, shape)
     if reason is not None:
         return (
             f"session {session_id}: a history rebuild is pending ({reason}); "

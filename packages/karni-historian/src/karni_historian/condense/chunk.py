@@ -23,7 +23,7 @@ from karni_historian.model import Message, TextPart, ToolPart
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Any
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "Chunk",
     "ChunkCoverageError",
     "ChunkLine",
+    "arcs_of_calls",
     "build_chunk",
     "check_coverage",
     "completed_arcs",
@@ -43,6 +44,8 @@ __all__ = [
     "protected_tail_start",
     "raw_tokens",
     "role_letter",
+    "snapped_boundary",
+    "tail_start",
     "tool_summary",
     "wrapup_boundary",
 ]
@@ -330,7 +333,7 @@ def _message_parts(
 
 
 def build_chunk(
-    messages: Sequence[Message],
+    messages: Iterable[Message],
     *,
     offset: int,
     eligible_end: int,
@@ -342,7 +345,8 @@ def build_chunk(
 
     Args:
         messages: The session's messages in ordinal order (a superset of the
-            range is fine; messages outside it are skipped).
+            range is fine; messages outside it are skipped). It is read only
+            until the chunk is full, so it may be a lazy iterator.
         offset: The first ordinal to read, usually the last compartment's end + 1.
         eligible_end: The exclusive end: the protected tail's first ordinal.
         budget_tokens: The chunk token budget (see
@@ -536,8 +540,17 @@ def protected_tail_start(
     """
     if turns <= 0:
         return (messages[-1].ordinal + 1) if messages else 1
+    return tail_start(reversed(messages), turns)
+
+
+def tail_start(newest_first: Iterable[Message], turns: int) -> int:
+    """:func:`protected_tail_start` (``turns`` positive) from the messages newest first.
+
+    Reads only until the ``turns``-th meaningful user message, so the
+    messages may come from the store lazily.
+    """
     seen = 0
-    for message in reversed(messages):
+    for message in newest_first:
         if is_meaningful_user_message(message):
             seen += 1
             if seen == turns:
@@ -585,18 +598,29 @@ def completed_arcs(messages: Sequence[Message]) -> list[tuple[int, int]]:
     Returns:
         Arcs sorted by call ordinal.
     """
+    return arcs_of_calls(
+        (message.ordinal, message.role, part.call_id)
+        for message in messages
+        for part in message.parts
+        if isinstance(part, ToolPart) and part.call_id
+    )
+
+
+def arcs_of_calls(calls: Iterable[tuple[int, str, str]]) -> list[tuple[int, int]]:
+    """:func:`completed_arcs` from the ``(ordinal, role, call_id)`` of every tool part, in order.
+
+    What the store can list without decoding the messages
+    (:meth:`karni_historian.store.Store.tool_part_calls`).
+    """
     open_calls: dict[str, int] = {}
     arcs: list[tuple[int, int]] = []
-    for message in messages:
-        for part in message.parts:
-            if not isinstance(part, ToolPart) or not part.call_id:
-                continue
-            start = open_calls.get(part.call_id)
-            if start is not None and start < message.ordinal:
-                arcs.append((start, message.ordinal))
-                del open_calls[part.call_id]
-            elif start is None and message.role == "assistant":
-                open_calls[part.call_id] = message.ordinal
+    for ordinal, role, call_id in calls:
+        start = open_calls.get(call_id)
+        if start is not None and start < ordinal:
+            arcs.append((start, ordinal))
+            del open_calls[call_id]
+        elif start is None and role == "assistant":
+            open_calls[call_id] = ordinal
     arcs.sort()
     return arcs
 
@@ -650,17 +674,41 @@ def wrapup_boundary(
     """
     if not messages:
         return 1
-    target = max(messages[-1].ordinal - keep + 1, 1)
-    arcs = completed_arcs(messages)
-    boundary = fence_boundary(target, arcs)
     by_ordinal = {m.ordinal: m for m in messages}
+    return snapped_boundary(
+        messages[-1].ordinal,
+        keep,
+        completed_arcs(messages),
+        by_ordinal.get,
+        snap_tokens=snap_tokens,
+        estimate=estimate,
+        floor=floor,
+    )
+
+
+def snapped_boundary(
+    last_ordinal: int,
+    keep: int,
+    arcs: Sequence[tuple[int, int]],
+    message_at: Callable[[int], Message | None],
+    *,
+    snap_tokens: int = 2000,
+    estimate: Callable[[str], int] = estimate_tokens,
+    floor: int = 1,
+) -> int:
+    """:func:`wrapup_boundary` from the session's last ordinal, its arcs and a message lookup.
+
+    ``message_at`` is asked for ordinals from the boundary down only, so the
+    messages can be read from the store as the snap walks back.
+    """
+    target = max(last_ordinal - keep + 1, 1)
+    boundary = fence_boundary(target, arcs)
     added = 0
     probe = boundary
-    while probe > floor and not (
-        probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe])
-    ):
+    message = message_at(probe)
+    while probe > floor and not (message is not None and is_meaningful_user_message(message)):
         probe -= 1
-        message = by_ordinal.get(probe)
+        message = message_at(probe)
         if message is not None:
             added += sum(
                 estimate(p.text) if isinstance(p, TextPart) else estimate(tool_summary(p))
@@ -668,7 +716,8 @@ def wrapup_boundary(
             )
         if added > snap_tokens:
             probe = boundary
+            message = message_at(probe)
             break
-    if probe > floor and probe in by_ordinal and is_meaningful_user_message(by_ordinal[probe]):
+    if probe > floor and message is not None and is_meaningful_user_message(message):
         boundary = probe
     return fence_boundary(boundary, arcs)

@@ -226,8 +226,19 @@ def _cap(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _re("words").findall(text)]
+_WORDS: dict[str, tuple[str, ...]] = {}
+"""Sentences already split into words: each is asked about several times per episode."""
+
+_WORDS_LIMIT = 4096
+
+
+def _words(text: str) -> tuple[str, ...]:
+    words = _WORDS.get(text)
+    if words is None:
+        if len(_WORDS) >= _WORDS_LIMIT:
+            _WORDS.clear()
+        words = _WORDS[text] = tuple(w.lower() for w in _re("words").findall(text))
+    return words
 
 
 def _user_text(message: Message) -> str:

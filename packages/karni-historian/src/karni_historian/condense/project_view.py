@@ -11,17 +11,35 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable
 
     from karni_historian.model import Message, ToolPart
 
 __all__ = ["project_view"]
 
 
-def _relative_input(part: ToolPart, root: str) -> dict[str, object]:
-    """The path keys of the part's input that name a file inside the project, made relative."""
+_CACHE_LIMIT = 4096
+"""Paths remembered per call of :func:`project_view`; the cache starts over when full."""
+
+
+def _relative(root: str, path: str, cache: dict[str, str | None]) -> str | None:
+    """``path`` relative to ``root`` when inside it, from ``cache`` or one look at the disk."""
+    try:
+        return cache[path]
+    except KeyError:
+        pass
     from karni.agent.common.paths import project_relative
 
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    relative = project_relative(root, path)
+    found = relative if relative and relative != "." else None
+    cache[path] = found
+    return found
+
+
+def _relative_input(part: ToolPart, root: str, cache: dict[str, str | None]) -> dict[str, object]:
+    """The path keys of the part's input that name a file inside the project, made relative."""
     from karni_historian.model import PATH_KEYS
 
     assert isinstance(part.input, dict)
@@ -29,25 +47,31 @@ def _relative_input(part: ToolPart, root: str) -> dict[str, object]:
     for key in PATH_KEYS:
         value = part.input.get(key)
         if isinstance(value, str) and os.path.isabs(value):
-            relative = project_relative(root, value)
-            if relative and relative != ".":
+            relative = _relative(root, value, cache)
+            if relative:
                 updates[key] = relative
     return updates
 
 
-def project_view(messages: Sequence[Message], root: str) -> list[Message]:
-    """The messages with absolute tool paths inside ``root`` shown project-relative."""
+def project_view(
+    messages: Iterable[Message], root: str, cache: dict[str, str | None] | None = None
+) -> list[Message]:
+    """The messages with absolute tool paths inside ``root`` shown project-relative.
+
+    ``cache`` remembers resolved paths across calls (one dict per run).
+    """
     from dataclasses import replace
 
     from karni_historian.model import ToolPart
 
+    cache = {} if cache is None else cache
     viewed: list[Message] = []
     for message in messages:
         parts = list(message.parts)
         changed = False
         for index, part in enumerate(parts):
             if isinstance(part, ToolPart) and isinstance(part.input, dict):
-                updates = _relative_input(part, root)
+                updates = _relative_input(part, root, cache)
                 if updates:
                     parts[index] = replace(part, input={**part.input, **updates})
                     changed = True

@@ -12,12 +12,14 @@ they were promoted when the messages were first condensed
 
 from __future__ import annotations
 
-from karni_historian.condense.project_view import project_view
-from karni_historian.condense.runner import _MAX_ROUNDS, RunOutcome, _Condensation
+from karni_historian.condense.runner import RunOutcome, _Condensation
+from karni_historian.condense.window import MessageWindow
 from karni_historian.errors import RecompError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from karni_historian.condense.compartment_xml import ValidationResult
     from karni_historian.condense.runner import Historian
     from karni_historian.condense.settings import Settings
@@ -28,23 +30,19 @@ __all__ = ["RecompError", "recomp", "recomp_range"]
 
 def recomp_range(store: Store, session_id: str, wanted: tuple[int, int] | None) -> tuple[int, int]:
     """The range to rebuild: ``wanted`` snapped outward to compartment boundaries."""
-    compartments = [stored.compartment for stored in store.compartments(session_id)]
-    if not compartments:
+    covered = store.last_compartment_end(session_id)
+    if not covered:
         raise RecompError(
             f"session {session_id} has no compartment to rebuild; "
             f"run `karni-historian wrapup` first"
         )
-    covered = compartments[-1].end
     start, end = wanted or (1, covered)
     if start > covered:
         raise RecompError(
             f"messages {start}-{end} lie after the last compartment (message {covered}); "
             f"pick a range within 1-{covered}"
         )
-    end = min(end, covered)
-    start = max((c.start for c in compartments if c.start <= start), default=1)
-    end = min((c.end for c in compartments if c.end >= end), default=covered)
-    return start, end
+    return store.snapped_range(session_id, start, min(end, covered))
 
 
 class _Recomposition(_Condensation):
@@ -53,21 +51,19 @@ class _Recomposition(_Condensation):
     range_start = 1
     last_record: RunRecord | None = None
 
-    def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
-        outcome = self.outcome
-        outcome.target = target
-        for _ in range(_MAX_ROUNDS):
-            staged = self.store.staged(outcome.session_id)
-            offset = staged[-1].end + 1 if staged else self.range_start
-            outcome.covered_to = offset - 1
-            if offset >= target or not self._round(offset, target, force_keep=force_keep):
-                break
-        return outcome
+    def _next_offset(self) -> int:
+        """After the last staged compartment, or the range's start."""
+        staged_end = self.store.last_staged_end(self.outcome.session_id)
+        return staged_end + 1 if staged_end is not None else self.range_start
+
+    def _finish(self, target: int) -> RunOutcome:
+        """The outcome as the rounds left it: publishing comes after."""
+        return self.outcome
 
     def _publish(self, result: ValidationResult, record: RunRecord) -> None:
         from karni_historian.condense.dates import dated
 
-        compartments = dated(result.compartments, self.by_ordinal)
+        compartments = dated(result.compartments, self.window.by_ordinal)
         self.store.stage(self.outcome.session_id, compartments)
         self.outcome.status = "ok"
         self.outcome.compartments += len(compartments)
@@ -81,8 +77,11 @@ def recomp(
     settings: Settings,
     *,
     historian: Historian | None = None,
+    progress_stream: TextIO | None = None,
 ) -> RunOutcome:
     """Rebuild the compartments of ``wanted`` (snapped; None: all), resuming a pending recomp.
+
+    ``progress_stream`` is where to draw a progress bar, when it is a terminal.
 
     Raises:
         RecompError: The range lies outside the compartments, or differs
@@ -97,9 +96,10 @@ def recomp(
         )
     if pending is None:
         store.start_recomp(session_id, start, end)
-    outcome = RunOutcome(session_id, "recomp")
-    messages = project_view(store.messages(session_id), store.root)
-    job = _Recomposition(store, outcome, messages, settings, historian)
+    outcome = RunOutcome(session_id, "recomp", covered_to=start - 1)
+    staged_end = store.last_staged_end(session_id)
+    window = MessageWindow(store, session_id, 1, start if staged_end is None else staged_end + 1)
+    job = _Recomposition(store, outcome, window, settings, historian, progress_stream)
     job.range_start = start
     job.advance(end + 1, force_keep=True)
     if outcome.failed:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from karni_historian.condense.chunk import Chunk
     from karni_historian.condense.compartment_xml import ValidationResult
     from karni_historian.condense.triggers import TriggerDecision
+    from karni_historian.condense.window import MessageWindow
     from karni_historian.model import Fact, Message
     from karni_historian.store import RunRecord, Store
 
@@ -137,21 +138,18 @@ class _Condensation:
         self,
         store: Store,
         outcome: RunOutcome,
-        messages: Sequence[Message],
+        window: MessageWindow,
         settings: Settings,
         historian: Historian | None,
         progress_stream: TextIO | None = None,
     ) -> None:
-        from karni_historian.condense.chunk import completed_arcs
-
         self.store = store
         self.outcome = outcome
         self.settings = settings
         self.name = historian_name(historian)
         self.historian = historian or _historian_xml
-        self.messages = messages
-        self.by_ordinal = {message.ordinal: message for message in messages}
-        self.arcs = completed_arcs(messages)
+        self.window = window
+        self.arcs = window.arcs()
         self.progress_stream = progress_stream
 
     def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
@@ -164,7 +162,7 @@ class _Condensation:
         progress = progress_for(target - 1 - start, self.progress_stream, outcome.kind, _messages)
         try:
             for _ in range(_MAX_ROUNDS):
-                offset = self.store.last_compartment_end(outcome.session_id) + 1
+                offset = self._next_offset()
                 outcome.covered_to = offset - 1
                 if progress is not None:
                     progress.update(outcome.covered_to - start, outcome.session_id)
@@ -175,13 +173,18 @@ class _Condensation:
                 progress.close()
         return self._finish(target)
 
+    def _next_offset(self) -> int:
+        """The first ordinal the next round condenses: after the last compartment."""
+        return self.store.last_compartment_end(self.outcome.session_id) + 1
+
     def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
         """Condense one chunk from ``offset``; False when the run should stop."""
         from karni_historian.condense.chunk import build_chunk
         from karni_historian.errors import ChunkCoverageError, HistorianOutputError, ModelError
 
+        self.window.forget_before(offset)
         chunk = build_chunk(
-            self.messages,
+            self.window.iter_from(offset, target),
             offset=offset,
             eligible_end=target,
             budget_tokens=self.settings.chunk_tokens,
@@ -222,7 +225,8 @@ class _Condensation:
         from karni_historian.errors import HistorianOutputError
 
         check_coverage(chunk)
-        xml = self.historian(chunk, self.messages)
+        builtin = self.historian is _historian_xml
+        xml = self.historian(chunk, self.window.for_historian(chunk.end, env_reads=not builtin))
         result = validate(parse(xml), chunk, arcs=self.arcs, force_keep=force_keep)
         if result.compartments and result.compartments[-1].end + 1 <= offset:
             raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
@@ -238,8 +242,8 @@ class _Condensation:
         from karni_historian.condense.dates import dated
         from karni_historian.condense.fact_sources import trace_facts
 
-        compartments = dated(result.compartments, self.by_ordinal)
-        traced = trace_facts(result.facts, compartments, self.by_ordinal)
+        compartments = dated(result.compartments, self.window.by_ordinal)
+        traced = trace_facts(result.facts, compartments, self.window.by_ordinal)
         facts: list[Fact] = traced.facts
         record.status = "ok"
         record.historian = getattr(self.historian, "last_model", None) or self.name  # a fallback
@@ -297,26 +301,30 @@ def wrapup(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
         ``keep`` messages sit above the last compartment.
     """
-    from karni_historian.condense.chunk import wrapup_boundary
+    from karni_historian.condense.chunk import snapped_boundary
     from karni_historian.condense.triggers import trigger_budget
+    from karni_historian.condense.window import BackwardLookup, MessageWindow
 
     settings = settings or Settings()
     outcome = RunOutcome(session_id, "wrapup")
     last_end = store.last_compartment_end(session_id)
-    above = store.message_count(session_id) - last_end
+    last = store.message_count(session_id)
+    above = last - last_end
     outcome.covered_to = last_end
     if above <= keep:
         outcome.note = f"nothing to wrap up — only {above} messages above the last compartment"
         return outcome
-    messages = store.messages(session_id)
+    window = MessageWindow(store, session_id, 1, last_end + 1)
     budget = trigger_budget(settings.context_limit, settings.execute_threshold_percentage)
     snap = min(max(budget, 2000), 48_000)
-    target = wrapup_boundary(messages, keep, snap_tokens=snap, floor=last_end + 1)
+    lookup = BackwardLookup(store, session_id)
+    target = snapped_boundary(
+        last, keep, window.arcs(), lookup, snap_tokens=snap, floor=last_end + 1
+    )
     if target <= last_end + 1:
         outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
         return outcome
-    viewed = project_view(messages, store.root)
-    job = _Condensation(store, outcome, viewed, settings, historian, progress_stream)
+    job = _Condensation(store, outcome, window, settings, historian, progress_stream)
     return job.advance(target, force_keep=True)
 
 
@@ -328,27 +336,45 @@ class RunPlan:
         session_id: The session.
         covered_to: The last ordinal inside a compartment.
         target: The exclusive end of the settled messages.
-        messages: The messages after the last compartment, project-relative.
         settings: The settings the plan was made with.
+        store: The store the plan reads the session's messages from.
     """
 
     session_id: str
     covered_to: int
     target: int
-    messages: list[Message]
     settings: Settings
+    store: Store
 
     @property
     def settled(self) -> bool:
         """Whether any settled message lies after the last compartment."""
         return self.target > self.covered_to + 1
 
-    def decision(self) -> TriggerDecision:
-        """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``)."""
-        from karni_historian.condense.triggers import evaluate_trigger, session_state
+    @property
+    def messages(self) -> list[Message]:
+        """The messages after the last compartment, project-relative (all read at once)."""
+        return project_view(
+            self.store.messages(self.session_id, self.covered_to + 1), self.store.root
+        )
 
-        settings = self.settings
-        state = session_state(self.messages, self.covered_to + 1, self.target, settings)
+    def decision(self) -> TriggerDecision:
+        """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
+
+        The messages are read in batches, never all at once.
+        """
+        from karni_historian.condense.triggers import evaluate_trigger, session_state
+        from karni_historian.condense.window import MessageWindow, stream_messages
+
+        settings, offset = self.settings, self.covered_to + 1
+        window = MessageWindow(self.store, self.session_id, offset, offset)
+        state = session_state(
+            stream_messages(self.store, self.session_id, offset),
+            offset,
+            self.target,
+            settings,
+            scan=window.iter_from(offset, self.target),
+        )
         return evaluate_trigger(
             state, settings.context_limit, settings.execute_threshold_percentage
         )
@@ -359,14 +385,22 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
 
     The tail starts at the fifth-from-last meaningful user prompt
     (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
-    never splits a completed tool call and its result.
+    never splits a completed tool call and its result. The messages are read
+    newest first, in batches, only until that prompt is found.
     """
-    from karni_historian.condense.chunk import completed_arcs, fence_boundary, protected_tail_start
+    from karni_historian.condense.chunk import (
+        PROTECTED_TAIL_USER_TURNS,
+        arcs_of_calls,
+        fence_boundary,
+        tail_start,
+    )
+    from karni_historian.condense.window import newest_first
 
     last_end = store.last_compartment_end(session_id)
-    messages = project_view(store.messages(session_id, last_end + 1), store.root)
-    target = fence_boundary(protected_tail_start(messages), completed_arcs(messages))
-    return RunPlan(session_id, last_end, target, messages, settings or Settings())
+    newest = newest_first(store, session_id, last_end + 1)
+    arcs = arcs_of_calls(store.tool_part_calls(session_id, last_end + 1))
+    target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), arcs)
+    return RunPlan(session_id, last_end, target, settings or Settings(), store)
 
 
 def run(
@@ -402,5 +436,8 @@ def run(
             "nothing settled to condense — the newest five prompts and their answers stay raw"
         )
         return outcome
-    job = _Condensation(store, outcome, plan.messages, plan.settings, historian, progress_stream)
+    from karni_historian.condense.window import MessageWindow
+
+    window = MessageWindow(store, session_id, plan.covered_to + 1, plan.covered_to + 1)
+    job = _Condensation(store, outcome, window, plan.settings, historian, progress_stream)
     return job.advance(plan.target, force_keep=False)

@@ -23,7 +23,7 @@ from karni_historian.brief.budget import js_round
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable
 
     from karni_historian.condense.settings import Settings
     from karni_historian.model import Message
@@ -198,16 +198,23 @@ def evaluate_trigger(
 
 
 def session_state(
-    messages: Sequence[Message], offset: int, target: int, settings: Settings
+    messages: Iterable[Message],
+    offset: int,
+    target: int,
+    settings: Settings,
+    *,
+    scan: Iterable[Message] | None = None,
 ) -> TriggerState:
     """Measure a session for :func:`evaluate_trigger`.
 
     Args:
         messages: The session's messages from ``offset`` on (after the last
-            compartment), in ordinal order.
+            compartment), in ordinal order; read once.
         offset: The first ordinal after the last compartment.
         target: The exclusive end of the settled messages.
         settings: The project's settings.
+        scan: The same messages again for the chunk scan, which stops early
+            (needed when ``messages`` is an iterator; None: ``messages``).
 
     Returns:
         The usage of the raw messages after the last compartment, and the
@@ -218,20 +225,27 @@ def session_state(
 
     limit = settings.context_limit
     budget = trigger_budget(limit, settings.execute_threshold_percentage)
-    scan = build_chunk(
-        messages,
+    scanned = build_chunk(
+        messages if scan is None else scan,
         offset=offset,
         eligible_end=target,
         budget_tokens=max(MEANINGFUL_TOKENS, 3 * budget),
         expand_tools=settings.expand_tools,
     )
-    settled = [m for m in messages if offset <= m.ordinal < target]
-    live_tokens = sum(raw_tokens(m) for m in messages if m.ordinal >= offset)
+    live_tokens = settled_tokens = settled = 0
+    for message in messages:
+        if message.ordinal < offset:
+            continue
+        tokens = raw_tokens(message)
+        live_tokens += tokens
+        if message.ordinal < target:
+            settled_tokens += tokens
+            settled += 1
     return TriggerState(
         usage_pct=live_tokens * 100 / limit,
-        commit_clusters=scan.commit_clusters,
-        chunk_tokens=scan.token_estimate,
-        has_more=scan.has_more,
-        settled_raw_tokens=sum(raw_tokens(m) for m in settled),
-        settled_messages=len(settled),
+        commit_clusters=scanned.commit_clusters,
+        chunk_tokens=scanned.token_estimate,
+        has_more=scanned.has_more,
+        settled_raw_tokens=settled_tokens,
+        settled_messages=settled,
     )

@@ -51,6 +51,8 @@ BATCH_BYTES = 32 << 20
 
 _SNIFF_LINES = 50
 _PROGRESS_STEP = 1 << 20
+_GROUP_LINES = 512
+_GROUP_BYTES = 4 << 20
 
 
 class FileReport:
@@ -373,6 +375,48 @@ def _ingest_file(
     return job.run()
 
 
+def _groups(stream: Iterator[tuple[Any, int]], until: int) -> Iterator[list[tuple[Any, int]]]:
+    """The lines in groups of at most ``_GROUP_LINES`` lines or about ``_GROUP_BYTES``.
+
+    A group also ends with the line that reaches the offset ``until`` (the
+    end of the transaction).
+    """
+    group: list[tuple[Any, int]] = []
+    size = 0
+    for item in stream:
+        group.append(item)
+        size += len(item[0])
+        if len(group) >= _GROUP_LINES or size >= _GROUP_BYTES or item[1] >= until:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+_BLANK: dict[str, Any] = {}
+"""What :func:`_parsed` returns for a blank line (compared by identity)."""
+
+
+def _parsed(line: bytes) -> dict[str, Any] | None:
+    """A line's JSON object; :data:`_BLANK` for a blank line; None for a malformed one."""
+    import json
+
+    from karni_historian.ingest.reader import OVERSIZED
+
+    if line is OVERSIZED:
+        return None
+    if line[:1] == b"\x00":
+        line = line.lstrip(b"\x00")
+    try:
+        record = json.loads(line.decode())  # a str parses faster than bytes
+    except ValueError:
+        try:
+            record = json.loads(line)  # a BOM, or another encoding JSON allows
+        except ValueError:
+            return _BLANK if not line.strip() else None
+    return record if isinstance(record, dict) else None
+
+
 class _FileIngest:
     """One file read in batches, each committed together with the file's cursor."""
 
@@ -386,7 +430,10 @@ class _FileIngest:
         self.stat = stat
         self.progress = progress
         self.report = FileReport(path, kind)
-        self.feed = _reader(kind, sink, path).feed
+        reader = _reader(kind, sink, path)
+        self.feed = reader.feed
+        self.prefetch = getattr(reader, "prefetch", None)
+        """Looks up, once per group of lines, the ids the reader will ask the store about."""
         self.offset = 0
         self.lines = 0
         self.malformed = 0
@@ -417,23 +464,11 @@ class _FileIngest:
 
     def _batch(self, stream: Iterator[tuple[Any, int]]) -> bool:
         """Read about ``BATCH_BYTES`` in one transaction; True at the end of the file."""
-        from karni_historian.ingest.reader import OVERSIZED
-
         batch_start = self.offset
         finished = True
         with self.store.transaction():
-            for line, end in stream:
-                self.lines += 1
-                self.report.lines += 1
-                start, self.offset = self.offset, end
-                if line is OVERSIZED:
-                    self._malformed()
-                else:
-                    text = line.lstrip(b"\x00").strip()
-                    if text:
-                        self._record(text, start)
-                if self.progress is not None and self.offset - self.shown >= _PROGRESS_STEP:
-                    self._show_progress()
+            for group in _groups(stream, batch_start + BATCH_BYTES):
+                self._group(group)
                 if self.offset - batch_start >= BATCH_BYTES:
                     finished = False
                     break
@@ -443,14 +478,29 @@ class _FileIngest:
             self._show_progress()
         return finished
 
-    def _record(self, text: bytes, start: int) -> None:
-        """Hand one JSON line to the reader; a line it cannot use is counted malformed."""
-        import json
+    def _group(self, group: list[tuple[Any, int]]) -> None:
+        """Parse a group of lines, let the reader prefetch what they name, then feed them."""
+        start = self.offset
+        parsed: list[tuple[dict[str, Any] | None, int, int]] = []
+        for line, end in group:
+            parsed.append((_parsed(line), start, end))
+            start = end
+        if self.prefetch is not None:
+            self.prefetch([record for record, _, _ in parsed if record is not None])
+        for record, start, end in parsed:
+            self.lines += 1
+            self.report.lines += 1
+            self.offset = end
+            if record is None:
+                self._malformed()
+            elif record is not _BLANK:
+                self._record(record, start)
+            if self.progress is not None and self.offset - self.shown >= _PROGRESS_STEP:
+                self._show_progress()
 
+    def _record(self, record: dict[str, Any], start: int) -> None:
+        """Hand one parsed line to the reader; a line it cannot use is counted malformed."""
         try:
-            record = json.loads(text)
-            if not isinstance(record, dict):
-                raise ValueError("not a JSON object")
             if self.kind == "generic":
                 self.feed(record, start)
             else:

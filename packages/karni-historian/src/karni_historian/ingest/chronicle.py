@@ -133,7 +133,7 @@ class ChronicleReader:
         if not isinstance(session_id, str) or not isinstance(event_id, str):
             return
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-        if handler is None or not self.sink.store.first_sighting(f"chronicle:{event_id}"):
+        if handler is None or not self.sink.first_sighting(f"chronicle:{event_id}"):
             return
         raw_payload, raw_timestamp = event.get("payload"), event.get("ts")
         payload = raw_payload if isinstance(raw_payload, dict) else {}

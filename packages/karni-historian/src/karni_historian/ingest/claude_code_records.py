@@ -105,6 +105,23 @@ class ClaudeCodeReader:
 
     # -- records --
 
+    def prefetch(self, records: list[dict[str, Any]]) -> None:
+        """Look up, in one query each, the record and message ids a group of lines holds."""
+        keys: list[str] = []
+        message_ids: set[str] = set()
+        for record in records:
+            uuid = record.get("uuid")
+            if isinstance(uuid, str) and uuid:
+                keys.append(f"cc:{uuid}")
+            if record.get("type") == "assistant" and record.get("isSidechain") is not True:
+                message = record.get("message")
+                message_id = message.get("id") if isinstance(message, dict) else None
+                if isinstance(message_id, str):
+                    message_ids.add(message_id)
+        self.sink.prefetch_seen(keys)
+        if message_ids and self._writer is not None:
+            self._writer.prefetch_ids(message_ids)
+
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
         kind = record.get("type", "")
@@ -126,7 +143,7 @@ class ClaudeCodeReader:
         if uuid in self._summaries and agent is None:
             self.writer(_string(record, "cwd"))
             self.sink.store.set_title(self.session_id, self._summaries.pop(uuid), 2)
-        if isinstance(uuid, str) and uuid and not self.sink.store.first_sighting(f"cc:{uuid}"):
+        if isinstance(uuid, str) and uuid and not self.sink.first_sighting(f"cc:{uuid}"):
             return
         if agent is not None and agent.ignored:
             return
@@ -168,7 +185,7 @@ class ClaudeCodeReader:
         if not isinstance(text, str) or not text.strip():
             return
         uuid = record.get("uuid")
-        if isinstance(uuid, str) and uuid and not self.sink.store.first_sighting(f"cc:{uuid}"):
+        if isinstance(uuid, str) and uuid and not self.sink.first_sighting(f"cc:{uuid}"):
             return
         stored, ignored = classify(text)
         part: dict[str, Any] = {"type": "text", "text": stored}
@@ -370,6 +387,11 @@ class ClaudeCodeAgentReader(ClaudeCodeReader):
         owner = sink.agent_calls.get(path) or meta_call_id(path) or ""
         self._agent = Agent(owner, stem)
         self._first = True
+
+    def prefetch(self, records: list[dict[str, Any]]) -> None:
+        """Look up the record ids only: a subagent's message ids carry its key."""
+        keys = [f"cc:{record['uuid']}" for record in records if isinstance(record.get("uuid"), str)]
+        self.sink.prefetch_seen([key for key in keys if key != "cc:"])
 
     def agent_of(self, record: dict[str, Any]) -> Agent | None:
         """Every record of the file belongs to its one subagent."""

@@ -52,7 +52,7 @@ class GenericReader:
         session_id, role, text, tools = _checked(record)
         record_id = record.get("id")
         key = f"generic:{session_id}:{record_id}" if record_id else f"generic@{self.path}:{offset}"
-        if not self.sink.store.first_sighting(key):
+        if not self.sink.first_sighting(key):
             return
         writer = self.sink.session(session_id, KIND)
         if isinstance(record.get("title"), str):

@@ -286,7 +286,7 @@ class PiReader:
             "toolResult": self._tool_result,
             "bashExecution": self._bash,
         }.get(role if isinstance(role, str) else "")
-        if handler is None or not self.sink.store.first_sighting(_content_key(record, message)):
+        if handler is None or not self.sink.first_sighting(_content_key(record, message)):
             return
         handler(message, _timestamp(record, message))
 

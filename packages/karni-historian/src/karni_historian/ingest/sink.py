@@ -6,6 +6,11 @@ later blocks of the same response into their message, attaches tool results
 to the call that asked for them and records the files each call touched. It
 keeps the most recent messages in memory and writes them to the store on
 :meth:`Sink.flush`, so a run costs one write per message, not one per line.
+The ids a group of lines will ask about (record ids already imported, message
+ids already stored) are looked up in one query per group
+(:meth:`Sink.prefetch_seen`, :meth:`SessionWriter.prefetch_ids`), and what a
+group learns (records seen, calls made, files touched) is written with the
+messages, one statement per table.
 
 Parts are plain JSON objects here (the stored form, see
 :func:`karni_historian.store.parts_to_json`): ``{"type": "text", "text": …,
@@ -30,6 +35,12 @@ FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
 
 _CACHE_LIMIT = 512
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""Encodes parts as ``json.dumps(parts, ensure_ascii=False)`` does, one encoder for all."""
+
+_RELATIVE_CACHE_LIMIT = 4096
+"""Paths remembered by :meth:`Sink.relative`; the cache starts over when full."""
 
 
 class _Pending:
@@ -60,6 +71,10 @@ class Sink:
         """Subagent file (real path) -> the Task call that started it, learnt this run."""
         self.side_reports: list[Any] = []
         """Reports of files read because another transcript led to them."""
+        self._relative: dict[tuple[str, str | None], str | None] = {}
+        self._seen: dict[str, bool] = {}
+        """Record keys prefetched for the current group of lines -> whether already seen."""
+        self._new_keys: list[str] = []
 
     def session(self, session_id: str, source: str, cwd: str | None = None) -> SessionWriter:
         """The writer of ``session_id``, creating the session when new."""
@@ -77,15 +92,57 @@ class Sink:
             path: An absolute path, or one relative to ``cwd`` (or the root).
             cwd: The directory the agent ran in, when known.
         """
+        if not isinstance(path, str):
+            return None
+        key = (path, cwd)
+        try:
+            return self._relative[key]
+        except KeyError:
+            pass
+        if len(self._relative) >= _RELATIVE_CACHE_LIMIT:
+            self._relative.clear()  # agents touch a few files many times: keep memory flat
+        found = self._resolve(path, cwd)
+        self._relative[key] = found
+        return found
+
+    def _resolve(self, path: str, cwd: str | None) -> str | None:
+        """:meth:`relative` without the cache: one look at the file system."""
         from karni.agent.common.paths import project_relative
 
-        if not isinstance(path, str) or not path.strip():
+        if not path.strip():
             return None
         relative = project_relative(self.root, path.strip(), cwd=cwd or self.root)
         return None if relative == "." else relative
 
+    def prefetch_seen(self, keys: list[str]) -> None:
+        """Look up in one query which of ``keys`` were imported before.
+
+        :meth:`first_sighting` then answers them from memory until the next
+        prefetch; other keys still ask the store.
+        """
+        self._write_seen()
+        found = self.store.seen_among(keys)
+        self._seen = {key: key in found for key in keys}
+
+    def first_sighting(self, key: str) -> bool:
+        """Record ``key``; True the first time it is seen, False after."""
+        already = self._seen.get(key)
+        if already is None:
+            return self.store.first_sighting(key)
+        if already:
+            return False
+        self._seen[key] = True
+        self._new_keys.append(key)
+        return True
+
+    def _write_seen(self) -> None:
+        if self._new_keys:
+            self.store.add_seen(self._new_keys)
+            self._new_keys = []
+
     def flush(self) -> None:
         """Write every changed message to the store (inside the caller's transaction)."""
+        self._write_seen()
         for writer in self._writers.values():
             writer.flush()
 
@@ -105,6 +162,10 @@ class SessionWriter:
         self._cache: dict[int, _Pending] = {}
         self._ids: dict[str, int] = {}
         self._calls: dict[str, int] = {}
+        self._absent: set[str] = set()
+        """Message ids a prefetch found nowhere in the store (and not appended since)."""
+        self._new_calls: list[tuple[str, str, int]] = []
+        self._new_files: list[tuple[str, int, str, str]] = []
         self.titled = False
 
     # -- messages --
@@ -122,6 +183,7 @@ class SessionWriter:
         self._cache[ordinal] = _Pending(role, parts, timestamp, message_id)
         if message_id:
             self._ids[message_id] = ordinal
+            self._absent.discard(message_id)
         self.sink.messages_added += 1
         self.sink.sessions_touched.add(self.session_id)
         if len(self._cache) > _CACHE_LIMIT:
@@ -131,11 +193,20 @@ class SessionWriter:
     def find(self, message_id: str) -> int | None:
         """The ordinal of the message with this provider id, or None."""
         ordinal = self._ids.get(message_id)
-        if ordinal is None and self._in_store:
+        if ordinal is None and self._in_store and message_id not in self._absent:
             ordinal = self.store.ordinal_of_message_id(self.session_id, message_id)
             if ordinal is not None:
                 self._ids[message_id] = ordinal
         return ordinal
+
+    def prefetch_ids(self, message_ids: set[str]) -> None:
+        """Look up in one query the stored ordinals of the ids a group of lines will ask for."""
+        if not self._in_store:
+            return
+        unknown = [key for key in message_ids if key and key not in self._ids]
+        found = self.store.ordinals_of_message_ids(self.session_id, unknown)
+        self._ids.update(found)
+        self._absent = {key for key in unknown if key not in found}
 
     def extend(self, ordinal: int, parts: list[dict[str, Any]]) -> None:
         """Append parts to an existing message (a later block of the same response)."""
@@ -164,7 +235,7 @@ class SessionWriter:
         """Remember that the message at ``ordinal`` made the call ``call_id``."""
         if call_id and call_id not in self._calls:
             self._calls[call_id] = ordinal
-            self.store.record_call(self.session_id, call_id, ordinal)
+            self._new_calls.append((self.session_id, call_id, ordinal))
 
     def call(self, call_id: str) -> tuple[int, dict[str, Any]] | None:
         """``(ordinal, part)`` of the tool call ``call_id``, or None when unknown."""
@@ -201,20 +272,20 @@ class SessionWriter:
     def add_file(self, ordinal: int, path: str | None, action: str) -> None:
         """Record that the message's tool call touched ``path`` (already project-relative)."""
         if path:
-            self.store.add_file(self.session_id, ordinal, path, action)
+            self._new_files.append((self.session_id, ordinal, path, action))
 
     # -- saving --
 
     def flush(self) -> None:
         """Write the changed messages to the store."""
         store = self.store
-        dumps = json.dumps
+        dumps = _ENCODER.encode
         new: list[tuple[int, str, str, str | None, str]] = []
         for ordinal in sorted(self._cache):
             pending = self._cache[ordinal]
             if not pending.dirty:
                 continue
-            parts_json = dumps(pending.parts, ensure_ascii=False)
+            parts_json = dumps(pending.parts)
             if pending.stored:
                 store.write_message(self.session_id, ordinal, pending.role, parts_json)
             else:
@@ -224,6 +295,12 @@ class SessionWriter:
                 pending.stored = True
             pending.dirty = False
         store.insert_messages(self.session_id, new)
+        if self._new_calls:
+            store.record_calls(self._new_calls)
+            self._new_calls = []
+        if self._new_files:
+            store.add_files(self._new_files)
+            self._new_files = []
 
     def _evict(self) -> None:
         """Write everything, then forget the older half of the messages and their ids.

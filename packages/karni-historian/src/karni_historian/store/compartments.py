@@ -43,39 +43,63 @@ class CompartmentTables(Database):
         ).fetchone()
         return int(row[0])
 
-    def _message_id(self, session_id: str, ordinal: int) -> str:
+    def snapped_range(self, session_id: str, start: int, end: int) -> tuple[int, int]:
+        """``start``-``end`` widened to the compartments that hold them.
+
+        The start moves back to the start of the last compartment starting at
+        or before it (1 when none), the end forward to the end of the first
+        ending at or after it (the last compartment's end when none).
+        """
         row = self.connection.execute(
-            "SELECT message_id FROM raw_messages WHERE session_id = ? AND ordinal = ?",
-            (session_id, ordinal),
+            "SELECT (SELECT MAX(start_message) FROM compartments WHERE session_id = ?1"
+            " AND start_message <= ?2), (SELECT MIN(end_message) FROM compartments"
+            " WHERE session_id = ?1 AND end_message >= ?3)",
+            (session_id, start, end),
         ).fetchone()
-        return row[0] if row else ""
+        snapped_end = row[1] if row[1] is not None else self.last_compartment_end(session_id)
+        return (row[0] if row[0] is not None else 1), int(snapped_end)
 
     def insert_compartment(self, session_id: str, sequence: int, compartment: Compartment) -> None:
         """Store one compartment at ``sequence`` of its session."""
-        self.connection.execute(
+        self.insert_compartments(session_id, sequence, [compartment])
+
+    def insert_compartments(
+        self, session_id: str, first_sequence: int, compartments: Sequence[Compartment]
+    ) -> None:
+        """Store compartments at consecutive sequences from ``first_sequence``, in one statement.
+
+        Each row records the provider ids of its first and last messages.
+        """
+        now = utc_now()
+        self.connection.executemany(
             "INSERT INTO compartments (session_id, sequence, start_message, end_message,"
             " start_message_id, end_message_id, title, content, p1, p2, p3, p4,"
             " importance, episode_type, legacy, start_date, end_date, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
-            (
-                session_id,
-                sequence,
-                compartment.start,
-                compartment.end,
-                self._message_id(session_id, compartment.start),
-                self._message_id(session_id, compartment.end),
-                compartment.title,
-                compartment.p1,
-                compartment.p1,
-                compartment.p2,
-                compartment.p3,
-                compartment.p4,
-                max(1, min(100, int(compartment.importance))),
-                compartment.episode_type,
-                compartment.start_date,
-                compartment.end_date,
-                utc_now(),
-            ),
+            " VALUES (?1, ?2, ?3, ?4,"
+            " COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
+            " AND ordinal = ?3), ''),"
+            " COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
+            " AND ordinal = ?4), ''),"
+            " ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13, ?14)",
+            [
+                (
+                    session_id,
+                    first_sequence + offset,
+                    compartment.start,
+                    compartment.end,
+                    compartment.title,
+                    compartment.p1,
+                    compartment.p2,
+                    compartment.p3,
+                    compartment.p4,
+                    max(1, min(100, int(compartment.importance))),
+                    compartment.episode_type,
+                    compartment.start_date,
+                    compartment.end_date,
+                    now,
+                )
+                for offset, compartment in enumerate(compartments)
+            ],
         )
 
     def next_sequence(self, session_id: str) -> int:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from karni_historian.store.database import Database, utc_now
 from karni_historian.store.records import CursorState
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = ["IngestStateTables"]
 
 
@@ -17,6 +21,24 @@ class IngestStateTables(Database):
             "INSERT OR IGNORE INTO seen_records (key) VALUES (?)", (key,)
         )
         return cursor.rowcount == 1
+
+    def seen_among(self, keys: Sequence[str]) -> set[str]:
+        """Those of ``keys`` recorded before, in one query."""
+        import json
+
+        if not keys:
+            return set()
+        rows = self.connection.execute(
+            "SELECT key FROM seen_records WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(keys)),),
+        )
+        return {row[0] for row in rows}
+
+    def add_seen(self, keys: Sequence[str]) -> None:
+        """Record ``keys`` (those already recorded stay as they are)."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO seen_records (key) VALUES (?)", [(key,) for key in keys]
+        )
 
     def cursor(self, source: str) -> CursorState | None:
         """The ingest cursor of a source file, or None when never read."""

@@ -128,6 +128,22 @@ class MessageTables(Database):
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else None
 
+    def ordinals_of_message_ids(
+        self, session_id: str, message_ids: Sequence[str]
+    ) -> dict[str, int]:
+        """The ordinal of each of ``message_ids`` that is stored, in one query."""
+        import json
+
+        if not message_ids:
+            return {}
+        rows = self.connection.execute(
+            "SELECT message_id, min(ordinal) FROM raw_messages INDEXED BY"
+            " idx_raw_messages_message_id WHERE session_id = ? AND message_id != ''"
+            " AND message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id",
+            (session_id, json.dumps(list(message_ids))),
+        )
+        return {row[0]: int(row[1]) for row in rows}
+
     def message_ids(self, session_id: str) -> set[str]:
         """The provider ids of the session's stored messages."""
         rows = self.connection.execute(
@@ -157,11 +173,54 @@ class MessageTables(Database):
         )
         return _messages(session_id, rows)
 
+    def message_batch(self, session_id: str, start: int, limit: int) -> list[Message]:
+        """At most ``limit`` messages of the session from ordinal ``start`` on, in order."""
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
+            (session_id, start, limit),
+        )
+        return list(_messages(session_id, rows))
+
+    def tool_part_calls(self, session_id: str, start: int = 1) -> Iterator[tuple[int, str, str]]:
+        """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
+
+        In message and part order, read by SQLite's JSON functions without
+        decoding the messages here (what tool arcs are computed from).
+        """
+        rows = self.connection.execute(
+            "SELECT m.ordinal, m.role, json_extract(p.value, '$.call_id') FROM raw_messages m,"
+            " json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+            " WHERE m.session_id = ? AND m.ordinal >= ? AND instr(m.parts_json, '\"call_id\"') > 0"
+            " AND json_extract(p.value, '$.type') = 'tool' ORDER BY m.ordinal, p.key",
+            (session_id, start),
+        )
+        return ((row[0], row[1], row[2]) for row in rows if row[2])
+
+    def messages_mentioning(
+        self, session_id: str, needle: str, start: int, end: int
+    ) -> Iterator[Message]:
+        """The messages of ``start``-``end`` whose stored parts contain ``needle``, in order."""
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? AND instr(parts_json, ?) > 0"
+            " ORDER BY ordinal",
+            (session_id, start, end, needle),
+        )
+        return _messages(session_id, rows)
+
     def record_call(self, session_id: str, call_id: str, ordinal: int) -> None:
         """Remember which message made the call ``call_id`` (first one wins)."""
         self.connection.execute(
             "INSERT OR IGNORE INTO tool_calls (session_id, call_id, ordinal) VALUES (?, ?, ?)",
             (session_id, call_id, ordinal),
+        )
+
+    def record_calls(self, calls: Sequence[tuple[str, str, int]]) -> None:
+        """:meth:`record_call` for ``(session_id, call_id, ordinal)`` rows, in one statement."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO tool_calls (session_id, call_id, ordinal) VALUES (?, ?, ?)",
+            calls,
         )
 
     def call_ordinal(self, session_id: str, call_id: str) -> int | None:
@@ -178,6 +237,14 @@ class MessageTables(Database):
             "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
             " VALUES (?, ?, ?, ?)",
             (session_id, ordinal, path, action),
+        )
+
+    def add_files(self, rows: Sequence[tuple[str, int, str, str]]) -> None:
+        """:meth:`add_file` for ``(session_id, ordinal, path, action)`` rows, in one statement."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
+            " VALUES (?, ?, ?, ?)",
+            rows,
         )
 
     def files(self, session_id: str, ordinal: int) -> list[tuple[str, str]]:

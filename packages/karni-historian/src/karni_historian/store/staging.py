@@ -16,7 +16,7 @@ from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 __all__ = ["StagingTables"]
 
@@ -60,6 +60,24 @@ class StagingTables(Database):
             (session_id,),
         ).fetchall()
         return [Compartment(**json.loads(row[0])) for row in rows]
+
+    def last_staged_end(self, session_id: str) -> int | None:
+        """The last ordinal the session's staged compartments cover, None when none is staged."""
+        row = self.connection.execute(
+            "SELECT compartment_json FROM recomp_staging WHERE session_id = ?"
+            " ORDER BY start_message DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        return int(json.loads(row[0])["end"]) if row else None
+
+    def iter_staged(self, session_id: str) -> Iterator[Compartment]:
+        """:meth:`staged`, one at a time."""
+        rows = self.connection.execute(
+            "SELECT compartment_json FROM recomp_staging WHERE session_id = ?"
+            " ORDER BY start_message",
+            (session_id,),
+        )
+        return (Compartment(**json.loads(row[0])) for row in rows)
 
     def clear_staging(self, session_id: str) -> None:
         """Remove the session's pending recomp and its staged compartments."""

@@ -73,9 +73,7 @@ class Store(
                 who did: ``user``, ``agent`` or ``historian``.
         """
         with self.transaction():
-            sequence = self.next_sequence(session_id)
-            for offset, compartment in enumerate(compartments):
-                self.insert_compartment(session_id, sequence + offset, compartment)
+            self.insert_compartments(session_id, self.next_sequence(session_id), compartments)
             if compartments:
                 whole = (compartments[0].start, compartments[-1].end)
                 spans = list(fact_spans or [])
@@ -106,24 +104,42 @@ class Store(
     def publish_recomp(self, session_id: str, run: RunRecord) -> int:
         """Replace the published compartments of the pending recomp's range by the staged ones.
 
-        One transaction: compartments outside the range keep their place,
-        the sequence is renumbered oldest first, the staging and the job are
+        One transaction, in SQL without reading the compartments here:
+        compartments outside the range keep their rows and their place, the
+        sequence is renumbered oldest first, the staging and the job are
         removed and ``run`` is recorded. Returns how many were staged.
         """
         job = self.recomp_job(session_id)
         assert job is not None
         start, end = job
+        connection = self.connection
         with self.transaction():
-            staged = self.staged(session_id)
-            kept = [stored.compartment for stored in self.compartments(session_id)]
-            outside = [c for c in kept if c.end < start or c.start > end]
-            merged = sorted([*outside, *staged], key=lambda c: c.start)
-            self.connection.execute("DELETE FROM compartments WHERE session_id = ?", (session_id,))
-            for sequence, compartment in enumerate(merged):
-                self.insert_compartment(session_id, sequence, compartment)
+            connection.execute(
+                "DELETE FROM compartments WHERE session_id = ? AND end_message >= ?"
+                " AND start_message <= ?",
+                (session_id, start, end),
+            )
+            # Out of the way of the final numbers: kept rows negated, staged ones below them.
+            connection.execute(
+                "UPDATE compartments SET sequence = -1 - sequence WHERE session_id = ?",
+                (session_id,),
+            )
+            staged = 0
+            for compartment in self.iter_staged(session_id):
+                self.insert_compartment(session_id, _STAGED_SEQUENCE - staged, compartment)
+                staged += 1
+            connection.execute(
+                "UPDATE compartments SET sequence = renumbered.sequence FROM (SELECT id,"
+                " row_number() OVER (ORDER BY start_message, sequence DESC) - 1 AS sequence"
+                " FROM compartments WHERE session_id = ?) AS renumbered"
+                " WHERE compartments.id = renumbered.id",
+                (session_id,),
+            )
             self.clear_staging(session_id)
             self.record_run(run)
-            self.connection.execute(
-                "UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,)
-            )
-        return len(staged)
+            connection.execute("UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,))
+        return staged
+
+
+_STAGED_SEQUENCE = -(1 << 40)
+"""Where :meth:`Store.publish_recomp` numbers the staged compartments before renumbering."""

@@ -1,0 +1,228 @@
+"""A session's messages read from the store a batch at a time, as a run moves through them.
+
+``wrapup``, ``run`` and ``recomp`` condense a session chunk by chunk. Holding
+every message of a long session would make their memory grow with the store,
+so they read through a :class:`MessageWindow` instead: messages are fetched
+in batches of :data:`BATCH_MESSAGES` by ordinal, shown project-relative
+(:mod:`karni_historian.condense.project_view`), and forgotten once a chunk
+before them is published. What a run needs from the whole session is read
+without decoding it: the tool arcs (:meth:`MessageWindow.arcs`, from SQLite's
+JSON functions) and the messages that read a ``.env`` file, kept for the
+model chain's redaction (``docs/historian/store.md``).
+"""
+
+from __future__ import annotations
+
+from karni_historian.condense.project_view import project_view
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from karni_historian.model import Message
+    from karni_historian.store import Store
+
+__all__ = [
+    "BATCH_MESSAGES",
+    "LOOKAHEAD_MESSAGES",
+    "BackwardLookup",
+    "MessageWindow",
+    "newest_first",
+    "stream_messages",
+]
+
+BATCH_MESSAGES = 1000
+"""Messages fetched from the store per query."""
+
+LOOKAHEAD_MESSAGES = 200
+"""Messages after a chunk's end also handed to the historian (results of its last calls)."""
+
+
+class MessageWindow:
+    """The messages of one session from an ordinal on, fetched in batches.
+
+    Args:
+        store: The project's store.
+        session_id: The session.
+        origin: The first ordinal the run takes the session's tool arcs and
+            ``.env`` reads from.
+        start: The first ordinal fetched (the first one to condense).
+        batch: Messages per query (default :data:`BATCH_MESSAGES`).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        session_id: str,
+        origin: int,
+        start: int,
+        batch: int | None = None,
+    ) -> None:
+        """Start before any message is fetched."""
+        self.store = store
+        self.session_id = session_id
+        self.origin = origin
+        self.batch = batch or BATCH_MESSAGES
+        self.loaded: list[Message] = []
+        self.by_ordinal: dict[int, Message] = {}
+        self._next = start
+        self._exhausted = False
+        self._paths: dict[str, str | None] = {}
+        self._arcs: list[tuple[int, int]] | None = None
+        self._env_reads: list[Message] | None = None
+        self.queries = 0
+        """Batches fetched so far."""
+
+    def arcs(self) -> list[tuple[int, int]]:
+        """The completed tool arcs of the session from :attr:`origin` on."""
+        from karni_historian.condense.chunk import arcs_of_calls
+
+        if self._arcs is None:
+            self._arcs = arcs_of_calls(self.store.tool_part_calls(self.session_id, self.origin))
+        return self._arcs
+
+    def _fetch(self) -> bool:
+        """Fetch the next batch; False when the session has no more messages."""
+        if self._exhausted:
+            return False
+        rows = self.store.message_batch(self.session_id, self._next, self.batch)
+        self.queries += 1
+        if len(rows) < self.batch:
+            self._exhausted = True
+        if not rows:
+            return False
+        viewed = project_view(rows, self.store.root, self._paths)
+        self.loaded.extend(viewed)
+        self.by_ordinal.update((message.ordinal, message) for message in viewed)
+        self._next = viewed[-1].ordinal + 1
+        return True
+
+    def load_through(self, ordinal: int) -> None:
+        """Fetch until the message at ``ordinal`` (or the session's last) is loaded."""
+        while (not self.loaded or self.loaded[-1].ordinal < ordinal) and self._fetch():
+            pass
+
+    def iter_from(self, offset: int, stop: int) -> Iterator[Message]:
+        """The messages from ``offset`` on, fetched as needed, through the first past ``stop - 1``.
+
+        What :func:`karni_historian.condense.chunk.build_chunk` reads: it stops
+        early when its budget is full, and nothing after ``stop`` changes it.
+        """
+        index = 0
+        while True:
+            while index >= len(self.loaded):
+                if not self._fetch():
+                    return
+            message = self.loaded[index]
+            index += 1
+            if message.ordinal < offset:
+                continue
+            yield message
+            if message.ordinal >= stop:
+                return
+
+    def forget_before(self, ordinal: int) -> None:
+        """Drop the loaded messages before ``ordinal`` (a published chunk's)."""
+        keep = 0
+        while keep < len(self.loaded) and self.loaded[keep].ordinal < ordinal:
+            del self.by_ordinal[self.loaded[keep].ordinal]
+            keep += 1
+        if keep:
+            del self.loaded[:keep]
+
+    def for_historian(self, end: int, *, env_reads: bool = True) -> list[Message]:
+        """What a historian reads for a chunk ending at ``end``.
+
+        The loaded messages through ``end`` and :data:`LOOKAHEAD_MESSAGES`
+        after it, with the earlier messages that read a ``.env`` file and
+        both ends of every tool arc still open at ``end``, in order (unless
+        ``env_reads`` is false: the built-in historian reads only the chunk's
+        own messages).
+        """
+        self.load_through(end + LOOKAHEAD_MESSAGES)
+        if not env_reads:
+            return self.loaded
+        first = self.loaded[0].ordinal if self.loaded else self._next
+        extra = {m.ordinal: m for m in self._earlier_env_reads() if m.ordinal < first}
+        extra.update((m.ordinal, m) for m in self._arc_ends(end))
+        return sorted([*extra.values(), *self.loaded], key=lambda message: message.ordinal)
+
+    def _arc_ends(self, end: int) -> list[Message]:
+        """The calls and results outside the loaded stretch of the arcs open at ``end``.
+
+        A historian that checks its own boundaries against the arcs then
+        sees every arc the run checks it against.
+        """
+        if not self.loaded:
+            return []
+        first, last = self.loaded[0].ordinal, self.loaded[-1].ordinal
+        wanted = {
+            ordinal
+            for call, result in self.arcs()
+            if call <= end < result and (call < first or result > last)
+            for ordinal in (call, result)
+            if not first <= ordinal <= last
+        }
+        found = [m for o in sorted(wanted) for m in self.store.messages(self.session_id, o, o)]
+        return project_view(found, self.store.root, self._paths)
+
+    def _earlier_env_reads(self) -> list[Message]:
+        """The messages from :attr:`origin` on whose tool calls read a ``.env`` file."""
+        if self._env_reads is None:
+            from karni_historian.condense.models.redaction import env_file_values
+
+            last = self.store.message_count(self.session_id)
+            mentioning = self.store.messages_mentioning(self.session_id, ".env", self.origin, last)
+            viewed = project_view(mentioning, self.store.root, self._paths)
+            self._env_reads = [m for m in viewed if env_file_values([m])]
+        return self._env_reads
+
+
+class BackwardLookup:
+    """Messages by ordinal as stored (not project-relative), read in batches going down.
+
+    What :func:`karni_historian.condense.chunk.snapped_boundary` walks back
+    through from the ``wrapup`` boundary.
+    """
+
+    def __init__(self, store: Store, session_id: str, batch: int | None = None) -> None:
+        """Start with nothing read."""
+        self.store = store
+        self.session_id = session_id
+        self.batch = batch or BATCH_MESSAGES
+        self._low, self._high = 1, 0
+        self._messages: dict[int, Message] = {}
+
+    def __call__(self, ordinal: int) -> Message | None:
+        """The message at ``ordinal``, or None."""
+        if not self._low <= ordinal <= self._high:
+            self._low, self._high = max(1, ordinal - self.batch + 1), ordinal
+            rows = self.store.messages(self.session_id, self._low, self._high)
+            self._messages = {message.ordinal: message for message in rows}
+        return self._messages.get(ordinal)
+
+
+def stream_messages(
+    store: Store, session_id: str, start: int, batch: int | None = None
+) -> Iterator[Message]:
+    """The session's messages from ``start`` on, project-relative, one batch held at a time."""
+    batch = batch or BATCH_MESSAGES
+    paths: dict[str, str | None] = {}
+    while True:
+        rows = store.message_batch(session_id, start, batch)
+        yield from project_view(rows, store.root, paths)
+        if len(rows) < batch:
+            return
+        start = rows[-1].ordinal + 1
+
+
+def newest_first(
+    store: Store, session_id: str, first: int, batch: int | None = None
+) -> Iterator[Message]:
+    """The session's messages down to ordinal ``first``, newest first, as stored, in batches."""
+    batch = batch or BATCH_MESSAGES
+    high = store.message_count(session_id)
+    while high >= first:
+        low = max(first, high - batch + 1)
+        yield from reversed(store.messages(session_id, low, high))
+        high = low - 1
