@@ -112,3 +112,31 @@ def test_a_changed_budget_and_an_oversized_additive_block_rebuild(project, capsy
     assert rebuild(project, capsys)["last_reason"].startswith(
         "the additive block outgrew its share of the history budget"
     )
+
+
+def test_the_wrapup_note_streams_the_compartments_and_agrees_with_status(project, capsys):
+    """``pending_rebuild`` (wrapup's note) reads compartments a batch at a time, never all."""
+    from karni_historian.brief.cache import BlockShape, pending_rebuild, preview_block
+
+    karni_historian(project, capsys, "wrapup", "25")
+    karni_historian(project, capsys, "render", "--budget", "400")
+    add_messages(project, 31, 60)
+    karni_historian(project, capsys, "wrapup", "2")
+    with Store.open(project) as store:
+        dates, model = saved_dates_and_model(store)
+        reasons = []
+        for budget in (400, 19500):
+            shape = BlockShape(budget, dates, model)
+            reasons.append(preview_block(store, "s", shape)[1])
+            store.compartments = None  # the streamed reader must not need the list
+            try:
+                assert pending_rebuild(store, "s", shape) == reasons[-1]
+            finally:
+                del store.compartments
+    assert reasons[0].startswith("the additive block outgrew its share")
+    assert reasons[1] == "the historian model or a setting that shapes the block changed"
+
+
+def saved_dates_and_model(store):
+    fields = dict(part.split("=", 1) for part in store.last_rebuild("s").shape.split(" "))
+    return fields["dates"] == "1", fields["model"]

@@ -31,6 +31,7 @@ __all__ = [
     "historian_chunk_tokens",
     "history_budget_tokens",
     "js_round",
+    "tokens_for_length",
 ]
 
 DEFAULT_HISTORY_BUDGET_PERCENTAGE = 0.15
@@ -81,7 +82,12 @@ def estimate_tokens(text: str) -> int:
     Returns:
         The estimated token count.
     """
-    return -(-len(text) * 2 // 7)
+    return tokens_for_length(len(text))
+
+
+def tokens_for_length(chars: int) -> int:
+    """:func:`estimate_tokens` of a text ``chars`` characters long."""
+    return -(-chars * 2 // 7)
 
 
 def _finite_positive(value: float | None) -> bool:

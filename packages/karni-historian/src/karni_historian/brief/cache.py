@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from karni_historian.model import Compartment
     from karni_historian.store import Store
@@ -49,13 +49,16 @@ def _digest(compartments: Sequence[Compartment]) -> str:
     return hashlib.sha256(repr(list(compartments)).encode("utf-8")).hexdigest()
 
 
-def _additive(compartments: Sequence[Compartment], dates: bool) -> str:
-    """The compartments published since the rebuild, at full detail; empty when none."""
-    if not compartments:
+def _additive(compartments: Sequence[Compartment], dates: bool, body: str = "") -> str:
+    """The compartments published since the rebuild, at full detail; empty when none.
+
+    ``body`` stands in for the compartments (to measure the wrapping alone).
+    """
+    if not compartments and not body:
         return ""
     from karni_historian.brief.render import compartment_element
 
-    body = "\n\n".join(compartment_element(c, 1, dates=dates) for c in compartments)
+    body = body or "\n\n".join(compartment_element(c, 1, dates=dates) for c in compartments)
     inner = f"<new-compartments>\n{body}\n</new-compartments>"
     return f"<session-history-since>\n{inner}\n</session-history-since>"
 
@@ -63,31 +66,51 @@ def _additive(compartments: Sequence[Compartment], dates: bool) -> str:
 def _reason(
     store: Store,
     last: Rebuild | None,
-    compartments: Sequence[Compartment],
+    compartments: Iterable[Compartment],
     shape: BlockShape,
 ) -> str | None:
-    """Why a rebuild is warranted now, None when the last one still holds."""
-    from karni_historian.brief.budget import estimate_tokens
+    """Why a rebuild is warranted now, None when the last one still holds.
+
+    ``compartments`` are read once, oldest first, and none is kept: the
+    rebuilt ones go into the digest, the later ones count towards the
+    additive block until it outgrows its share.
+    """
+    import hashlib
+
+    from karni_historian.brief.budget import tokens_for_length
+    from karni_historian.brief.render import compartment_element
 
     if last is None:
         return "first render"
     if last.shape != shape.key():
         return "the historian model or a setting that shapes the block changed"
-    kept = compartments[: last.compartment_count]
-    if len(kept) < last.compartment_count or _digest(kept) != last.compartments_digest:
+    digest = hashlib.sha256(b"[")  # the digest of repr(list), built one item at a time
+    kept = 0
+    share = int(shape.budget * ADDITIVE_SHARE)
+    additive = len(_additive([], shape.dates, body="x")) - 1
+    new = 0
+    for compartment in compartments:
+        if kept < last.compartment_count:
+            digest.update(((", " if kept else "") + repr(compartment)).encode("utf-8"))
+            kept += 1
+            continue
+        additive += len(compartment_element(compartment, 1, dates=shape.dates)) + (2 if new else 0)
+        new += 1
+        if shape.budget > 0 and tokens_for_length(additive) > share:
+            break
+    digest.update(b"]")
+    if kept < last.compartment_count or digest.hexdigest() != last.compartments_digest:
         return "compartments of the rebuilt block were rebuilt"
     if store.memory_digest(last.memory_max_id)[1] != last.memory_digest:
         return "project memory was edited"
-    additive = _additive(compartments[last.compartment_count :], shape.dates)
-    share = int(shape.budget * ADDITIVE_SHARE)
-    if shape.budget > 0 and estimate_tokens(additive) > share:
+    if new and shape.budget > 0 and tokens_for_length(additive) > share:
         return f"the additive block outgrew its share of the history budget (~{share} tokens)"
     return None
 
 
 def pending_rebuild(store: Store, session_id: str, shape: BlockShape) -> str | None:
     """Why the next ``render`` rebuilds the session's block, None when it appends only."""
-    compartments = [stored.compartment for stored in store.compartments(session_id)]
+    compartments = (stored.compartment for stored in store.iter_compartments(session_id))
     return _reason(store, store.last_rebuild(session_id), compartments, shape)
 
 

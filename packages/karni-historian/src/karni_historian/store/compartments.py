@@ -7,7 +7,7 @@ from karni_historian.store.records import StoredCompartment
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
     from karni_historian.model import Compartment
@@ -24,6 +24,14 @@ class CompartmentTables(Database):
             _COMPARTMENT_SELECT + " WHERE session_id = ? ORDER BY sequence", (session_id,)
         ).fetchall()
         return [compartment_row(row) for row in rows]
+
+    def iter_compartments(self, session_id: str, batch: int = 500) -> Iterator[StoredCompartment]:
+        """The session's compartments, oldest first, fetched ``batch`` rows at a time."""
+        cursor = self.connection.execute(
+            _COMPARTMENT_SELECT + " WHERE session_id = ? ORDER BY sequence", (session_id,)
+        )
+        while rows := cursor.fetchmany(batch):
+            yield from (compartment_row(row) for row in rows)
 
     def compartment_count(self, session_id: str | None = None) -> int:
         """The number of compartments in the store, or in one session."""
