@@ -39,7 +39,9 @@ tables: `historian.claude_code.model` is `model` in `[historian.claude_code]`;
 Read and change them with `karni config get|set|unset|list|path` (`set`
 checks the value first and keeps the file's comments and order); `karni check`
 reports every unknown key, wrong type or out-of-range value in either file,
-one line each naming the file and the key. A package you install adds its
+one line each naming the file and the key (a `[historian]` table on a
+machine without karni-historian is reported as skipped, not failed, so a
+team's committed settings never fail a teammate's check). A package you install adds its
 own settings here through the `karni.settings` entry points (see
 [Write and test a provider](../how-to/write-a-provider.md)).
 """

@@ -391,3 +391,23 @@ def test_reading_the_declarations_imports_nothing_heavy(project: Path) -> None:
         [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=60
     )
     assert done.stdout == "[]\n", done.stderr
+
+
+def test_a_table_of_a_karni_package_not_installed_is_skipped_not_failed(
+    project: Path, capsys, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A team's committed ``[historian]`` does not fail a teammate's check without the historian."""
+    from karni.agent.common.settings_registry import declarations
+    from karni.cli.config import settings
+
+    monkeypatch.setattr(settings, "_DECLARED", [declarations(registered=[])])
+    path = project / ".karni" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("colour = 'red'\n[historian]\nexecute_threshold_percentage = 95\n")
+    code, out, _ = check(capsys)
+    assert code == 1
+    assert _settings_lines(out) == [
+        f"FAILED   settings: {path}: `colour` is not a known setting; known: profile, "
+        "safe_directories",
+        f"skipped  settings: {path}: `historian` is karni-historian's table, not installed here",
+    ]
