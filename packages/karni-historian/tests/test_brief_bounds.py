@@ -169,3 +169,29 @@ def test_the_brief_path_imports_only_what_it_needs(root):
     }
     others = {m for m in imported if not m.startswith(("karni_historian", "karni."))}
     assert others <= STANDARD_MODULES
+
+
+def test_the_read_only_uri_is_the_resolved_path_percent_encoded(tmp_path):
+    from pathlib import Path
+
+    from karni_historian.store.database import readonly_uri
+
+    folder = tmp_path / "a b#c?d%e ü"
+    folder.mkdir()
+    (tmp_path / "link").symlink_to(folder)
+    path = str(tmp_path / "link" / "historian.db")
+    assert readonly_uri(path) == Path(path).resolve().as_uri()
+    assert "#" not in readonly_uri(path) and "?" not in readonly_uri(path)
+
+
+def test_a_store_below_a_folder_name_that_needs_escaping_still_briefs(tmp_path, monkeypatch):
+    from karni_historian.brief.provider import HistorianProvider
+
+    project = tmp_path / "a b#c?d%e"
+    project.mkdir()
+    (project / "manage.py").write_text("")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    work(project, "s1", 3)
+    brief = HistorianProvider().context(str(project), "shop/cart.py", room=2000)
+    assert brief is not None and '"request 2"' in brief

@@ -264,9 +264,9 @@ class BriefTables(Database):
         ).fetchone()
         if row is None:
             return None, []
-        import json
+        from karni.agent.common.jsontext import loads  # no json, no re on the brief path
 
-        parts = json.loads(row[1])
+        parts = loads(row[1])
         return row[0], [part for part in parts if part.get("type") == "tool"]
 
 

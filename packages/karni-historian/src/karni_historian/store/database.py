@@ -53,6 +53,19 @@ def _create_database(root: str | os.PathLike[str], path: str) -> None:
         ) from None
 
 
+_URI_SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._~")
+
+
+def readonly_uri(path: str) -> str:
+    """``file:///…`` for the resolved ``path``, every other byte percent-encoded.
+
+    What ``pathlib.Path.resolve().as_uri()`` gives, without importing
+    :mod:`pathlib` (and :mod:`re`, :mod:`urllib`) on the brief's path.
+    """
+    raw = os.fsencode(os.path.realpath(path))
+    return "file://" + "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in raw)
+
+
 class Database:
     """An open historian database connection.
 
@@ -93,10 +106,8 @@ class Database:
             _create_database(root, path)
         try:
             if readonly:
-                from pathlib import Path
-
                 connection = sqlite3.connect(
-                    f"{Path(path).resolve().as_uri()}?mode=ro",
+                    f"{readonly_uri(path)}?mode=ro",
                     uri=True,
                     isolation_level=None,
                     timeout=1.0,
