@@ -13,6 +13,18 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 
 @pytest.fixture
+def user_folders(tmp_path, monkeypatch):
+    """Every folder a harness or Karni reads from the user, empty and under ``tmp_path``."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
 def root(tmp_path, monkeypatch):
     """A project folder (``manage.py``), the working directory, with an empty user config."""
     (tmp_path / "manage.py").write_text("")

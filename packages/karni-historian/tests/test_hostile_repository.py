@@ -43,13 +43,10 @@ def write_stream(folder, events):
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(tmp_path, monkeypatch, user_folders):
     root = tmp_path / "shared" / "team" / "project"
     root.mkdir(parents=True)
     (root / "manage.py").write_text("")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(root)
     return root
 

@@ -14,13 +14,10 @@ SESSION = "7d3e2a10-5c4b-4f1e-9a2d-3b8c6e1f0a42"
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(tmp_path, monkeypatch, user_folders):
     root = tmp_path / "shop-project"
     root.mkdir()
     (root / "manage.py").write_text("")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     return root
 
 

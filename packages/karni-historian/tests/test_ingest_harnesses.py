@@ -30,17 +30,11 @@ OC = "ses_2e4f6a8b0ffeQk3mN7pR9sT1vX"
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(tmp_path, monkeypatch, user_folders):
     root = tmp_path / "shop-project"
     root.mkdir()
     (root / "manage.py").write_text("")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
-    for name in ("PI_CODING_AGENT_SESSION_DIR", "OPENCODE_DB"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR", raising=False)
     monkeypatch.chdir(root)
     return root
 

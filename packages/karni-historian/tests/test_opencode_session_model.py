@@ -17,16 +17,11 @@ KEY = "sk-ant-api03-" + "s" * 40
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(tmp_path, monkeypatch, user_folders):
     root = tmp_path / "shop-project"
     (root / ".karni").mkdir(parents=True)
     (root / "manage.py").write_text("")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
-    for name in ("OPENCODE_DB", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY"):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(root)
     return root

@@ -19,11 +19,8 @@ BATCH = 7
 
 
 @pytest.fixture
-def make_project(tmp_path, monkeypatch, long_session):
+def make_project(tmp_path, monkeypatch, long_session, user_folders):
     """A function making a project with the long Claude Code session ingested."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
 

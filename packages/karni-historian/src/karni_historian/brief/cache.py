@@ -49,18 +49,18 @@ def _digest(compartments: Sequence[Compartment]) -> str:
     return hashlib.sha256(repr(list(compartments)).encode("utf-8")).hexdigest()
 
 
-def _additive(compartments: Sequence[Compartment], dates: bool, body: str = "") -> str:
-    """The compartments published since the rebuild, at full detail; empty when none.
+_SINCE_OPEN = "<session-history-since>\n<new-compartments>\n"
+_SINCE_CLOSE = "\n</new-compartments>\n</session-history-since>"
 
-    ``body`` stands in for the compartments (to measure the wrapping alone).
-    """
-    if not compartments and not body:
+
+def _additive(compartments: Sequence[Compartment], dates: bool) -> str:
+    """The compartments published since the rebuild, at full detail; empty when none."""
+    if not compartments:
         return ""
     from karni_historian.brief.render import compartment_element
 
-    body = body or "\n\n".join(compartment_element(c, 1, dates=dates) for c in compartments)
-    inner = f"<new-compartments>\n{body}\n</new-compartments>"
-    return f"<session-history-since>\n{inner}\n</session-history-since>"
+    body = "\n\n".join(compartment_element(c, 1, dates=dates) for c in compartments)
+    return f"{_SINCE_OPEN}{body}{_SINCE_CLOSE}"
 
 
 def _reason(
@@ -87,7 +87,7 @@ def _reason(
     digest = hashlib.sha256(b"[")  # the digest of repr(list), built one item at a time
     kept = 0
     share = int(shape.budget * ADDITIVE_SHARE)
-    additive = len(_additive([], shape.dates, body="x")) - 1
+    additive = len(_SINCE_OPEN) + len(_SINCE_CLOSE)
     new = 0
     for compartment in compartments:
         if kept < last.compartment_count:
