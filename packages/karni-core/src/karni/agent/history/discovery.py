@@ -19,10 +19,9 @@ Karni at a chosen set of providers with it.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
-from karni.agent.history.entry_points import EntryPoint, entry_points
+from karni.agent.common.entry_points import EntryPoint, entry_points, load_value
 from karni.agent.history.errors import (
     DuplicateProviderError,
     NotAProviderError,
@@ -152,19 +151,6 @@ class Discovery:
     def objects(self) -> list[Any]:
         """The provider objects, in name order."""
         return [installed.provider for installed in self.providers]
-
-
-def load_value(value: str) -> Any:
-    """Import the object an entry-point value (``module:attr.attr``) names."""
-    target = value.split("[", 1)[0].strip()
-    module_name, _, attribute = target.partition(":")
-    module_name = module_name.strip()
-    # `__import__` rather than `importlib.import_module`: `importlib` imports `warnings`.
-    __import__(module_name)
-    obj: Any = sys.modules[module_name]
-    for part in filter(None, attribute.strip().split(".")):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _describe(value: str, distribution: str | None) -> str:
