@@ -25,7 +25,7 @@ import sys
 
 from karni.agent.common.names import normalize_name
 
-__all__ = ["EntryPoint", "entry_points", "load_value", "normalize_name"]
+__all__ = ["EntryPoint", "entry_points", "fnv1a", "load_value", "normalize_name"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,11 +151,11 @@ def _cache_file(entries: list[str]) -> str | None:
     base = cache_dir()
     if base is None:
         return None
-    digest = _fnv1a("\0".join([sys.executable, *entries]).encode("utf-8", "surrogatepass"))
+    digest = fnv1a("\0".join([sys.executable, *entries]).encode("utf-8", "surrogatepass"))
     return os.path.join(base, f"entry-points-{digest:016x}.txt")
 
 
-def _fnv1a(data: bytes) -> int:
+def fnv1a(data: bytes) -> int:
     """The 64-bit FNV-1a hash of ``data``: stable across runs, and cheaper than loading ``zlib``."""
     digest = 0xCBF29CE484222325
     for byte in data:
