@@ -7,6 +7,10 @@ the shared cap. Providers that detect nothing are never asked for a brief.
 A provider that sets ``accepts_room = True`` is told how many characters its
 brief may use (``room=N``, from :func:`karni.agent.history.cap.body_room`), so
 it can size itself instead of being cut; see docs/how-to/write-a-provider.md.
+
+What a brief needs past detection (the isolated call, the cleaning helpers,
+the cap's fitting) is imported on first use, so a project with no store loads
+only the store-marker check (docs/performance.md).
 """
 
 from __future__ import annotations
