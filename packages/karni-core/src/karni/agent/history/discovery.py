@@ -367,12 +367,14 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
 def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, str]:
     """Runs in the isolated call: every failure becomes a one-line :class:`ProviderLoadError`."""
     from karni.agent.history.compose import provider_name
-    from karni.agent.history.errors import NotAProviderError, ProviderImportError, ProviderLoadError
 
     where = _describe(value, distribution)
+    # The error classes are imported only on a failure: a provider that loads needs none.
     try:
         obj = load_value(value)
     except BaseException as error:  # in the call's own thread no Ctrl-C is real
+        from karni.agent.history.errors import ProviderImportError
+
         raise ProviderImportError(
             f"history provider `{name}` from {where} failed to import: "
             f"{_one_line_error(error)}; fix or reinstall that package"
@@ -380,14 +382,18 @@ def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, 
     try:
         provider = provider_from_object(name, value, obj, distribution)
         label = provider_name(provider)
-    except ProviderLoadError:
-        raise
     except BaseException as error:
+        from karni.agent.history.errors import ProviderImportError, ProviderLoadError
+
+        if isinstance(error, ProviderLoadError):
+            raise
         raise ProviderImportError(
             f"history provider `{name}` from {where}: calling it raised "
             f"{_one_line_error(error)}; fix or reinstall that package"
         ) from error
     if label is None:
+        from karni.agent.history.errors import NotAProviderError
+
         raise NotAProviderError(
             f"history provider `{name}` from {where} is not a provider: its `name` is not "
             f"one line of text; see 'Writing a provider' in the docs"
