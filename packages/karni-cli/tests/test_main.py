@@ -173,7 +173,8 @@ def test_a_brief_from_the_examples_adr_store_imports_nothing_heavy(eventsite) ->
         "from karni.cli.main import main\n"
         "main(['context', '--with-history', 'apps/events/models.py'])\n"
         "heavy = {'argparse', 'json', 're', 'pathlib', 'typing', 'dataclasses', 'subprocess',\n"
-        "         'importlib', 'importlib.metadata', 'zlib', 'enum', 'functools'}\n"
+        "         'importlib', 'importlib.metadata', 'zlib', 'enum', 'functools',\n"
+        "         'karni.agent.history.errors'}\n"
         "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
     )
     import os
@@ -186,3 +187,44 @@ def test_a_brief_from_the_examples_adr_store_imports_nothing_heavy(eventsite) ->
     assert done.returncode == 0, done.stderr
     assert "HISTORY: apps/events/models.py (adr)" in done.stdout
     assert done.stderr == "[]\n"
+
+
+def test_with_history_and_no_store_loads_no_provider_once_they_are_known(tmp_path: Path) -> None:
+    """The providers' markers are remembered from one run; the next imports none of them."""
+    import os
+    import subprocess
+    import time
+
+    project = tmp_path / "no-store"
+    project.mkdir()
+    (project / "manage.py").write_text("")
+    old = time.time() - 60  # old enough for the inventory cache to trust
+    for path in (project / "manage.py", project):
+        os.utime(path, (old, old))
+    probe = (
+        "import sys\n"
+        "from karni.cli.main import main\n"
+        "main(['context', '--with-history', 'manage.py'])\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "KARNI_HISTORY_PROVIDERS": "adr,gigai-chronicle,historian"}
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=project, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    imported = set(done.stderr.split())
+    assert "karni.agent.history.remembered" in imported
+    providers = ("karni_historian", "karni_history_adr", "karni.agent.history_chronicle")
+    assert not [name for name in imported if name.startswith(providers)]
+    unused = {
+        "karni.agent.history.isolation",
+        "karni.agent.history.errors",
+        "karni.agent.common.sanitize",
+        "karni.agent.common.text",
+        "pathlib",
+        "json",
+        "re",
+        "typing",
+    }
+    assert not imported & unused, imported & unused

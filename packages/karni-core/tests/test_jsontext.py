@@ -1,4 +1,4 @@
-"""karni.agent.common.jsontext: json.loads's answers without importing json."""
+"""karni.agent.common.jsontext: json.loads's answers, json.dumps's text, without json."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from karni.agent.common.jsontext import loads
+from karni.agent.common.jsontext import dumps, loads
 
 DOCUMENTS = [
     '{"apiVersion": 1, "command": "context", "data": {"prompts": []}}',
@@ -42,12 +42,53 @@ def test_what_json_refuses_is_a_value_error(text: str) -> None:
         loads(text)
 
 
+VALUES = [
+    {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "## a\n- b"}},
+    {"claude-code s-1": [1764590000.123456, ["apps/models.py", "caf\u00e9.py"]], "x": [0, None]},
+    ['quote " backslash \\ tab \t nul \x00 emoji \U0001f600 lone \ud800', "", "\u2028"],
+    [True, False, None, 0, -1, 10**30, 0.1, -0.0, 1e300, 5e-324, 3.0],
+    [math.nan, math.inf, -math.inf],
+    ({"a": ()}, [[[]]], {}),
+    "just a string",
+    7,
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize("compact", [False, True])
+def test_the_same_text_as_json_dumps(value: object, compact: bool) -> None:
+    expected = json.dumps(value, separators=(",", ":") if compact else None)
+    assert dumps(value, compact=compact) == expected
+
+
+@pytest.mark.parametrize("value", [{1: "a"}, {"a": {b"b": 1}}, [object()], {"a": {1, 2}}, b"x"])
+def test_what_is_not_plain_data_is_a_type_error(value: object) -> None:
+    with pytest.raises(TypeError):
+        dumps(value)
+
+
 def test_reading_a_document_imports_neither_json_nor_re() -> None:
     probe = (
         "import sys\n"
-        "from karni.agent.common.jsontext import loads\n"
+        "from karni.agent.common.jsontext import dumps, loads\n"
         "assert loads('{\"a\": [1, \"b\"]}') == {'a': [1, 'b']}\n"
+        "assert dumps({'a': [1, 'b']}) == '{\"a\": [1, \"b\"]}'\n"
         "print(sorted({'json', 're'} & set(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
+
+
+@pytest.mark.parametrize("text", ["{", '{"a": 1', "[1,]", '{"a" 1}', '["open', "{not json"])
+def test_a_broken_document_is_a_value_error_before_json_is_imported(text: str) -> None:
+    """The C scanner's own error class lives in `json.decoder`; it is loaded only to say so."""
+    probe = (
+        "import sys\n"
+        "from karni.agent.common.jsontext import loads\n"
+        "try:\n"
+        f"    loads({text!r})\n"
+        "except ValueError:\n"
+        "    print('ValueError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "ValueError\n"

@@ -205,12 +205,26 @@ def test_the_hook_imports_no_more_than_context_with_history(project):
         event = json.dumps(edit_event(project, str(project / path))).encode()
         hook = _modules_after(project, ["hook", "claude-code", "PreToolUse"], event)
         extra = {name for name in hook - context if not name.startswith("karni.cli.hooks")}
-        # Reading the event needs json; remembering a brief needs the lock.
-        json_modules = {"json", "json.decoder", "json.encoder", "json.scanner", "_json"}
+        # The event and the record are JSON, read and written without `json`
+        # (it brings in `re`); remembering a brief needs the lock.
+        json_modules = {"_json", "karni.agent.common.jsontext"}
         allowed = {"karni.cli.commands.hook", "karni.cli.config", "karni.cli.config.state", "fcntl"}
         allowed |= json_modules
         assert extra <= allowed, extra
-        assert not {"subprocess", "argparse", "karni.cli.hooks.install"} & hook
+        assert not {"subprocess", "argparse", "json", "karni.cli.hooks.install"} & hook
+
+
+def test_a_file_already_briefed_loads_no_history_layer(project, run_hook):
+    """The second edit of a file in a session reads one record: no provider, no `json`."""
+    event = edit_event(project, str(project / "apps/models.py"))
+    first = run_hook(project, event, "claude-code", "PreToolUse")
+    assert context_of(first)
+    modules = _modules_after(
+        project, ["hook", "claude-code", "PreToolUse"], json.dumps(event).encode()
+    )
+    heavy = {"json", "re", "pathlib", "typing", "fcntl", "karni.agent.history"}
+    assert "karni.cli.hooks.seen" in modules
+    assert not heavy & modules, heavy & modules
 
 
 def test_hooks_running_at_once_brief_a_file_once(project):

@@ -74,12 +74,10 @@ class CheckResult:
 def check_adapters(root: str) -> CheckResult:
     """The agent adapters are what ``karni rules sync`` would write."""
     name = "agent adapters"
-    from pathlib import Path
-
     from karni.cli.rules.adapters import find_stale
 
     try:
-        stale = find_stale(Path(root))
+        stale = find_stale(root)
     except KarniError as error:
         return CheckResult(name, FAILED, str(error))
     if stale:
@@ -89,15 +87,13 @@ def check_adapters(root: str) -> CheckResult:
 
 def check_rules_file(root: str) -> CheckResult:
     """``karni.rules.py`` (when present) is valid."""
-    from pathlib import Path
-
-    from karni.cli.rules.file import RulesFileError, load_rules_file
-
     name = "karni.rules.py"
     if not os.path.isfile(os.path.join(root, "karni.rules.py")):
         return CheckResult(name, OK, "none (the defaults apply)")
+    from karni.cli.rules.file import RulesFileError, load_rules_file
+
     try:
-        load_rules_file(Path(root))
+        load_rules_file(root)
     except RulesFileError as error:
         return CheckResult(name, FAILED, str(error))
     return CheckResult(name, OK, "valid")
@@ -144,12 +140,15 @@ def _run_python(
 
 
 def django_system_checks(
-    root: str, timeout: float = DJANGO_TIMEOUT, *, trusted: bool = False
+    root: str, timeout: float = DJANGO_TIMEOUT, *, trusted: bool | None = False
 ) -> CheckResult:
     """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django.
 
     The interpreter is the repository's own program: it runs only when
     ``trusted``; otherwise the result is skipped with :data:`NOT_TRUSTED`.
+    ``trusted=None`` asks the user's trust record
+    (:func:`karni.agent.common.trust.is_trusted`), and only once the project
+    has an interpreter, so a project without one never reads the record.
     """
     name = "django system checks"
     if not os.path.isfile(os.path.join(root, "manage.py")):
@@ -157,6 +156,10 @@ def django_system_checks(
     python = _project_python(root)
     if python is None:
         return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
+    if trusted is None:
+        from karni.agent.common.trust import is_trusted
+
+        trusted = is_trusted(root)
     if not trusted:
         return CheckResult(name, SKIPPED, NOT_TRUSTED)
     import subprocess  # only when a check runs: it costs more than the rest of `karni check`
@@ -182,9 +185,9 @@ def django_system_checks(
 
 
 def _registered(point_name: str, value: str, root: str) -> CheckResult:
-    from pathlib import Path
+    from pathlib import Path  # a registered check is handed a Path
 
-    from karni.agent.history.discovery import load_value
+    from karni.agent.common.entry_points import load_value
 
     name = f"{point_name} ({CHECKS_GROUP})"
     try:
@@ -216,7 +219,7 @@ def _registered(point_name: str, value: str, root: str) -> CheckResult:
 
 def registered_checks(root: str) -> list[CheckResult]:
     """Run every check registered under ``karni.checks``, in name order."""
-    from karni.agent.history.entry_points import entry_points
+    from karni.agent.common.entry_points import entry_points
 
     points = sorted(entry_points(CHECKS_GROUP), key=lambda point: point.name)
     return [_registered(point.name, point.value, root) for point in points]

@@ -163,12 +163,7 @@ def unusable_path(path: str) -> str | None:
     A PATH that is not valid UTF-8 or too long for a file name is reported
     as clean text; the inventory is still printed, without history.
     """
-    from karni.agent.common.sanitize import clean_line
-
     raw = path.encode("utf-8", "surrogateescape")
-    shown = clean_line(raw.decode("utf-8", "replace"))
-    if len(shown) > 60:
-        shown = shown[:60] + "…"
     if raw.decode("utf-8", "replace") != path:
         problem = "is not valid UTF-8; rename the file or name it in UTF-8"
     elif len(raw) >= _PATH_MAX or any(len(part) > _NAME_MAX for part in raw.split(b"/")):
@@ -178,4 +173,9 @@ def unusable_path(path: str) -> str | None:
         )
     else:
         return None
+    from karni.agent.common.sanitize import clean_line
+
+    shown = clean_line(raw.decode("utf-8", "replace"))
+    if len(shown) > 60:
+        shown = shown[:60] + "…"
     return f"PATH `{shown}` {problem}; no history is shown"

@@ -76,13 +76,14 @@ def _passed(table: SettingsTable, layers: list[ConfigLayer], problems: list[Prob
 
 def settings_results(root: str, *, verbose: bool = False) -> list[CheckResult]:
     """Every problem as a failure; else one ``ok`` (with ``verbose``, one per valid key)."""
-    from karni.agent.common.settings_table import validate_layers
     from karni.cli.checks import FAILED, OK, CheckResult
-    from karni.cli.config.settings import declared
 
     layers, unreadable = _layers(root)
     if not unreadable and not any(os.path.lexists(layer.path) for layer in layers):
         return [CheckResult(NAME, OK, "none (the defaults apply)")]  # nothing to check against
+    from karni.agent.common.settings_table import validate_layers
+    from karni.cli.config.settings import declared
+
     declarations = declared()
     table = declarations.table()
     from karni.cli.checks import SKIPPED

@@ -121,10 +121,10 @@ def read_event(agent: str, name: str, data: bytes) -> HookEvent:
     Raises:
         EventError: ``data`` is not a JSON object.
     """
-    import json
+    from karni.agent.common.jsontext import loads  # `json` would bring in `re`
 
     try:
-        payload = json.loads(data.decode("utf-8")) if data.strip() else {}
+        payload = loads(data.decode("utf-8")) if data.strip() else {}
     except (UnicodeDecodeError, ValueError) as error:
         raise EventError(f"the event on stdin is not JSON ({error})") from None
     if not isinstance(payload, dict):

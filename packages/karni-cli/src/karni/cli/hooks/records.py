@@ -3,7 +3,9 @@
 A record file is one JSON object ``{"<agent> <session>": [time, value]}``,
 kept to the newest :data:`KEEP_SESSIONS` sessions. Updates happen under a
 lock, so hooks running at once never lose each other's change; a file that
-is not a regular file, not JSON or too large reads as empty. Used by
+is not a regular file, not JSON or too large reads as empty. The JSON is read
+and written with :mod:`karni.agent.common.jsontext`: ``json`` would bring in
+``re`` on a path that runs before every edit. Used by
 :mod:`karni.cli.hooks.seen` (files briefed) and :mod:`karni.cli.hooks.handed`
 (the brief a session was handed).
 """
@@ -32,13 +34,12 @@ def session_key(agent: str, session: str) -> str:
 
 def read_records(folder: str, name: str) -> dict[str, Any]:
     """The records of ``folder/name``; empty when missing or unreadable."""
-    import json
-
     from karni.agent.common.files import read_regular_file
+    from karni.agent.common.jsontext import loads
 
     try:
         path = os.path.join(folder, name)
-        data = json.loads(read_regular_file(path, _MAX_BYTES, follow_symlinks=False))
+        data = loads(read_regular_file(path, _MAX_BYTES, follow_symlinks=False).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -57,10 +58,10 @@ def update_record(
     Raises:
         OSError: The record cannot be written.
     """
-    import json
     import time
 
     from karni.agent.common.files import write_atomic
+    from karni.agent.common.jsontext import dumps
     from karni.cli.config.state import ExclusiveLock, ensure_local_dir
 
     folder = ensure_local_dir(root)
@@ -70,7 +71,7 @@ def update_record(
         value, answer = change(value_of(records.pop(key, None)))
         records[key] = [time.time(), value]
         newest = sorted(records.items(), key=lambda item: _stamp(item[1]))[-KEEP_SESSIONS:]
-        text = json.dumps(dict(newest), separators=(",", ":")) + "\n"
+        text = dumps(dict(newest), compact=True) + "\n"
         write_atomic(os.path.join(folder, name), text, within=root)
     return answer
 

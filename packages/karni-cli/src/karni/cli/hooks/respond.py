@@ -10,7 +10,7 @@ on through their host's own API (see ``docs/hooks.md``).
 
 from __future__ import annotations
 
-import json
+from karni.agent.common.jsontext import dumps  # `json` would bring in `re`
 
 __all__ = ["BEFORE_EDIT_MODES", "BLOCK_FIRST", "CONTEXT", "before_edit", "session_start"]
 
@@ -25,19 +25,19 @@ def before_edit(agent: str, brief: str, mode: str) -> str:
     """The hook's stdout before an edit of a file whose brief is ``brief``."""
     block = mode == BLOCK_FIRST
     if agent != "claude-code":
-        return json.dumps({"brief": brief, "block": block}) + "\n"
+        return dumps({"brief": brief, "block": block}) + "\n"
     output: dict[str, str] = {"hookEventName": "PreToolUse"}
     if block:
         output["permissionDecision"] = "deny"
         output["permissionDecisionReason"] = brief
     else:
         output["additionalContext"] = brief
-    return json.dumps({"hookSpecificOutput": output}) + "\n"
+    return dumps({"hookSpecificOutput": output}) + "\n"
 
 
 def session_start(agent: str, brief: str) -> str:
     """The hook's stdout at the start of a session with the project-level ``brief``."""
     if agent != "claude-code":
-        return json.dumps({"brief": brief, "block": False}) + "\n"
+        return dumps({"brief": brief, "block": False}) + "\n"
     output = {"hookEventName": "SessionStart", "additionalContext": brief}
-    return json.dumps({"hookSpecificOutput": output}) + "\n"
+    return dumps({"hookSpecificOutput": output}) + "\n"

@@ -40,7 +40,7 @@ def active_conditions(
         return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
     from karni.agent.history import detect, named_providers
 
-    for _, provider in named_providers(providers):
+    for _, provider in named_providers(providers, project_root=project_root):
         if detect(provider, project_root):
             return frozenset({HISTORY})  # one store is enough: the others are not asked
     return frozenset()

@@ -1,4 +1,4 @@
-"""Reading one JSON document without importing :mod:`json`.
+"""Reading and writing one JSON document without importing :mod:`json`.
 
 ``import json`` compiles regular expressions, so it brings in ``re``,
 ``enum``, ``functools`` and ``collections``: several milliseconds on a
@@ -6,12 +6,15 @@ command that runs before every edit (a provider reading a program's JSON
 reply). The scanner :mod:`json` itself uses is the compiler-level ``_json``
 module, which needs none of that; this module drives it the way
 ``json.loads`` does, with the same results and the same strictness, and
-falls back to :mod:`json` where ``_json`` is missing. See docs/performance.md.
+falls back to :mod:`json` where ``_json`` is missing. :func:`dumps` writes
+what ``json.dumps`` writes for plain data (dicts with string keys, lists,
+strings, numbers, booleans, None), escaping strings with the same ``_json``
+function. See docs/performance.md.
 """
 
 from __future__ import annotations
 
-__all__ = ["loads"]
+__all__ = ["dumps", "loads"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,6 +59,71 @@ def loads(text: str) -> Any:
         value, end = _scanner[0](text, start)
     except StopIteration as stop:
         raise ValueError(f"not JSON: nothing readable at character {stop.value}") from None
+    except SystemError:
+        # Inside an object or array the scanner raises `json.decoder`'s error
+        # class, which it finds only once `json` is imported: let `json` say it.
+        import json
+
+        return json.loads(text)
     if text[end:].strip(_WHITESPACE):
         raise ValueError(f"not JSON: extra data at character {end}")
     return value
+
+
+def dumps(value: Any, *, compact: bool = False) -> str:
+    """``value`` as ``json.dumps(value)`` writes it (``compact``: ``separators=(",", ":")``).
+
+    Only plain data is written: dicts with ``str`` keys, lists, tuples,
+    strings, ints, floats, booleans and None.
+
+    Raises:
+        TypeError: Anything else, or a dict key that is not a string.
+        RecursionError: ``value`` contains itself, or nests too deeply.
+    """
+    try:
+        from _json import encode_basestring_ascii as quote
+    except ImportError:  # an interpreter without the C encoder
+        import json
+
+        return json.dumps(value, separators=(",", ":") if compact else None)
+    parts: list[str] = []
+    _write(value, parts.append, quote, ("," if compact else ", ", ":" if compact else ": "))
+    return "".join(parts)
+
+
+def _write(
+    value: Any, out: Callable[[str], object], quote: Callable[[str], str], seps: tuple[str, str]
+) -> None:
+    if isinstance(value, str):
+        out(quote(value))
+    elif value is None or value is True or value is False:
+        out("null" if value is None else "true" if value else "false")
+    elif isinstance(value, int):
+        out(int.__repr__(value))
+    elif isinstance(value, float):
+        out(_float_text(value))
+    elif isinstance(value, dict):
+        out("{")
+        for index, (key, item) in enumerate(value.items()):
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str, not {type(key).__name__}")
+            out(f"{seps[0] if index else ''}{quote(key)}{seps[1]}")
+            _write(item, out, quote, seps)
+        out("}")
+    elif isinstance(value, list | tuple):
+        out("[")
+        for index, item in enumerate(value):
+            if index:
+                out(seps[0])
+            _write(item, out, quote, seps)
+        out("]")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _float_text(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)

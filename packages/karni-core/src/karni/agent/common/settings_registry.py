@@ -11,7 +11,7 @@ The value names a sequence of :class:`~karni.agent.common.settings.Setting`
 ``profile``) are always included. Only ``karni config``, ``karni check``, the
 reference generator and a provider checking its own files load declarations;
 ``karni context``, ``rules`` and ``hook`` never do. The entry points are found
-by karni-core's own scanner (:mod:`karni.agent.history.entry_points`), never
+by karni-core's own scanner (:mod:`karni.agent.common.entry_points`), never
 ``importlib.metadata``. A declaration module that fails to load is reported,
 never raised, and two packages declaring the same name is reported too: the
 first one found keeps it.
@@ -25,8 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from karni.agent.common.entry_points import EntryPoint
     from karni.agent.common.settings_table import SettingsTable
-    from karni.agent.history.entry_points import EntryPoint
 
 __all__ = ["CORE_SETTINGS", "ENTRY_POINT_GROUP", "Declarations", "declarations", "table_of"]
 
@@ -77,7 +77,7 @@ class Declarations:
 
 def _load(point: EntryPoint) -> list[Setting]:
     """The settings one entry point names; ValueError when it is not a list of settings."""
-    from karni.agent.history.discovery import load_value
+    from karni.agent.common.entry_points import load_value
 
     obj: object = load_value(point.value)
     if callable(obj):
@@ -114,7 +114,7 @@ def declarations(registered: list[EntryPoint] | None = None) -> Declarations:
     Args:
         registered: Use these entry points instead of scanning ``sys.path``.
     """
-    from karni.agent.history.entry_points import entry_points
+    from karni.agent.common.entry_points import entry_points
 
     found: dict[str, Setting] = {}
     failures: list[str] = []

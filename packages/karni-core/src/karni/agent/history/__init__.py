@@ -17,6 +17,8 @@ before every edit an agent makes.
 
 from __future__ import annotations
 
+import sys
+
 from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP, estimate_tokens
 from karni.agent.history.compose import (
     compose,
@@ -32,19 +34,6 @@ from karni.agent.history.discovery import (
     InstalledProvider,
     LoadFailure,
     discover,
-)
-from karni.agent.history.errors import (
-    DuplicateProviderError,
-    HistoryError,
-    NotAProviderError,
-    ProviderImportError,
-    ProviderLoadError,
-    UnknownProviderError,
-)
-from karni.agent.history.isolation import (
-    DEFAULT_PROVIDER_TIMEOUT,
-    ProviderCallOutcome,
-    call_isolated,
 )
 
 __all__ = [
@@ -76,13 +65,40 @@ __all__ = [
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from karni.agent.history.errors import (
+        DuplicateProviderError,
+        HistoryError,
+        NotAProviderError,
+        ProviderImportError,
+        ProviderLoadError,
+        UnknownProviderError,
+    )
+    from karni.agent.history.isolation import (
+        DEFAULT_PROVIDER_TIMEOUT,
+        ProviderCallOutcome,
+        call_isolated,
+    )
     from karni.agent.history.protocol import HistoryProvider
+
+_LAZY = {
+    "DuplicateProviderError": "errors",
+    "HistoryError": "errors",
+    "NotAProviderError": "errors",
+    "ProviderImportError": "errors",
+    "ProviderLoadError": "errors",
+    "UnknownProviderError": "errors",
+    "DEFAULT_PROVIDER_TIMEOUT": "isolation",
+    "ProviderCallOutcome": "isolation",
+    "call_isolated": "isolation",
+    "HistoryProvider": "protocol",
+}
+"""Names loaded on first use: a run with no store needs neither the errors nor the
+isolated call, and the typing-only protocol imports `typing`."""
 
 
 def __getattr__(name: str) -> object:
-    # The typing-only protocol is loaded on first use: `typing` is not cheap to import.
-    if name == "HistoryProvider":
-        from karni.agent.history.protocol import HistoryProvider
-
-        return HistoryProvider
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(f"{__name__}.{module}")
+    return getattr(sys.modules[f"{__name__}.{module}"], name)

@@ -7,16 +7,17 @@ the shared cap. Providers that detect nothing are never asked for a brief.
 A provider that sets ``accepts_room = True`` is told how many characters its
 brief may use (``room=N``, from :func:`karni.agent.history.cap.body_room`), so
 it can size itself instead of being cut; see docs/how-to/write-a-provider.md.
+
+What a brief needs past detection (the isolated call, the cleaning helpers,
+the cap's fitting) is imported on first use, so a project with no store loads
+only the store-marker check (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import os
 
-from karni.agent.common.sanitize import clean_line, iter_brief_lines
-from karni.agent.common.text import plain_text
-from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, body_room, fit_blocks
-from karni.agent.history.isolation import call_isolated
+from karni.agent.history.cap import HISTORY_TOKEN_CAP
 from karni.agent.history.markers import markers_rule_out
 
 __all__ = [
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from karni.agent.history.cap import BriefBlock
+
 
 def provider_name(provider: Any) -> str | None:
     """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
@@ -40,6 +43,9 @@ def provider_name(provider: Any) -> str | None:
     Reading ``name`` runs provider code (it may be a property): Karni reads
     it inside the isolated call (see :func:`named_providers`).
     """
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.text import plain_text
+
     try:
         name = plain_text(getattr(provider, "name", None))
     except Exception:
@@ -50,17 +56,26 @@ def provider_name(provider: Any) -> str | None:
     return cleaned or None
 
 
-def named_providers(providers: Iterable[Any] | None = None) -> list[tuple[str, Any]]:
+def named_providers(
+    providers: Iterable[Any] | None = None,
+    *,
+    project_root: str | os.PathLike[str] | None = None,
+) -> list[tuple[str, Any]]:
     """``(name, provider)`` pairs in name order; each name read inside the isolated call.
 
-    The installed providers (the default) were named when they were loaded.
-    A provider whose name cannot be read in time is left out.
+    The installed providers (the default) were named when they were loaded;
+    with ``project_root``, those that cannot detect a store there may be left
+    out unloaded (see :func:`karni.agent.history.discovery.discover`). A
+    provider whose name cannot be read in time is left out.
     """
     if providers is None:
         from karni.agent.history.discovery import discover
 
-        pairs = [(found.provider_name, found.provider) for found in discover().providers]
+        found = discover(project_root=project_root).providers
+        pairs = [(installed.provider_name, installed.provider) for installed in found]
     else:
+        from karni.agent.history.isolation import call_isolated
+
         pairs = []
         for provider in providers:
             outcome = call_isolated(provider_name, provider, provider=provider)
@@ -99,6 +114,8 @@ def _detected(provider: Any, project_root: str | os.PathLike[str], check: Any, *
     """Whether ``check(provider, root, *args)``, run in the isolated call, is true in time."""
     if markers_rule_out(provider, project_root):
         return False
+    from karni.agent.history.isolation import call_isolated
+
     root = _root_for(provider, project_root)
     outcome = call_isolated(check, provider, root, *args, provider=provider)
     return outcome.ok and outcome.value is True
@@ -127,6 +144,8 @@ def detecting_providers(
 def _one_line(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
+    from karni.agent.common.sanitize import clean_line
+
     line = clean_line(" ".join(value.splitlines())).strip()
     return line or None
 
@@ -150,6 +169,8 @@ def _brief(provider: Any, root: Path | str, path: str | None, room: int) -> str 
     method = _brief_method(provider, path)
     if method is None:
         return None
+    from karni.agent.common.text import plain_text
+
     args = (root,) if path is None else (root, path)
     if getattr(provider, "accepts_room", False) is True:
         return plain_text(method(*args, room=room))
@@ -158,6 +179,8 @@ def _brief(provider: Any, root: Path | str, path: str | None, room: int) -> str 
 
 def _call_text(provider: Any, method: str, *args: Any) -> str | None:
     """Runs inside the isolated call: ``provider.method(*args)`` as plain text."""
+    from karni.agent.common.text import plain_text
+
     function = getattr(provider, method, None)
     return plain_text(function(*args)) if callable(function) else None
 
@@ -165,6 +188,10 @@ def _call_text(provider: Any, method: str, *args: Any) -> str | None:
 def _block(
     provider: Any, name: str, root: Path | str, path: str | None, max_tokens: int, asked_count: int
 ) -> BriefBlock | None:
+    from karni.agent.common.sanitize import iter_brief_lines
+    from karni.agent.history.cap import BriefBlock, body_room
+    from karni.agent.history.isolation import call_isolated
+
     heading = _heading(name, path)
     room = body_room(heading, asked_count, max_tokens)
     outcome = call_isolated(_brief, provider, root, path, room, provider=provider)
@@ -186,6 +213,8 @@ def _block(
 
 
 def _full_command(provider: Any, root: Path | str, path: str | None) -> str | None:
+    from karni.agent.history.isolation import call_isolated
+
     outcome = call_isolated(_call_text, provider, "full_command", root, path, provider=provider)
     return _one_line(outcome.value) if outcome.ok else None
 
@@ -215,9 +244,13 @@ def compose(
     """
     asked = [
         (name, provider)
-        for name, provider in named_providers(providers)
+        for name, provider in named_providers(providers, project_root=project_root)
         if _detected(provider, project_root, _detects_with_brief, path)
     ]
+    if not asked:
+        return None  # no store: nothing to fit
+    from karni.agent.history.cap import fit_blocks
+
     blocks: list[BriefBlock] = []
     for name, provider in asked:
         root = _root_for(provider, project_root)

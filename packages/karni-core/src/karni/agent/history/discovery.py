@@ -22,14 +22,7 @@ import os
 import sys
 import time
 
-from karni.agent.history.entry_points import EntryPoint, entry_points
-from karni.agent.history.errors import (
-    DuplicateProviderError,
-    NotAProviderError,
-    ProviderImportError,
-    ProviderLoadError,
-    UnknownProviderError,
-)
+from karni.agent.common.entry_points import EntryPoint, entry_points, load_value
 
 __all__ = [
     "BUILTIN_PROVIDERS",
@@ -45,6 +38,9 @@ __all__ = [
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from karni.agent.history.errors import ProviderLoadError
+    from karni.agent.history.remembered import MarkerMemory
 
 ENTRY_POINT_GROUP = "karni.history_providers"
 """The entry-point group providers register under."""
@@ -154,19 +150,6 @@ class Discovery:
         return [installed.provider for installed in self.providers]
 
 
-def load_value(value: str) -> Any:
-    """Import the object an entry-point value (``module:attr.attr``) names."""
-    target = value.split("[", 1)[0].strip()
-    module_name, _, attribute = target.partition(":")
-    module_name = module_name.strip()
-    # `__import__` rather than `importlib.import_module`: `importlib` imports `warnings`.
-    __import__(module_name)
-    obj: Any = sys.modules[module_name]
-    for part in filter(None, attribute.strip().split(".")):
-        obj = getattr(obj, part)
-    return obj
-
-
 def _describe(value: str, distribution: str | None) -> str:
     return f"`{value}` ({distribution})" if distribution else f"`{value}`"
 
@@ -188,6 +171,8 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
         try:
             candidate = obj()
         except Exception as error:
+            from karni.agent.history.errors import ProviderImportError
+
             raise ProviderImportError(
                 f"history provider `{name}` from {where}: calling it raised "
                 f"{type(error).__name__}: {error}; fix or reinstall that package"
@@ -199,6 +184,8 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
     if not isinstance(provider_name, str) or not provider_name.strip():
         missing.insert(0, "name")
     if missing:
+        from karni.agent.history.errors import NotAProviderError
+
         raise NotAProviderError(
             f"history provider `{name}` from {where} is not a provider: it lacks "
             f"{', '.join(f'`{attr}`' for attr in missing)}; see 'Writing a provider' in the docs"
@@ -228,13 +215,19 @@ def _builtin_importable(value: str) -> bool:
 
 
 def discover(
-    group: str = ENTRY_POINT_GROUP, *, registered: list[EntryPoint] | None = None
+    group: str = ENTRY_POINT_GROUP,
+    *,
+    registered: list[EntryPoint] | None = None,
+    project_root: str | os.PathLike[str] | None = None,
 ) -> Discovery:
     """Find and load every installed history provider.
 
     Args:
         group: The entry-point group to read.
         registered: Use these entry points instead of scanning ``sys.path``.
+        project_root: Only the providers that might detect a store there are
+            needed: one whose remembered store markers all are absent there
+            is left unloaded (see :mod:`karni.agent.history.remembered`).
 
     Returns:
         The providers that loaded and the failures, each sorted by name. Never
@@ -249,28 +242,73 @@ def discover(
             by_name[name] = [EntryPoint(group, name, value, distribution, "")]
 
     allowed = _allow_list()
-    providers: list[InstalledProvider] = []
+    memory = _memory(group, registered)
+    found: list[InstalledProvider] = []
     failures = _unknown_names(allowed, by_name)
     for name in sorted(by_name):
         if allowed is not None and name not in allowed:
             continue
         chosen, failure = _choose(name, by_name[name])
         if chosen is not None:
-            installed, failure = _load(name, chosen)
+            installed, failure = _installed(name, chosen, memory, project_root)
             if installed is not None:
-                providers.append(installed)
+                found.append(installed)
         if failure is not None:
             failures.append(failure)
-    providers, duplicates = _unique_names(providers)
+    if memory is not None:
+        memory.save()
+    providers, duplicates = _unique_names(found)
     failures.extend(duplicates)
     failures.sort(key=lambda failure: failure.name)
-    return Discovery(providers, failures)
+    # A provider left unloaded only took its place in the name check.
+    return Discovery([found for found in providers if found.provider is not None], failures)
+
+
+def _memory(group: str, registered: list[EntryPoint] | None) -> MarkerMemory | None:
+    """The remembered markers, for the installed providers only."""
+    if group != ENTRY_POINT_GROUP or registered is not None:
+        return None
+    from karni.agent.history.remembered import MarkerMemory
+
+    return MarkerMemory.read()
+
+
+def _installed(
+    name: str,
+    point: EntryPoint,
+    memory: MarkerMemory | None,
+    project_root: str | os.PathLike[str] | None,
+) -> tuple[InstalledProvider | None, LoadFailure | None]:
+    """The loaded provider, or a stand-in without one when its markers rule out a store."""
+    if memory is not None and project_root is not None:
+        label = memory.ruled_out(point, project_root)
+        if label is not None:
+            return _unloaded(name, point, label), None
+    before = set(sys.modules)
+    installed, failure = _load(name, point)
+    if installed is not None and memory is not None:
+        modules = [module for module in list(sys.modules) if module not in before]
+        memory.learn(point, installed.provider, installed.provider_name, modules)
+    return installed, failure
+
+
+def _unloaded(name: str, point: EntryPoint, label: str) -> InstalledProvider:
+    builtin = _is_builtin(point)
+    version = point.version or None
+    return InstalledProvider(
+        name, None, point.value, point.distribution, version, builtin, provider_name=label
+    )
 
 
 def _unknown_names(
     allowed: set[str] | None, by_name: dict[str, list[EntryPoint]]
 ) -> list[LoadFailure]:
     """A failure for each name ``KARNI_HISTORY_PROVIDERS`` lists that is not installed."""
+    unknown_names = sorted((allowed or set()) - set(by_name))
+    if not unknown_names:
+        return []
+    from karni.agent.history.errors import UnknownProviderError
+
     return [
         LoadFailure(
             unknown,
@@ -281,7 +319,7 @@ def _unknown_names(
                 f"install it or remove it from the list"
             ),
         )
-        for unknown in sorted((allowed or set()) - set(by_name))
+        for unknown in unknown_names
     ]
 
 
@@ -310,6 +348,8 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
             load_seconds=time.perf_counter() - started,
         )
         return installed, None
+    from karni.agent.history.errors import ProviderImportError, ProviderLoadError
+
     if isinstance(outcome.error, ProviderLoadError):
         error = outcome.error
     elif outcome.timed_out:
@@ -329,9 +369,12 @@ def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, 
     from karni.agent.history.compose import provider_name
 
     where = _describe(value, distribution)
+    # The error classes are imported only on a failure: a provider that loads needs none.
     try:
         obj = load_value(value)
     except BaseException as error:  # in the call's own thread no Ctrl-C is real
+        from karni.agent.history.errors import ProviderImportError
+
         raise ProviderImportError(
             f"history provider `{name}` from {where} failed to import: "
             f"{_one_line_error(error)}; fix or reinstall that package"
@@ -339,14 +382,18 @@ def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, 
     try:
         provider = provider_from_object(name, value, obj, distribution)
         label = provider_name(provider)
-    except ProviderLoadError:
-        raise
     except BaseException as error:
+        from karni.agent.history.errors import ProviderImportError, ProviderLoadError
+
+        if isinstance(error, ProviderLoadError):
+            raise
         raise ProviderImportError(
             f"history provider `{name}` from {where}: calling it raised "
             f"{_one_line_error(error)}; fix or reinstall that package"
         ) from error
     if label is None:
+        from karni.agent.history.errors import NotAProviderError
+
         raise NotAProviderError(
             f"history provider `{name}` from {where} is not a provider: its `name` is not "
             f"one line of text; see 'Writing a provider' in the docs"
@@ -379,6 +426,8 @@ def _unique_names(
         if first is None:
             kept[label] = installed
             continue
+        from karni.agent.history.errors import DuplicateProviderError
+
         error = DuplicateProviderError(
             f"history provider `{installed.name}` from "
             f"{_describe(installed.value, installed.distribution)} is named `{label}`, like "
@@ -407,6 +456,8 @@ def _choose(name: str, points: list[EntryPoint]) -> tuple[EntryPoint | None, Loa
     if len(distinct) == 1:
         return distinct[0], None
     listed = " and ".join(_describe(point.value, point.distribution) for point in distinct)
+    from karni.agent.history.errors import DuplicateProviderError
+
     error = DuplicateProviderError(
         f"history provider name `{name}` is registered more than once: {listed}; "
         f"uninstall one of them or rename its entry point"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["markers_rule_out", "store_marker"]
+__all__ = ["find_marker", "markers_rule_out", "store_marker"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,6 +60,19 @@ def _found_marker(provider: Any, project_root: str | os.PathLike[str]) -> str | 
         if markers is None:
             return None
         walk_up = getattr(provider, "store_markers_walk_up", False) is True
+    except Exception:
+        return None
+    return find_marker(markers, walk_up, project_root)
+
+
+def find_marker(
+    markers: tuple[str, ...], walk_up: bool, project_root: str | os.PathLike[str]
+) -> str | None:
+    """The path of the first of ``markers`` that exists for ``project_root``, else ``""``.
+
+    None when the root cannot be read as a path (the provider is then asked).
+    """
+    try:
         given = os.path.abspath(os.fspath(project_root))
         # Parents differ when the root is reached through a symlink: a provider
         # walking up may start from either side, so both chains are looked at.
