@@ -399,8 +399,7 @@ _BLANK: dict[str, Any] = {}
 
 def _parsed(line: bytes) -> dict[str, Any] | None:
     """A line's JSON object; :data:`_BLANK` for a blank line; None for a malformed one."""
-    import json
-
+    from karni_historian.fastjson import loads
     from karni_historian.ingest.reader import OVERSIZED
 
     if line is OVERSIZED:
@@ -408,12 +407,9 @@ def _parsed(line: bytes) -> dict[str, Any] | None:
     if line[:1] == b"\x00":
         line = line.lstrip(b"\x00")
     try:
-        record = json.loads(line.decode())  # a str parses faster than bytes
+        record = loads(line)
     except ValueError:
-        try:
-            record = json.loads(line)  # a BOM, or another encoding JSON allows
-        except ValueError:
-            return _BLANK if not line.strip() else None
+        return _BLANK if not line.strip() else None
     return record if isinstance(record, dict) else None
 
 
@@ -480,10 +476,16 @@ class _FileIngest:
 
     def _group(self, group: list[tuple[Any, int]]) -> None:
         """Parse a group of lines, let the reader prefetch what they name, then feed them."""
+        from karni_historian.fastjson import loads
+
         start = self.offset
         parsed: list[tuple[dict[str, Any] | None, int, int]] = []
         for line, end in group:
-            parsed.append((_parsed(line), start, end))
+            try:
+                record = loads(line)
+            except ValueError:  # blank, NUL-padded, oversized or malformed
+                record = _parsed(line)
+            parsed.append((record if isinstance(record, dict) else None, start, end))
             start = end
         if self.prefetch is not None:
             self.prefetch([record for record, _, _ in parsed if record is not None])

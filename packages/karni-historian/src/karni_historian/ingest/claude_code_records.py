@@ -111,8 +111,8 @@ class ClaudeCodeReader:
         message_ids: set[str] = set()
         for record in records:
             uuid = record.get("uuid")
-            if isinstance(uuid, str) and uuid:
-                keys.append(f"cc:{uuid}")
+            if uuid and isinstance(uuid, str):
+                keys.append("cc:" + uuid)
             if record.get("type") == "assistant" and record.get("isSidechain") is not True:
                 message = record.get("message")
                 message_id = message.get("id") if isinstance(message, dict) else None
@@ -125,13 +125,8 @@ class ClaudeCodeReader:
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
         kind = record.get("type", "")
-        if kind in _TITLE_FIELDS or kind == "summary":
-            self._title(record, kind)
-            return
-        if kind == "attachment":
-            self._queued_prompt(record)
-            return
-        if kind not in ("user", "assistant"):
+        if kind != "assistant" and kind != "user":
+            self._other(record, kind)
             return
         if record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"):
             return
@@ -143,16 +138,25 @@ class ClaudeCodeReader:
         if uuid in self._summaries and agent is None:
             self.writer(_string(record, "cwd"))
             self.sink.store.set_title(self.session_id, self._summaries.pop(uuid), 2)
-        if isinstance(uuid, str) and uuid and not self.sink.first_sighting(f"cc:{uuid}"):
+        if uuid and isinstance(uuid, str) and not self.sink.first_sighting("cc:" + uuid):
             return
         if agent is not None and agent.ignored:
             return
-        cwd, timestamp = _string(record, "cwd"), _string(record, "timestamp")
+        cwd, timestamp = record.get("cwd"), record.get("timestamp")
+        cwd = cwd if isinstance(cwd, str) else None
+        timestamp = timestamp if isinstance(timestamp, str) else None
         if kind == "assistant":
             self._assistant(message, timestamp, cwd, agent)
         else:
             self._user(record, message, timestamp, cwd, agent)
             self._read_linked()
+
+    def _other(self, record: dict[str, Any], kind: Any) -> None:
+        """A record that is no message: a title, a queued prompt, or nothing kept."""
+        if kind in _TITLE_FIELDS or kind == "summary":
+            self._title(record, kind)
+        elif kind == "attachment":
+            self._queued_prompt(record)
 
     def agent_of(self, record: dict[str, Any]) -> Agent | None:
         """The subagent thread a record belongs to, or None for the main thread."""
@@ -358,6 +362,8 @@ class ClaudeCodeReader:
         """Read the subagent files of the Task calls that just returned, after their result."""
         from karni_historian.ingest import read_side_file
 
+        if not self._linked:
+            return
         linked, self._linked = self._linked, []
         for path, call_id in linked:
             self.sink.agent_calls[path] = call_id
