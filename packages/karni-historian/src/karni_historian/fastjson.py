@@ -5,7 +5,9 @@ exactly as the standard library does; what it refuses (NaN and Infinity, a
 byte-order mark, UTF-16 or UTF-32, an escaped lone surrogate, nesting deeper
 than 1,024 levels) is handed to the standard library, and so is any line with
 a run of 19 or more digits, which orjson could read as a float where the
-standard library reads an integer beyond 64 bits.
+standard library reads an integer beyond 64 bits. Nesting deeper than the
+interpreter's recursion limit (about 1,000 levels) is a :class:`ValueError`
+like any other malformed JSON, not a crash; orjson alone reads up to 1,024.
 
 Encoding writes compact JSON (no space after ``,`` or ``:``) either way and
 keeps non-ASCII text as it is. The bytes differ in two cases only: some
@@ -60,9 +62,12 @@ def loads(data: bytes) -> Any:
         except ValueError:
             pass  # the standard library accepts more, or raises its own error
     try:
-        return json.loads(data.decode())  # a str parses faster than bytes
-    except ValueError:
-        return json.loads(data)  # a byte-order mark, or another encoding JSON allows
+        try:
+            return json.loads(data.decode())  # a str parses faster than bytes
+        except ValueError:
+            return json.loads(data)  # a byte-order mark, or another encoding JSON allows
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to decode") from None
 
 
 def dumps(value: Any) -> str:
