@@ -360,10 +360,10 @@ class ClaudeCodeReader:
 
     def _read_linked(self) -> None:
         """Read the subagent files of the Task calls that just returned, after their result."""
-        from karni_historian.ingest import read_side_file
-
         if not self._linked:
             return
+        from karni_historian.ingest import read_side_file
+
         linked, self._linked = self._linked, []
         for path, call_id in linked:
             self.sink.agent_calls[path] = call_id

@@ -15,7 +15,8 @@ messages, one statement per table.
 Parts are plain JSON objects here (the stored form, see
 :func:`karni_historian.store.parts_to_json`): ``{"type": "text", "text": …,
 "ignored": true?}`` or ``{"type": "tool", "name": …, "input": …, "output": …?,
-"call_id": …?, "is_error": true?}``.
+"call_id": …?, "is_error": true?}``, written as compact JSON by
+:func:`karni_historian.fastjson.dumps`.
 """
 
 from __future__ import annotations
