@@ -33,7 +33,17 @@ LINES = [
     b"[" * 200 + b"]" * 200,
 ]
 
-MALFORMED = [b"", b"   ", b"{", b'{"a":}', b"\x00{}", b'"\xff"', b"[1,]", b"nul", b"[" * 5000 + b"]" * 5000]
+MALFORMED = [
+    b"",
+    b"   ",
+    b"{",
+    b'{"a":}',
+    b"\x00{}",
+    b'"\xff"',
+    b"[1,]",
+    b"nul",
+    b"[" * 5000 + b"]" * 5000,
+]
 
 
 @pytest.fixture
@@ -91,7 +101,7 @@ def test_malformed_input_raises_value_error_either_way(monkeypatch):
 
 
 VALUES = [
-    [{"type": "text", "text": "café ☕\n\u2028\x00\x1f\"\\/", "ignored": True}],
+    [{"type": "text", "text": 'café ☕\n\u2028\x00\x1f"\\/', "ignored": True}],
     [{"type": "tool", "name": "Edit", "input": {"n": [1, -2, 3.25, -0.0], "ok": None}}],
     {"big": 2**70, "small": -(2**63)},
     [],
@@ -150,9 +160,7 @@ def _ingested(root, transcript):
     return [tuple(str(v).replace(str(root), "ROOT") for v in row) for row in rows], files
 
 
-def test_ingest_stores_the_same_bytes_with_and_without_orjson(
-    tmp_path, user_folders, monkeypatch
-):
+def test_ingest_stores_the_same_bytes_with_and_without_orjson(tmp_path, user_folders, monkeypatch):
     transcript = (FIXTURES / "claude_code_session.jsonl").read_text(encoding="utf-8")
     transcript += '{"type":"user","uuid":"nan-1","sessionId":"s","message":{"content":[{"type":'
     transcript += '"tool_result","tool_use_id":"x","content":"n"}]},"toolUseResult":{"n":NaN}}\n'
