@@ -489,26 +489,24 @@ class _FileIngest:
             start = end
         if self.prefetch is not None:
             self.prefetch([record for record, _, _ in parsed if record is not None])
+        feed, report, progress = self.feed, self.report, self.progress
+        with_offset = self.kind == "generic"  # the generic reader keys records by offset
         for record, start, end in parsed:
             self.lines += 1
-            self.report.lines += 1
+            report.lines += 1
             self.offset = end
             if record is None:
                 self._malformed()
             elif record is not _BLANK:
-                self._record(record, start)
-            if self.progress is not None and self.offset - self.shown >= _PROGRESS_STEP:
+                try:
+                    if with_offset:
+                        feed(record, start)
+                    else:
+                        feed(record)
+                except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+                    self._malformed()  # a line the reader cannot use
+            if progress is not None and end - self.shown >= _PROGRESS_STEP:
                 self._show_progress()
-
-    def _record(self, record: dict[str, Any], start: int) -> None:
-        """Hand one parsed line to the reader; a line it cannot use is counted malformed."""
-        try:
-            if self.kind == "generic":
-                self.feed(record, start)
-            else:
-                self.feed(record)
-        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-            self._malformed()
 
     def _malformed(self) -> None:
         self.report.malformed += 1
