@@ -110,11 +110,12 @@ class ClaudeCodeReader:
         keys: list[str] = []
         message_ids: set[str] = set()
         for record in records:
-            uuid = record.get("uuid")
+            get = record.get
+            uuid = get("uuid")
             if uuid and isinstance(uuid, str):
                 keys.append("cc:" + uuid)
-            if record.get("type") == "assistant" and record.get("isSidechain") is not True:
-                message = record.get("message")
+            if get("type") == "assistant" and get("isSidechain") is not True:
+                message = get("message")
                 message_id = message.get("id") if isinstance(message, dict) else None
                 if isinstance(message_id, str):
                     message_ids.add(message_id)
@@ -124,17 +125,18 @@ class ClaudeCodeReader:
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
-        kind = record.get("type", "")
+        get = record.get
+        kind = get("type", "")
         if kind != "assistant" and kind != "user":
             self._other(record, kind)
             return
-        if record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"):
+        if get("isCompactSummary") or get("isVisibleInTranscriptOnly"):
             return
-        message = record.get("message")
+        message = get("message")
         if not isinstance(message, dict):
             raise ValueError("a user or assistant record without a message object")
         agent = self.agent_of(record)
-        uuid = record.get("uuid")
+        uuid = get("uuid")
         if uuid in self._summaries and agent is None:
             self.writer(_string(record, "cwd"))
             self.sink.store.set_title(self.session_id, self._summaries.pop(uuid), 2)
@@ -142,7 +144,7 @@ class ClaudeCodeReader:
             return
         if agent is not None and agent.ignored:
             return
-        cwd, timestamp = record.get("cwd"), record.get("timestamp")
+        cwd, timestamp = get("cwd"), get("timestamp")
         cwd = cwd if isinstance(cwd, str) else None
         timestamp = timestamp if isinstance(timestamp, str) else None
         if kind == "assistant":
@@ -228,9 +230,10 @@ class ClaudeCodeReader:
         for block in blocks:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
                 parts.append({"type": "text", "text": block["text"]})
-            elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+            elif kind == "tool_use" and isinstance(block.get("name"), str):
                 part = call_part(block["name"], block.get("input"), block.get("id"))
                 if agent is not None:
                     part["metadata"] = {"subagent": agent.owner}
@@ -256,9 +259,10 @@ class ClaudeCodeReader:
         for block in blocks:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "tool_result":
+            kind = block.get("type")
+            if kind == "tool_result":
                 parts.append(self._result(writer, record, block, cwd, touched))
-            elif agent is None and block.get("type") == "text":
+            elif agent is None and kind == "text":
                 text = block.get("text")
                 if isinstance(text, str):
                     parts.append(self._text_part(text, is_result or _not_human(record)))
