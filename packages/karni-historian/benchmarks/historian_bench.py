@@ -8,7 +8,8 @@ Run by ``scripts/bench`` (or directly)::
 ``ingest`` writes a generated Claude Code transcript of MB megabytes (default
 200) into a temporary folder, ingests it in a child process and prints the
 throughput and the child's peak memory; a second, incremental run over the
-unchanged file is timed too. ``render`` stores COUNT compartments (default
+unchanged file is timed too, and, when orjson (the ``speedups`` extra) is
+installed, a fresh ingest without it. ``render`` stores COUNT compartments (default
 10,000) and times ``render_history`` over them, and the whole
 ``karni-historian render`` command. Nothing is written outside the temporary
 folder.
@@ -128,17 +129,29 @@ def _transcript(path: str, root: str, megabytes: int) -> int:
 
 
 _CHILD = r"""
-import resource, sys, time
+import resource, shutil, sys, time
+if sys.argv[2] == "stdlib":
+    sys.modules["orjson"] = None  # as without the speedups extra
+from karni_historian.fastjson import ACCELERATED
 from karni_historian.ingest import ingest
 from karni_historian.store import Store
 root = sys.argv[1]
+if sys.argv[3] == "fresh":
+    shutil.rmtree(root + "/.karni", ignore_errors=True)
 start = time.perf_counter()
 with Store.open(root, create=True) as store:
     report = ingest(store, root)
 elapsed = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{elapsed:.3f} {peak:.1f} {report.messages_added}")
+print(f"{elapsed:.3f} {peak:.1f} {report.messages_added} {ACCELERATED}")
 """
+
+_RUNS = (
+    ("installed", "fresh", "ingest {size:.0f} MB"),
+    ("installed", "again", "ingest again, nothing new"),
+    ("stdlib", "fresh", "ingest {size:.0f} MB without orjson"),
+)
+"""The child runs: which JSON library, a fresh store or the one left before, and the label."""
 
 
 def bench_ingest(megabytes: int = 200) -> None:
@@ -158,25 +171,28 @@ def bench_ingest(megabytes: int = 200) -> None:
             "HOME": tmp,
             "XDG_CONFIG_HOME": os.path.join(tmp, "xdg"),
         }
-        for first in (True, False):
+        accelerated = False
+        for json_library, store, label in _RUNS:
+            if json_library == "stdlib" and not accelerated:
+                break  # orjson is not installed: the first run was already without it
             out = subprocess.run(
-                [sys.executable, "-c", _CHILD, root],
+                [sys.executable, "-c", _CHILD, root, json_library, store],
                 env=env,
                 check=True,
                 capture_output=True,
                 text=True,
             ).stdout.split()
             elapsed, peak, added = float(out[0]), float(out[1]), int(out[2])
-            if first:
+            accelerated = accelerated or out[3] == "True"
+            title = label.format(size=size / 1e6)
+            if store == "fresh":
+                library = "orjson" if out[3] == "True" else "stdlib json"
                 print(
-                    f"ingest {size / 1e6:.0f} MB: {elapsed:.2f} s, {size / 1e6 / elapsed:.1f} "
+                    f"{title} ({library}): {elapsed:.2f} s, {size / 1e6 / elapsed:.1f} "
                     f"MB/s, {added} messages, peak RSS {peak:.0f} MB"
                 )
             else:
-                print(
-                    f"ingest again, nothing new: {elapsed * 1000:.0f} ms, {added} messages, "
-                    f"peak RSS {peak:.0f} MB"
-                )
+                print(f"{title}: {elapsed * 1000:.0f} ms, {added} messages, peak RSS {peak:.0f} MB")
 
 
 def _compartments(count: int) -> list:

@@ -399,8 +399,7 @@ _BLANK: dict[str, Any] = {}
 
 def _parsed(line: bytes) -> dict[str, Any] | None:
     """A line's JSON object; :data:`_BLANK` for a blank line; None for a malformed one."""
-    import json
-
+    from karni_historian.fastjson import loads
     from karni_historian.ingest.reader import OVERSIZED
 
     if line is OVERSIZED:
@@ -408,12 +407,9 @@ def _parsed(line: bytes) -> dict[str, Any] | None:
     if line[:1] == b"\x00":
         line = line.lstrip(b"\x00")
     try:
-        record = json.loads(line.decode())  # a str parses faster than bytes
+        record = loads(line)
     except ValueError:
-        try:
-            record = json.loads(line)  # a BOM, or another encoding JSON allows
-        except ValueError:
-            return _BLANK if not line.strip() else None
+        return _BLANK if not line.strip() else None
     return record if isinstance(record, dict) else None
 
 
@@ -480,33 +476,37 @@ class _FileIngest:
 
     def _group(self, group: list[tuple[Any, int]]) -> None:
         """Parse a group of lines, let the reader prefetch what they name, then feed them."""
+        from karni_historian.fastjson import loads
+
         start = self.offset
         parsed: list[tuple[dict[str, Any] | None, int, int]] = []
         for line, end in group:
-            parsed.append((_parsed(line), start, end))
+            try:
+                record = loads(line)
+            except ValueError:  # blank, NUL-padded, oversized or malformed
+                record = _parsed(line)
+            parsed.append((record if isinstance(record, dict) else None, start, end))
             start = end
         if self.prefetch is not None:
             self.prefetch([record for record, _, _ in parsed if record is not None])
+        feed, report, progress = self.feed, self.report, self.progress
+        with_offset = self.kind == "generic"  # the generic reader keys records by offset
         for record, start, end in parsed:
             self.lines += 1
-            self.report.lines += 1
+            report.lines += 1
             self.offset = end
             if record is None:
                 self._malformed()
             elif record is not _BLANK:
-                self._record(record, start)
-            if self.progress is not None and self.offset - self.shown >= _PROGRESS_STEP:
+                try:
+                    if with_offset:
+                        feed(record, start)
+                    else:
+                        feed(record)
+                except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+                    self._malformed()  # a line the reader cannot use
+            if progress is not None and end - self.shown >= _PROGRESS_STEP:
                 self._show_progress()
-
-    def _record(self, record: dict[str, Any], start: int) -> None:
-        """Hand one parsed line to the reader; a line it cannot use is counted malformed."""
-        try:
-            if self.kind == "generic":
-                self.feed(record, start)
-            else:
-                self.feed(record)
-        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-            self._malformed()
 
     def _malformed(self) -> None:
         self.report.malformed += 1

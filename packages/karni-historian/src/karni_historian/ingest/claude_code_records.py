@@ -110,11 +110,12 @@ class ClaudeCodeReader:
         keys: list[str] = []
         message_ids: set[str] = set()
         for record in records:
-            uuid = record.get("uuid")
-            if isinstance(uuid, str) and uuid:
-                keys.append(f"cc:{uuid}")
-            if record.get("type") == "assistant" and record.get("isSidechain") is not True:
-                message = record.get("message")
+            get = record.get
+            uuid = get("uuid")
+            if uuid and isinstance(uuid, str):
+                keys.append("cc:" + uuid)
+            if get("type") == "assistant" and get("isSidechain") is not True:
+                message = get("message")
                 message_id = message.get("id") if isinstance(message, dict) else None
                 if isinstance(message_id, str):
                     message_ids.add(message_id)
@@ -124,35 +125,40 @@ class ClaudeCodeReader:
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
-        kind = record.get("type", "")
-        if kind in _TITLE_FIELDS or kind == "summary":
-            self._title(record, kind)
+        get = record.get
+        kind = get("type", "")
+        if kind != "assistant" and kind != "user":
+            self._other(record, kind)
             return
-        if kind == "attachment":
-            self._queued_prompt(record)
+        if get("isCompactSummary") or get("isVisibleInTranscriptOnly"):
             return
-        if kind not in ("user", "assistant"):
-            return
-        if record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"):
-            return
-        message = record.get("message")
+        message = get("message")
         if not isinstance(message, dict):
             raise ValueError("a user or assistant record without a message object")
         agent = self.agent_of(record)
-        uuid = record.get("uuid")
+        uuid = get("uuid")
         if uuid in self._summaries and agent is None:
             self.writer(_string(record, "cwd"))
             self.sink.store.set_title(self.session_id, self._summaries.pop(uuid), 2)
-        if isinstance(uuid, str) and uuid and not self.sink.first_sighting(f"cc:{uuid}"):
+        if uuid and isinstance(uuid, str) and not self.sink.first_sighting("cc:" + uuid):
             return
         if agent is not None and agent.ignored:
             return
-        cwd, timestamp = _string(record, "cwd"), _string(record, "timestamp")
+        cwd, timestamp = get("cwd"), get("timestamp")
+        cwd = cwd if isinstance(cwd, str) else None
+        timestamp = timestamp if isinstance(timestamp, str) else None
         if kind == "assistant":
             self._assistant(message, timestamp, cwd, agent)
         else:
             self._user(record, message, timestamp, cwd, agent)
             self._read_linked()
+
+    def _other(self, record: dict[str, Any], kind: Any) -> None:
+        """A record that is no message: a title, a queued prompt, or nothing kept."""
+        if kind in _TITLE_FIELDS or kind == "summary":
+            self._title(record, kind)
+        elif kind == "attachment":
+            self._queued_prompt(record)
 
     def agent_of(self, record: dict[str, Any]) -> Agent | None:
         """The subagent thread a record belongs to, or None for the main thread."""
@@ -224,9 +230,10 @@ class ClaudeCodeReader:
         for block in blocks:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
                 parts.append({"type": "text", "text": block["text"]})
-            elif block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+            elif kind == "tool_use" and isinstance(block.get("name"), str):
                 part = call_part(block["name"], block.get("input"), block.get("id"))
                 if agent is not None:
                     part["metadata"] = {"subagent": agent.owner}
@@ -252,9 +259,10 @@ class ClaudeCodeReader:
         for block in blocks:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "tool_result":
+            kind = block.get("type")
+            if kind == "tool_result":
                 parts.append(self._result(writer, record, block, cwd, touched))
-            elif agent is None and block.get("type") == "text":
+            elif agent is None and kind == "text":
                 text = block.get("text")
                 if isinstance(text, str):
                     parts.append(self._text_part(text, is_result or _not_human(record)))
@@ -356,6 +364,8 @@ class ClaudeCodeReader:
 
     def _read_linked(self) -> None:
         """Read the subagent files of the Task calls that just returned, after their result."""
+        if not self._linked:
+            return
         from karni_historian.ingest import read_side_file
 
         linked, self._linked = self._linked, []

@@ -15,7 +15,8 @@ messages, one statement per table.
 Parts are plain JSON objects here (the stored form, see
 :func:`karni_historian.store.parts_to_json`): ``{"type": "text", "text": …,
 "ignored": true?}`` or ``{"type": "tool", "name": …, "input": …, "output": …?,
-"call_id": …?, "is_error": true?}``.
+"call_id": …?, "is_error": true?}``, written as compact JSON by
+:func:`karni_historian.fastjson.dumps`.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
 
 _CACHE_LIMIT = 512
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
-"""Encodes parts as ``json.dumps(parts, ensure_ascii=False)`` does, one encoder for all."""
 
 _RELATIVE_CACHE_LIMIT = 4096
 """Paths remembered by :meth:`Sink.relative`; the cache starts over when full."""
@@ -278,8 +276,9 @@ class SessionWriter:
 
     def flush(self) -> None:
         """Write the changed messages to the store."""
+        from karni_historian.fastjson import dumps
+
         store = self.store
-        dumps = _ENCODER.encode
         new: list[tuple[int, str, str, str | None, str]] = []
         for ordinal in sorted(self._cache):
             pending = self._cache[ordinal]

@@ -24,21 +24,25 @@ class IngestStateTables(Database):
 
     def seen_among(self, keys: Sequence[str]) -> set[str]:
         """Those of ``keys`` recorded before, in one query."""
-        import json
+        from karni_historian.fastjson import dumps
 
         if not keys:
             return set()
         rows = self.connection.execute(
             "SELECT key FROM seen_records WHERE key IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(keys)),),
+            (dumps(list(keys)),),
         )
         return {row[0] for row in rows}
 
     def add_seen(self, keys: Sequence[str]) -> None:
-        """Record ``keys`` (those already recorded stay as they are)."""
-        self.connection.executemany(
-            "INSERT OR IGNORE INTO seen_records (key) VALUES (?)", [(key,) for key in keys]
-        )
+        """Record ``keys`` (those already recorded stay as they are), in one statement."""
+        from karni_historian.fastjson import dumps
+
+        if keys:
+            self.connection.execute(
+                "INSERT OR IGNORE INTO seen_records (key) SELECT value FROM json_each(?)",
+                (dumps(list(keys)),),
+            )
 
     def cursor(self, source: str) -> CursorState | None:
         """The ingest cursor of a source file, or None when never read."""

@@ -132,7 +132,7 @@ class MessageTables(Database):
         self, session_id: str, message_ids: Sequence[str]
     ) -> dict[str, int]:
         """The ordinal of each of ``message_ids`` that is stored, in one query."""
-        import json
+        from karni_historian.fastjson import dumps
 
         if not message_ids:
             return {}
@@ -140,7 +140,7 @@ class MessageTables(Database):
             "SELECT message_id, min(ordinal) FROM raw_messages INDEXED BY"
             " idx_raw_messages_message_id WHERE session_id = ? AND message_id != ''"
             " AND message_id IN (SELECT value FROM json_each(?)) GROUP BY message_id",
-            (session_id, json.dumps(list(message_ids))),
+            (session_id, dumps(list(message_ids))),
         )
         return {row[0]: int(row[1]) for row in rows}
 
