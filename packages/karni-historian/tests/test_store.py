@@ -31,6 +31,24 @@ def test_created_owner_only_with_gitignore(root):
     assert (folder / ".gitignore").read_text() == "*\n"
 
 
+def test_a_new_store_has_8_kib_pages_and_an_old_one_keeps_its_own(root, tmp_path):
+    from karni_historian.store.database import PAGE_SIZE
+
+    with Store.open(root, create=True) as store:
+        assert store.connection.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 8192
+    old = tmp_path / "old"
+    (old / ".karni" / "local").mkdir(parents=True)
+    (old / "manage.py").write_text("")
+    connection = sqlite3.connect(db_path(old))
+    connection.execute("CREATE TABLE placeholder (x)")  # written with SQLite's default pages
+    connection.execute("DROP TABLE placeholder")
+    default = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    with Store.open(old) as store:
+        assert store.connection.execute("PRAGMA page_size").fetchone()[0] == default != 8192
+        assert store.schema_version == SCHEMA_VERSION
+
+
 def test_missing_store_is_a_one_line_error(root):
     with pytest.raises(StoreError) as error:
         Store.open(root)

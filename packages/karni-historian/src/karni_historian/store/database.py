@@ -23,7 +23,10 @@ else:
 
     sqlite3 = load()  # the C module, loaded cheaply: see that module
 
-__all__ = ["Database", "Transaction", "utc_now"]
+__all__ = ["PAGE_SIZE", "Database", "Transaction", "utc_now"]
+
+PAGE_SIZE = 8192
+"""The page size of a store this version creates; an existing store keeps its own."""
 
 
 def _store_error(message: str) -> Exception:
@@ -153,6 +156,11 @@ class Database:
                     f"run `karni-historian ingest` once"
                 )
             return
+        if self.connection.execute("PRAGMA page_count").fetchone()[0] == 0:
+            # A new store: 8 KiB pages hold its ~2 KiB message rows with less
+            # slack than 4 KiB ones (a smaller file, a faster ingest). Only
+            # before the first write, and before WAL, can the size be chosen.
+            self.connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         self.connection.execute("PRAGMA journal_mode = WAL")
         self.connection.execute("PRAGMA synchronous = NORMAL")
         if version < SCHEMA_VERSION:
