@@ -35,17 +35,27 @@ def dated(
     compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
 ) -> list[Compartment]:
     """The compartments with ``start_date`` and ``end_date`` from their messages."""
-    from dataclasses import replace
+    from karni_historian.model import Compartment
 
     result: list[Compartment] = []
-    for compartment in compartments:
-        start = by_ordinal.get(compartment.start)
-        end = by_ordinal.get(compartment.end)
+    for c in compartments:
+        start = by_ordinal.get(c.start)
+        end = by_ordinal.get(c.end)
         result.append(
-            replace(
-                compartment,
+            Compartment(
+                start=c.start,
+                end=c.end,
+                title=c.title,
+                p1=c.p1,
+                p2=c.p2,
+                p3=c.p3,
+                p4=c.p4,
+                importance=c.importance,
                 start_date=local_date(start.timestamp) if start else None,
                 end_date=local_date(end.timestamp) if end else None,
+                episode_type=c.episode_type,
+                legacy=c.legacy,
+                content=c.content,
             )
         )
     return result

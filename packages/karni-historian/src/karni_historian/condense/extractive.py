@@ -46,8 +46,16 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk, ChunkLine
+    from karni_historian.condense.compartment_xml import ParsedOutput
 
-__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "episodes", "summarize"]
+__all__ = [
+    "HISTORIAN_NAME",
+    "MAX_EPISODE_LINES",
+    "condense",
+    "episodes",
+    "summarize",
+    "summarize_parsed",
+]
 
 HISTORIAN_NAME = "local/extractive"
 """The historian's name as runs record it."""
@@ -124,6 +132,8 @@ _CONTINUATIONS = (
     "open a pr",
     "ship it",
 )
+_CONTINUATION_WORDS = frozenset(_CONTINUATIONS)
+_CONTINUATION_PREFIXES = tuple(c + " " for c in _CONTINUATIONS)
 _LEADING_ACK = ("ok", "okay", "yes", "yep", "great", "good", "thanks", "perfect", "nice", "cool")
 
 _I = 2  # re.IGNORECASE, without importing re at module load
@@ -182,17 +192,20 @@ _PATTERNS: dict[str, tuple[str, int]] = {
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
 
-_RE: dict[str, Any] = {}
 
+class _Patterns:
+    """:data:`_PATTERNS` as attributes, each compiled on first use and kept on the instance."""
 
-def _re(name: str) -> Any:
-    pattern = _RE.get(name)
-    if pattern is None:
+    def __getattr__(self, name: str) -> Any:
         import re
 
         source, flags = _PATTERNS[name]
-        pattern = _RE[name] = re.compile(source, flags)
-    return pattern
+        pattern = re.compile(source, flags)
+        setattr(self, name, pattern)
+        return pattern
+
+
+_P = _Patterns()
 
 
 def _clause(sentence: str, pattern: Any) -> str:
@@ -209,7 +222,7 @@ def _clause(sentence: str, pattern: Any) -> str:
 
 def _sentences(text: str) -> list[str]:
     out = []
-    for piece in _re("sentence").split(text):
+    for piece in _P.sentence.split(text):
         piece = " ".join(piece.split())
         if piece:
             out.append(piece)
@@ -237,7 +250,7 @@ def _words(text: str) -> tuple[str, ...]:
     if words is None:
         if len(_WORDS) >= _WORDS_LIMIT:
             _WORDS.clear()
-        words = _WORDS[text] = tuple(w.lower() for w in _re("words").findall(text))
+        words = _WORDS[text] = tuple(w.lower() for w in _P.words.findall(text))
     return words
 
 
@@ -270,7 +283,7 @@ def _is_continuation(text: str) -> bool:
     while len(words) > 1 and words[0] in _LEADING_ACK:
         words = words[1:]
     lowered = " ".join(words)
-    return any(lowered == c or lowered.startswith(c + " ") for c in _CONTINUATIONS)
+    return lowered in _CONTINUATION_WORDS or lowered.startswith(_CONTINUATION_PREFIXES)
 
 
 def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
@@ -305,9 +318,10 @@ def _phase_lines(
 
     inside = [by_ordinal[o] for o in sorted(by_ordinal) if chunk.start <= o <= chunk.end]
     starts = phase_starts(inside, completed_arcs(inside))
+    ordered = sorted(starts)
     lines: list[ChunkLine] = []
     for line in chunk.lines:
-        lines += _pieces(line, sorted(starts), by_ordinal)
+        lines += _pieces(line, ordered, by_ordinal)
     return lines, starts
 
 
@@ -430,11 +444,11 @@ class _Episode:
             for sentence in _sentences(text):
                 self._classify(sentence, user=True)
                 if not first_request and (
-                    _re("prohibit").search(sentence)
-                    or _re("rule").search(sentence)
-                    or _re("soft_rule").search(sentence)
-                    or _re("decision").search(sentence)
-                    or _re("correction").search(sentence)
+                    _P.prohibit.search(sentence)
+                    or _P.rule.search(sentence)
+                    or _P.soft_rule.search(sentence)
+                    or _P.decision.search(sentence)
+                    or _P.correction.search(sentence)
                 ):
                     self._add(self.user_notes, sentence)
         elif message.role == "assistant":
@@ -448,9 +462,9 @@ class _Episode:
 
     def _promote_decision(self, sentence: str, *, user: bool) -> None:
         """Keep a decision for project memory unless it is a request or a progress report."""
-        if user and not _re("polite").match(sentence):
+        if user and not _P.polite.match(sentence):
             self._add(self.user_decisions, sentence)
-        elif not user and not _re("progress").match(sentence):
+        elif not user and not _P.progress.match(sentence):
             self._add(self.agent_decisions, sentence)
 
     def _drop_contradicted(self, correction: str) -> None:
@@ -461,26 +475,26 @@ class _Episode:
     def _classify(self, sentence: str, *, user: bool) -> None:
         if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
             return
-        decision = _re("decision")
+        decision = _P.decision
         if decision.search(sentence):
             self._add(self.decisions, _clause(sentence, decision))
             self._promote_decision(_clause(sentence, decision), user=user)
-        elif user and _re("correction").search(sentence):
+        elif user and _P.correction.search(sentence):
             self._drop_contradicted(sentence)
-        if user and _re("prohibit").search(sentence):
-            self._add(self.prohibitions, _clause(sentence, _re("prohibit")))
-        elif user and _re("rule").search(sentence):
-            self._add(self.rules, _clause(sentence, _re("rule")))
-        elif user and _re("soft_rule").search(sentence) and not decision.search(sentence):
+        if user and _P.prohibit.search(sentence):
+            self._add(self.prohibitions, _clause(sentence, _P.prohibit))
+        elif user and _P.rule.search(sentence):
+            self._add(self.rules, _clause(sentence, _P.rule))
+        elif user and _P.soft_rule.search(sentence) and not decision.search(sentence):
             # "must" alone is a rule unless the sentence reports a decision, which
             # makes it a design choice (ARCHITECTURE): "we decided pricing must stay…".
-            self._add(self.rules, _clause(sentence, _re("soft_rule")))
-        if user and _re("config").search(sentence) and _re("value").search(sentence):
+            self._add(self.rules, _clause(sentence, _P.soft_rule))
+        if user and _P.config.search(sentence) and _P.value.search(sentence):
             self._add(self.configs, sentence)
-        if user and _re("naming").search(sentence):
+        if user and _P.naming.search(sentence):
             # Only conventions the user states ("test files are named after…", "use
             # snake_case"), never one-off actions such as "rename total() to subtotal()".
-            self._add(self.naming, _clause(sentence, _re("naming")))
+            self._add(self.naming, _clause(sentence, _P.naming))
 
     def _read_tool(self, part: ToolPart) -> None:
         name = part.name.lower()
@@ -503,12 +517,12 @@ class _Episode:
 
     def _read_command(self, part: ToolPart, command: str) -> None:
         """A shell call: a test run (failing, then passing, is a fix) or a revert."""
-        if _re("undo_command").search(command):
+        if _P.undo_command.search(command):
             self.reverted = True
-        if not _re("test").search(command):
+        if not _P.test.search(command):
             return
         self.testing = True
-        failed = part.is_error or bool(_re("failed_run").search(part.output or ""))
+        failed = part.is_error or bool(_P.failed_run.search(part.output or ""))
         if failed:
             self.failed_run = True
         elif self.failed_run:
@@ -566,7 +580,8 @@ class _Episode:
 
 def _objective(ep: _Episode) -> str:
     if ep.requests:
-        text = _sentences(ep.requests[0])[0] if _sentences(ep.requests[0]) else ep.requests[0]
+        sentences = _sentences(ep.requests[0])
+        text = sentences[0] if sentences else ep.requests[0]
     elif ep.topic:
         text = ep.topic
     elif ep.commit_subjects:
@@ -582,13 +597,12 @@ def _objective(ep: _Episode) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _re("polite").sub("", text).strip()
+        text = _P.polite.sub("", text).strip()
     return text.rstrip(" ?.!") or previous or "Untitled episode"
 
 
-def _title(ep: _Episode) -> str:
+def _title(objective: str) -> str:
     """The objective in a few words: the head of "objective: details", at most ~8 words."""
-    objective = _objective(ep)
     head, colon, _rest = objective.partition(": ")
     if colon and 2 <= len(head.split()) <= 10:
         objective = head
@@ -629,9 +643,7 @@ def _commits_sentence(ep: _Episode) -> str:
 
 def _key_sentences(ep: _Episode, limit: int) -> list[str]:
     marked = [
-        s
-        for s in ep.assistant
-        if _re("decision").search(s) or _re("fix").search(s) or _re("revert").search(s)
+        s for s in ep.assistant if _P.decision.search(s) or _P.fix.search(s) or _P.revert.search(s)
     ]
     chosen = marked[:limit]
     for s in ep.assistant:
@@ -674,12 +686,11 @@ def _join(sentences: list[str]) -> str:
     return " ".join(out)
 
 
-def _tiers(ep: _Episode, importance: int) -> tuple[str, str, str, str]:
-    objective = _objective(ep)
+def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str, str]:
     objective = objective[:1].upper() + objective[1:]
     request = _cap(ep.requests[0], 400) if ep.requests else ""
     substantive = [s for s in ep.assistant if len(_words(s)) >= 4] or ep.assistant
-    results = [s for s in substantive if _re("result").search(s)]
+    results = [s for s in substantive if _P.result.search(s)]
     substantive = results or substantive
     outcome = _cap(substantive[-1], 200) if substantive else ""
 
@@ -719,7 +730,7 @@ def _facts(episodes_: list[_Episode]) -> list[Fact]:
 
     def add(category: str, sentences: list[str]) -> None:
         for s in sentences:
-            s = _re("lead").sub("", s)
+            s = _P.lead.sub("", s)
             s = s[:1].upper() + s[1:]
             key = (category, s.lower())
             if key not in seen:
@@ -750,6 +761,28 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     """
     from karni_historian.condense.compartment_xml import emit
 
+    compartments, facts = condense(chunk, messages)
+    return emit(compartments, facts, messages_processed=_processed(chunk, compartments))
+
+
+def summarize_parsed(chunk: Chunk, messages: Sequence[Message]) -> ParsedOutput:
+    """What :func:`~karni_historian.condense.compartment_xml.parse` reads from :func:`summarize`.
+
+    The same result, without writing the XML and parsing it back: what a run
+    of the built-in historian validates.
+    """
+    from karni_historian.condense.compartment_xml import read_back
+
+    compartments, facts = condense(chunk, messages)
+    return read_back(compartments, facts, messages_processed=_processed(chunk, compartments))
+
+
+def _processed(chunk: Chunk, compartments: list[Compartment]) -> tuple[int, int] | None:
+    return (chunk.start, chunk.end) if compartments else None
+
+
+def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartment], list[Fact]]:
+    """The compartments (one per episode, tiling the chunk) and the facts of a chunk."""
     by_ordinal = by_ordinal_of(messages)
     lines, starts = _phase_lines(chunk, by_ordinal)
     groups = _episodes(by_ordinal, lines, starts)
@@ -759,14 +792,14 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     ]
     compartments = []
     for index, ep in enumerate(gathered):
-        start = chunk.start if index == 0 else ep.start
         importance = ep.importance
-        p1, p2, p3, p4 = _tiers(ep, importance)
+        objective = _objective(ep)
+        p1, p2, p3, p4 = _tiers(ep, importance, objective)
         compartments.append(
             Compartment(
-                start=start,
+                start=chunk.start if index == 0 else ep.start,
                 end=ep.end,
-                title=_title(ep),
+                title=_title(objective),
                 p1=p1,
                 p2=p2,
                 p3=p3,
@@ -775,5 +808,4 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
                 episode_type=ep.episode_type,
             )
         )
-    processed = (chunk.start, chunk.end) if compartments else None
-    return emit(compartments, _facts(gathered), messages_processed=processed)
+    return compartments, _facts(gathered)

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from karni_historian.model import Message, ToolPart
+    from karni_historian.model import Message, TextPart, ToolPart
 
 __all__ = ["project_view"]
 
@@ -38,14 +38,15 @@ def _relative(root: str, path: str, cache: dict[str, str | None]) -> str | None:
     return found
 
 
-def _relative_input(part: ToolPart, root: str, cache: dict[str, str | None]) -> dict[str, object]:
-    """The path keys of the part's input that name a file inside the project, made relative."""
+def _relative_input(
+    data: dict[str, object], root: str, cache: dict[str, str | None]
+) -> dict[str, object]:
+    """The path keys of a tool input that name a file inside the project, made relative."""
     from karni_historian.model import PATH_KEYS
 
-    assert isinstance(part.input, dict)
     updates: dict[str, object] = {}
     for key in PATH_KEYS:
-        value = part.input.get(key)
+        value = data.get(key)
         if isinstance(value, str) and os.path.isabs(value):
             relative = _relative(root, value, cache)
             if relative:
@@ -60,20 +61,48 @@ def project_view(
 
     ``cache`` remembers resolved paths across calls (one dict per run).
     """
-    from dataclasses import replace
-
-    from karni_historian.model import ToolPart
-
     cache = {} if cache is None else cache
     viewed: list[Message] = []
     for message in messages:
-        parts = list(message.parts)
-        changed = False
-        for index, part in enumerate(parts):
-            if isinstance(part, ToolPart) and isinstance(part.input, dict):
-                updates = _relative_input(part, root, cache)
-                if updates:
-                    parts[index] = replace(part, input={**part.input, **updates})
-                    changed = True
-        viewed.append(replace(message, parts=tuple(parts)) if changed else message)
+        parts = _viewed_parts(message.parts, root, cache)
+        viewed.append(message if parts is None else _with_parts(message, parts))
     return viewed
+
+
+def _viewed_parts(
+    parts: tuple[TextPart | ToolPart, ...], root: str, cache: dict[str, str | None]
+) -> tuple[TextPart | ToolPart, ...] | None:
+    """``parts`` with project-relative tool paths, or None when no path changes."""
+    from karni_historian.model import ToolPart
+
+    changed: list[TextPart | ToolPart] | None = None
+    for index, part in enumerate(parts):
+        data = getattr(part, "input", None)
+        if not isinstance(data, dict):
+            continue
+        updates = _relative_input(data, root, cache)
+        if updates:
+            assert isinstance(part, ToolPart)
+            changed = changed or list(parts)
+            changed[index] = ToolPart(
+                part.name,
+                {**data, **updates},
+                part.output,
+                part.call_id,
+                part.is_error,
+                part.metadata,
+            )
+    return None if changed is None else tuple(changed)
+
+
+def _with_parts(message: Message, parts: tuple[TextPart | ToolPart, ...]) -> Message:
+    from karni_historian.model import Message
+
+    return Message(
+        message.ordinal,
+        message.role,
+        parts,
+        message.session_id,
+        message.timestamp,
+        message.message_id,
+    )

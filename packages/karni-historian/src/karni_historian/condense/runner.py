@@ -225,9 +225,13 @@ class _Condensation:
         from karni_historian.errors import HistorianOutputError
 
         check_coverage(chunk)
-        builtin = self.historian is _historian_xml
-        xml = self.historian(chunk, self.window.for_historian(chunk.end, env_reads=not builtin))
-        result = validate(parse(xml), chunk, arcs=self.arcs, force_keep=force_keep)
+        if self.historian is _historian_xml:
+            from karni_historian.condense.extractive import summarize_parsed
+
+            parsed = summarize_parsed(chunk, self.window.for_historian(chunk.end, env_reads=False))
+        else:
+            parsed = parse(self.historian(chunk, self.window.for_historian(chunk.end)))
+        result = validate(parsed, chunk, arcs=self.arcs, force_keep=force_keep)
         if result.compartments and result.compartments[-1].end + 1 <= offset:
             raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
         return result
