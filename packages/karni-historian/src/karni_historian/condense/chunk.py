@@ -75,7 +75,6 @@ def _regex(name: str) -> re.Pattern[str]:
         import re
 
         _RE["reminder"] = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
-        _RE["space"] = re.compile(r"\s+")
         _RE["hash"] = re.compile(r"`?\b([0-9a-f]{7,12})\b`?", re.I)
         _RE["verb"] = re.compile(
             r"\b(commit(ted|ting|s)?|cherry-?pick(ed|ing|s)?|merge[ds]?|merging|rebas(e|ed|es|ing))\b",
@@ -173,7 +172,7 @@ def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[s
 
 
 def _collapse(text: str) -> str:
-    return _regex("space").sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def _clean_user_text(text: str) -> str:

@@ -254,10 +254,11 @@ def _words(text: str) -> tuple[str, ...]:
     return words
 
 
-def _user_text(message: Message) -> str:
+def _user_texts(by_ordinal: dict[int, Message]) -> dict[int, str]:
+    """The meaningful text of each user message, by ordinal: asked about more than once."""
     from karni_historian.condense.chunk import meaningful_user_text
 
-    return meaningful_user_text(message)
+    return {o: meaningful_user_text(m) for o, m in by_ordinal.items() if m.role == "user"}
 
 
 def _assistant_texts(message: Message) -> list[str]:
@@ -337,7 +338,7 @@ def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]
         lines (a line is cut in two where a phase of work starts inside it).
     """
     by_ordinal = by_ordinal_of(messages)
-    return _episodes(by_ordinal, *_phase_lines(chunk, by_ordinal))
+    return _episodes(by_ordinal, _user_texts(by_ordinal), *_phase_lines(chunk, by_ordinal))
 
 
 def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
@@ -346,7 +347,10 @@ def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
 
 
 def _episodes(
-    by_ordinal: dict[int, Message], lines: list[ChunkLine], starts: dict[int, str]
+    by_ordinal: dict[int, Message],
+    texts: dict[int, str],
+    lines: list[ChunkLine],
+    starts: dict[int, str],
 ) -> list[list[ChunkLine]]:
     groups: list[list[ChunkLine]] = []
     current: list[ChunkLine] = []
@@ -354,10 +358,7 @@ def _episodes(
     for line in lines:
         new_task = current and line.start in starts
         if line.role == "U" and current and any(ln.role != "U" for ln in current):
-            text = (
-                " ".join(_user_text(by_ordinal[o]) for o in line.ordinals if o in by_ordinal)
-                or line.body
-            )
+            text = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal) or line.body
             new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
@@ -380,9 +381,11 @@ class _Episode:
         self,
         lines: list[ChunkLine],
         by_ordinal: dict[int, Message],
+        texts: dict[int, str],
         topic: str,
         replacements: set[tuple[str, str, str]],
     ) -> None:
+        self.texts = texts  # the meaningful text of the user messages, by ordinal
         self.topic = topic  # the todo item in progress when the episode started
         self.replacements = replacements  # (path, old, new) of the chunk's edits so far
         self.commit_subjects: list[str] = []
@@ -433,7 +436,7 @@ class _Episode:
             if isinstance(part, ToolPart):
                 self._read_tool(part)
         if message.role == "user":
-            text = _user_text(message)
+            text = self.texts.get(message.ordinal, "")
             if not text:
                 return
             if _is_ack(text):
@@ -784,11 +787,13 @@ def _processed(chunk: Chunk, compartments: list[Compartment]) -> tuple[int, int]
 def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartment], list[Fact]]:
     """The compartments (one per episode, tiling the chunk) and the facts of a chunk."""
     by_ordinal = by_ordinal_of(messages)
+    texts = _user_texts(by_ordinal)
     lines, starts = _phase_lines(chunk, by_ordinal)
-    groups = _episodes(by_ordinal, lines, starts)
+    groups = _episodes(by_ordinal, texts, lines, starts)
     edits: set[tuple[str, str, str]] = set()
     gathered = [
-        _Episode(group, by_ordinal, starts.get(group[0].start, ""), edits) for group in groups
+        _Episode(group, by_ordinal, texts, starts.get(group[0].start, ""), edits)
+        for group in groups
     ]
     compartments = []
     for index, ep in enumerate(gathered):

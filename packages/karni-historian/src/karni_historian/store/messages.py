@@ -8,7 +8,7 @@ are a view on them, and ``expand`` recovers any message in full.
 
 from __future__ import annotations
 
-from karni_historian.store.codec import parts_from_json
+from karni_historian.store.codec import parts_decoder
 from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
@@ -297,12 +297,6 @@ def _messages(session_id: str, rows: Iterable[Sequence[Any]]) -> Iterator[Messag
     """Model messages from ``(ordinal, role, parts_json, timestamp, message_id)`` rows."""
     from karni_historian.model import Message
 
+    decode = parts_decoder()
     for ordinal, role, parts_json, timestamp, message_id in rows:
-        yield Message(
-            ordinal=ordinal,
-            role=role,
-            parts=parts_from_json(parts_json),
-            session_id=session_id,
-            timestamp=timestamp,
-            message_id=message_id,
-        )
+        yield Message(ordinal, role, decode(parts_json), session_id, timestamp, message_id)
