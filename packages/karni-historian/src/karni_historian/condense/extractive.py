@@ -478,23 +478,28 @@ class _Episode:
     def _classify(self, sentence: str, *, user: bool) -> None:
         if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
             return
-        decision = _P.decision
-        if decision.search(sentence):
-            self._add(self.decisions, _clause(sentence, decision))
-            self._promote_decision(_clause(sentence, decision), user=user)
-        elif user and _P.correction.search(sentence):
+        decided = _P.decision.search(sentence) is not None
+        if decided:
+            clause = _clause(sentence, _P.decision)
+            self._add(self.decisions, clause)
+            self._promote_decision(clause, user=user)
+        if user:
+            self._classify_user(sentence, decided=decided)
+
+    def _classify_user(self, sentence: str, *, decided: bool) -> None:
+        if not decided and _P.correction.search(sentence):
             self._drop_contradicted(sentence)
-        if user and _P.prohibit.search(sentence):
+        if _P.prohibit.search(sentence):
             self._add(self.prohibitions, _clause(sentence, _P.prohibit))
-        elif user and _P.rule.search(sentence):
+        elif _P.rule.search(sentence):
             self._add(self.rules, _clause(sentence, _P.rule))
-        elif user and _P.soft_rule.search(sentence) and not decision.search(sentence):
+        elif not decided and _P.soft_rule.search(sentence):
             # "must" alone is a rule unless the sentence reports a decision, which
             # makes it a design choice (ARCHITECTURE): "we decided pricing must stay…".
             self._add(self.rules, _clause(sentence, _P.soft_rule))
-        if user and _P.config.search(sentence) and _P.value.search(sentence):
+        if _P.config.search(sentence) and _P.value.search(sentence):
             self._add(self.configs, sentence)
-        if user and _P.naming.search(sentence):
+        if _P.naming.search(sentence):
             # Only conventions the user states ("test files are named after…", "use
             # snake_case"), never one-off actions such as "rename total() to subtotal()".
             self._add(self.naming, _clause(sentence, _P.naming))
@@ -664,11 +669,13 @@ def _fit(parts: list[str], limit: int) -> str:
     A tier is shortened by leaving out its less important sentences, never by
     cutting one in the middle (only a first sentence longer than the limit is).
     """
-    parts = [p.strip() for p in parts if p and p.strip()]
+    parts = [q for q in (p.strip() for p in parts if p) if q]
     if not parts:
         return ""
     commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
     order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
+    if sum(len(parts[i]) + 2 for i in order) <= limit:
+        return _cap(_join(parts), limit)  # everything fits
     chosen: set[int] = set()
     used = 0
     for i in order:

@@ -23,35 +23,17 @@ _CACHE_LIMIT = 4096
 
 
 def _relative(root: str, path: str, cache: dict[str, str | None]) -> str | None:
-    """``path`` relative to ``root`` when inside it, from ``cache`` or one look at the disk."""
-    try:
-        return cache[path]
-    except KeyError:
-        pass
-    from karni.agent.common.paths import project_relative
-
+    """``path`` relative to ``root`` when it is absolute and inside it; remembered in ``cache``."""
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
-    relative = project_relative(root, path)
-    found = relative if relative and relative != "." else None
+    found = None
+    if os.path.isabs(path):
+        from karni.agent.common.paths import project_relative
+
+        relative = project_relative(root, path)
+        found = relative if relative and relative != "." else None
     cache[path] = found
     return found
-
-
-def _relative_input(
-    data: dict[str, object], root: str, cache: dict[str, str | None]
-) -> dict[str, object]:
-    """The path keys of a tool input that name a file inside the project, made relative."""
-    from karni_historian.model import PATH_KEYS
-
-    updates: dict[str, object] = {}
-    for key in PATH_KEYS:
-        value = data.get(key)
-        if isinstance(value, str) and os.path.isabs(value):
-            relative = _relative(root, value, cache)
-            if relative:
-                updates[key] = relative
-    return updates
 
 
 def project_view(
@@ -61,48 +43,56 @@ def project_view(
 
     ``cache`` remembers resolved paths across calls (one dict per run).
     """
-    cache = {} if cache is None else cache
-    viewed: list[Message] = []
-    for message in messages:
-        parts = _viewed_parts(message.parts, root, cache)
-        viewed.append(message if parts is None else _with_parts(message, parts))
-    return viewed
+    viewer = _Viewer(root, {} if cache is None else cache)
+    return [viewer.message(message) for message in messages]
 
 
-def _viewed_parts(
-    parts: tuple[TextPart | ToolPart, ...], root: str, cache: dict[str, str | None]
-) -> tuple[TextPart | ToolPart, ...] | None:
-    """``parts`` with project-relative tool paths, or None when no path changes."""
-    from karni_historian.model import ToolPart
+class _Viewer:
+    """Messages shown project-relative, with the model's classes and path keys looked up once."""
 
-    changed: list[TextPart | ToolPart] | None = None
-    for index, part in enumerate(parts):
-        data = getattr(part, "input", None)
-        if not isinstance(data, dict):
-            continue
-        updates = _relative_input(data, root, cache)
-        if updates:
-            assert isinstance(part, ToolPart)
-            changed = changed or list(parts)
-            changed[index] = ToolPart(
-                part.name,
-                {**data, **updates},
-                part.output,
-                part.call_id,
-                part.is_error,
-                part.metadata,
-            )
-    return None if changed is None else tuple(changed)
+    def __init__(self, root: str, cache: dict[str, str | None]) -> None:
+        from karni_historian.model import PATH_KEYS, Message, ToolPart
 
+        self.root = root
+        self.cache = cache
+        self.keys = PATH_KEYS
+        self.message_class = Message
+        self.tool_class = ToolPart
 
-def _with_parts(message: Message, parts: tuple[TextPart | ToolPart, ...]) -> Message:
-    from karni_historian.model import Message
+    def message(self, message: Message) -> Message:
+        """``message``, or a copy whose tool inputs name project files relatively."""
+        changed: list[TextPart | ToolPart] | None = None
+        for index, part in enumerate(message.parts):
+            data = getattr(part, "input", None)
+            if not isinstance(data, dict):
+                continue
+            updates = self._relative_input(data)
+            if updates:
+                assert isinstance(part, self.tool_class)
+                changed = changed or list(message.parts)
+                changed[index] = self.tool_class(
+                    part.name,
+                    {**data, **updates},
+                    part.output,
+                    part.call_id,
+                    part.is_error,
+                    part.metadata,
+                )
+        if changed is None:
+            return message
+        m = message
+        return self.message_class(
+            m.ordinal, m.role, tuple(changed), m.session_id, m.timestamp, m.message_id
+        )
 
-    return Message(
-        message.ordinal,
-        message.role,
-        parts,
-        message.session_id,
-        message.timestamp,
-        message.message_id,
-    )
+    def _relative_input(self, data: dict[str, object]) -> dict[str, object]:
+        """The path keys of a tool input that name a file inside the project, made relative."""
+        cache = self.cache
+        updates: dict[str, object] = {}
+        for key in self.keys:
+            value = data.get(key)
+            if isinstance(value, str):
+                relative = cache[value] if value in cache else _relative(self.root, value, cache)
+                if relative:
+                    updates[key] = relative
+        return updates

@@ -125,12 +125,11 @@ class _Scan:
         self.topics[ordinal] = self.current
 
 
-def _after(ordinal: int, messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -> int:
+def _after(ordinal: int, by_ordinal: dict[int, Message], arcs: Sequence[tuple[int, int]]) -> int:
     """The first message after ``ordinal`` past its tool result and the agent's words on it."""
     for call, result in arcs:
         if call <= ordinal < result:
             ordinal = result
-    by_ordinal = {m.ordinal: m for m in messages}
     for _ in range(_WORDS_AFTER):
         following = by_ordinal.get(ordinal + 1)
         if following is None or following.role != "assistant":
@@ -179,7 +178,8 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
     scan = _Scan()
     for message in messages:
         scan.read(message)
-    candidates = {_after(o, messages, arcs) for o in scan.ends} | set(_pauses(messages))
+    by_ordinal = {m.ordinal: m for m in messages}
+    candidates = {_after(o, by_ordinal, arcs) for o in scan.ends} | set(_pauses(messages))
     first, last = messages[0].ordinal, messages[-1].ordinal
     starts: dict[int, str] = {}
     previous = first
