@@ -37,10 +37,18 @@ def dated(
     """The compartments with ``start_date`` and ``end_date`` from their messages."""
     from karni_historian.model import Compartment
 
+    days: dict[str | None, str | None] = {}
+
+    def day(message: Message | None) -> str | None:
+        if message is None:
+            return None
+        stamp = message.timestamp
+        if stamp not in days:
+            days[stamp] = local_date(stamp)
+        return days[stamp]
+
     result: list[Compartment] = []
     for c in compartments:
-        start = by_ordinal.get(c.start)
-        end = by_ordinal.get(c.end)
         result.append(
             Compartment(
                 start=c.start,
@@ -51,8 +59,8 @@ def dated(
                 p3=c.p3,
                 p4=c.p4,
                 importance=c.importance,
-                start_date=local_date(start.timestamp) if start else None,
-                end_date=local_date(end.timestamp) if end else None,
+                start_date=day(by_ordinal.get(c.start)),
+                end_date=day(by_ordinal.get(c.end)),
                 episode_type=c.episode_type,
                 legacy=c.legacy,
                 content=c.content,

@@ -704,22 +704,24 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     substantive = results or substantive
     outcome = _cap(substantive[-1], 200) if substantive else ""
 
+    commits = _commits_sentence(ep)
+    stated = ep.prohibitions + ep.rules
     p2_parts = [f"Asked: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
-    p2_parts += [f'U: "{_cap(s, 160)}"' for s in (ep.prohibitions + ep.rules)[:2]]
-    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in ep.prohibitions + ep.rules]
+    p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
+    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
-    p2_parts += [_files_sentence(ep, 5, reads=False), _commits_sentence(ep)]
+    p2_parts += [_files_sentence(ep, 5, reads=False), commits]
     p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
     p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
-    p1_parts += [_files_sentence(ep, 10, reads=True), _commits_sentence(ep)]
+    p1_parts += [_files_sentence(ep, 10, reads=True), commits]
     p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
-    tail = _commits_sentence(ep) or (_cap(outcome, 100) if outcome else "")
+    tail = commits or (_cap(outcome, 100) if outcome else "")
     if tail:
         p3_parts.append(tail)
     p3 = _fit(p3_parts, 260)
