@@ -12,6 +12,7 @@ from karni_historian.condense.extractive import (
     HISTORIAN_NAME,
     episodes,
     summarize,
+    summarize_parsed,
 )
 from karni_historian.model import Fact, Message, TextPart, ToolPart
 
@@ -84,6 +85,7 @@ def test_name() -> None:
 def test_summary_snapshot_and_determinism(snapshot_text) -> None:
     ms = session()
     xml = summarize(chunk_of(ms), ms)
+    assert summarize_parsed(chunk_of(ms), ms) == parse(xml)  # what a run validates
     assert xml == summarize(chunk_of(list(ms)), list(reversed(ms)))
     assert xml == snapshot_text
 
@@ -310,6 +312,7 @@ def test_tool_only_and_headless_chunks() -> None:
 
 def test_markup_in_text_round_trips() -> None:
     ms = [U(1, 'Make <Widget> render "a & b" correctly.'), A(2, "Fixed the escaping of <Widget>.")]
+    assert summarize_parsed(chunk_of(ms), ms) == parse(summarize(chunk_of(ms), ms))
     only = compartmentalize(chunk_of(ms), ms).compartments[0]
     assert only.title == 'Make <Widget> render "a & b" correctly'
     assert "<Widget>" in only.p1
@@ -350,6 +353,7 @@ def test_property_random_sessions_always_validate() -> None:
             else:
                 ms.append(Message(ordinal, "system", (TextPart("sys"),)))
         c = chunk_of(ms, budget=rng.choice([200, 32_000]))
+        assert summarize_parsed(c, ms) == parse(summarize(c, ms))
         if c.is_empty:
             continue
         result = compartmentalize(c, ms, force_keep=True)

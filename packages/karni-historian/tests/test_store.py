@@ -94,6 +94,28 @@ def test_parts_round_trip():
     assert parts_from_json(parts_to_json(parts)) == parts
 
 
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (' [{"type": "text", "text": "padded"}] ', (TextPart("padded"),)),
+        ('[{"type":"tool","name":"Bash","input":{}}]\n', (ToolPart("Bash", {}),)),
+    ],
+)
+def test_stored_parts_not_in_the_compact_form_still_decode(text, parts):
+    assert parts_from_json(text) == parts
+
+
+@pytest.mark.parametrize("text", ["", "[", '[{"type": "text"}] x', "[1"])
+def test_stored_parts_that_are_not_json_fail_as_json_does(text):
+    import json
+
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError) as raised:
+        parts_from_json(text)
+    assert str(raised.value) == str(expected.value)
+
+
 def test_exception_mid_transaction_keeps_previous_state(root):
     with Store.open(root, create=True) as store:
         with store.transaction():
