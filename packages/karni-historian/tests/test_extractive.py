@@ -408,3 +408,23 @@ def test_shorter_tiers_leave_sentences_out_instead_of_cutting_them() -> None:
     assert len(only.p1) <= 1600 and len(only.p2) <= 700 and len(only.p3) <= 260
     kept = [s for s in said if s in only.p1]
     assert 0 < len(kept) < len(said)
+
+
+def test_lower_case_search_of_ascii_text_answers_as_the_case_insensitive_pattern() -> None:
+    import re
+
+    from karni_historian.condense import extractive
+
+    rng = random.Random(7)
+    pieces = [
+        "We DECIDED", "we'll Use", "Don't", "NEVER", "always", "From Now On", "MUST",
+        "rolled back", "Fixes", "crashed", "TIMEOUT", "max", "Named After", "snake_case",
+        "PyTest", "specs", "Refactored", "passing", "decide_d", "undecided", "x", "-", "'",
+        "ſ", "K", "İ", "é", "  ", ".", "\n",
+    ]  # fmt: skip
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) + rng.choice(["", " ", "_"]) for _ in range(6))
+        for name in extractive._WORD_PATTERNS:
+            source, flags = extractive._PATTERNS[name]
+            expected = re.compile(source, flags).search(text) is not None
+            assert extractive._has(name, text) is expected, (name, text)
