@@ -193,8 +193,19 @@ _PATTERNS: dict[str, tuple[str, int]] = {
 """The sentence patterns the extractive historian reads with, compiled on first use."""
 
 _WORD_PATTERNS = frozenset(
-    ("decision", "prohibit", "rule", "soft_rule", "revert", "fix", "config", "naming")
-) | {"test", "result"}
+    (
+        "decision",
+        "prohibit",
+        "rule",
+        "soft_rule",
+        "revert",
+        "fix",
+        "config",
+        "naming",
+        "test",
+        "result",
+    )
+)
 """The case-insensitive patterns written in lower case, only ever asked whether they match."""
 
 
