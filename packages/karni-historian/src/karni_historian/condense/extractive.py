@@ -687,8 +687,13 @@ def _commits_sentence(ep: _Episode) -> str:
 
 
 def _key_sentences(ep: _Episode, limit: int) -> list[str]:
-    marked = [s for s in ep.assistant if _has("decision", s) or _has("fix", s) or _has("revert", s)]
-    chosen = marked[:limit]
+    """At most ``limit`` of the agent's sentences, decisions, fixes and reverts first, in order."""
+    from itertools import islice
+
+    if len(ep.assistant) <= limit:
+        return list(ep.assistant)  # every one of them, whichever is marked
+    marked = (s for s in ep.assistant if _has("decision", s) or _has("fix", s) or _has("revert", s))
+    chosen = list(islice(marked, limit))
     for s in ep.assistant:
         if len(chosen) >= limit:
             break
@@ -735,9 +740,9 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     objective = objective[:1].upper() + objective[1:]
     request = _cap(ep.requests[0], 400) if ep.requests else ""
     substantive = [s for s in ep.assistant if len(_words(s)) >= 4] or ep.assistant
-    results = [s for s in substantive if _has("result", s)]
-    substantive = results or substantive
-    outcome = _cap(substantive[-1], 200) if substantive else ""
+    last_result = next((s for s in reversed(substantive) if _has("result", s)), None)
+    last = last_result or (substantive[-1] if substantive else "")
+    outcome = _cap(last, 200) if last else ""
 
     commits = _commits_sentence(ep)
     stated = ep.prohibitions + ep.rules
