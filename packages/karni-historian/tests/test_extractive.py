@@ -428,3 +428,28 @@ def test_lower_case_search_of_ascii_text_answers_as_the_case_insensitive_pattern
             source, flags = extractive._PATTERNS[name]
             expected = re.compile(source, flags).search(text) is not None
             assert extractive._has(name, text) is expected, (name, text)
+        source, flags = extractive._PATTERNS["words"]
+        words = tuple(w.lower() for w in re.compile(source, flags).findall(text))
+        assert extractive._words(text) == words, text
+
+
+def test_sentences_end_at_line_breaks_and_after_closing_punctuation() -> None:
+    """The same pieces as splitting at ``(?<=[.!?])\\s+|\\n+``, whitespace collapsed."""
+    import re
+
+    from karni_historian.condense.extractive import _sentences
+
+    boundary = re.compile(r"(?<=[.!?])\s+|\n+")
+    rng = random.Random(3)
+    pieces = ["a", "b", ".", "!", "?", " ", "\n", "\t", "\r", "\u2028", "\x1c", "\xa0", "x.y"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        expected = [" ".join(p.split()) for p in boundary.split(text) if p.split()]
+        assert _sentences(text) == expected, repr(text)
+    assert _sentences("Done. Now the tests!\n- one\n\nIs it? yes") == [
+        "Done.",
+        "Now the tests!",
+        "- one",
+        "Is it?",
+        "yes",
+    ]

@@ -138,7 +138,6 @@ _LEADING_ACK = ("ok", "okay", "yes", "yep", "great", "good", "thanks", "perfect"
 
 _I = 2  # re.IGNORECASE, without importing re at module load
 _PATTERNS: dict[str, tuple[str, int]] = {
-    "sentence": (r"(?<=[.!?])\s+|\n+", 0),
     "words": (r"[a-z0-9']+", _I),
     "polite": (
         r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
@@ -258,11 +257,21 @@ def _clause(sentence: str, pattern: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``, whitespace collapsed.
+
+    A sentence ends at a line break, and at the whitespace after a ``.``,
+    ``!`` or ``?``: after a word that ends with one of them.
+    """
     out = []
-    for piece in _P.sentence.split(text):
-        piece = " ".join(piece.split())
-        if piece:
-            out.append(piece)
+    for line in text.split("\n"):
+        words: list[str] = []
+        for word in line.split():
+            words.append(word)
+            if word[-1] in ".!?":
+                out.append(" ".join(words))
+                words = []
+        if words:
+            out.append(" ".join(words))
     return out
 
 
@@ -287,7 +296,11 @@ def _words(text: str) -> tuple[str, ...]:
     if words is None:
         if len(_WORDS) >= _WORDS_LIMIT:
             _WORDS.clear()
-        words = _WORDS[text] = tuple(w.lower() for w in _P.words.findall(text))
+        if text.isascii():  # lower-cased first: the same words (as for _has)
+            words = tuple(_LOWER_P.words.findall(text.lower()))
+        else:
+            words = tuple(w.lower() for w in _P.words.findall(text))
+        _WORDS[text] = words
     return words
 
 
