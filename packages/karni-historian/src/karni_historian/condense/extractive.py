@@ -2,8 +2,9 @@
 
 It reads a chunk (see :mod:`karni_historian.condense.chunk`) and the raw messages behind
 it, and writes the same XML a model-backed historian would (``docs/historian/validation.md``),
-so the output goes through the same parser and validator
-(:mod:`karni_historian.condense.compartment_xml`). Everything is extracted, nothing is
+so the output goes through the same validator
+(:mod:`karni_historian.condense.compartment_xml`); a run takes what parsing that XML
+gives without writing it (:func:`summarize_parsed`). Everything is extracted, nothing is
 invented, and the same input always gives the same bytes.
 
 How it decides, in short:

@@ -6,7 +6,8 @@ tail (``docs/historian/chunk.md``), and the command does so only when a trigger
 fires (:mod:`karni_historian.condense.triggers`). Both loop the same job until
 the target is reached: build the chunk after the last compartment, have the
 historian write its XML (the built-in ``local/extractive``, or the
-``historian=`` callable), parse and validate it exactly as a model's output,
+``historian=`` callable), parse and validate it exactly as a model's output
+(the built-in's without writing and re-reading it),
 then publish the compartments and facts in one transaction with a run record.
 A failure is recorded with the session's consecutive failure count and stops
 that session; nothing half-written remains.
