@@ -343,6 +343,8 @@ class RunPlan:
         target: The exclusive end of the settled messages.
         settings: The settings the plan was made with.
         store: The store the plan reads the session's messages from.
+        arcs: The session's completed tool arcs after ``covered_to``, as the
+            plan found them (the run checks its chunks against them).
     """
 
     session_id: str
@@ -350,6 +352,7 @@ class RunPlan:
     target: int
     settings: Settings
     store: Store
+    arcs: list[tuple[int, int]] | None = None
 
     @property
     def settled(self) -> bool:
@@ -405,7 +408,7 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
     newest = newest_first(store, session_id, last_end + 1)
     arcs = arcs_of_calls(store.tool_part_calls(session_id, last_end + 1))
     target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), arcs)
-    return RunPlan(session_id, last_end, target, settings or Settings(), store)
+    return RunPlan(session_id, last_end, target, settings or Settings(), store, arcs)
 
 
 def run(
@@ -443,6 +446,7 @@ def run(
         return outcome
     from karni_historian.condense.window import MessageWindow
 
-    window = MessageWindow(store, session_id, plan.covered_to + 1, plan.covered_to + 1)
+    offset = plan.covered_to + 1
+    window = MessageWindow(store, session_id, offset, offset, arcs=plan.arcs)
     job = _Condensation(store, outcome, window, plan.settings, historian, progress_stream)
     return job.advance(plan.target, force_keep=False)
