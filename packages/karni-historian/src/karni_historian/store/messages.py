@@ -186,13 +186,34 @@ class MessageTables(Database):
         """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
 
         In message and part order, read by SQLite's JSON functions without
-        decoding the messages here (what tool arcs are computed from).
+        decoding the messages here (what tool arcs are computed from). A row
+        whose parts are not valid JSON has none: the rows are read without
+        checking each one's JSON first (most of the query's work), and read
+        again with the check, from where they stopped, only if one is not.
         """
+        import sqlite3
+        from itertools import islice
+
+        read = 0
+        try:
+            for row in self._tool_part_rows(session_id, start, checked=False):
+                yield row
+                read += 1
+            return
+        except sqlite3.OperationalError:  # malformed JSON in a stored row
+            pass
+        yield from islice(self._tool_part_rows(session_id, start, checked=True), read, None)
+
+    def _tool_part_rows(
+        self, session_id: str, start: int, *, checked: bool
+    ) -> Iterator[tuple[int, str, str]]:
+        parts = "CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END"
         rows = self.connection.execute(
-            "SELECT m.ordinal, m.role, json_extract(p.value, '$.call_id') FROM raw_messages m,"
-            " json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+            "SELECT m.ordinal, m.role, json_extract(m.parts_json, p.fullkey || '.call_id')"
+            f" FROM raw_messages m, json_each({parts if checked else 'm.parts_json'}) p"
             " WHERE m.session_id = ? AND m.ordinal >= ? AND instr(m.parts_json, '\"call_id\"') > 0"
-            " AND json_extract(p.value, '$.type') = 'tool' ORDER BY m.ordinal, p.key",
+            " AND json_extract(m.parts_json, p.fullkey || '.type') = 'tool'"
+            " ORDER BY m.ordinal, p.key",
             (session_id, start),
         )
         return ((row[0], row[1], row[2]) for row in rows if row[2])
