@@ -302,15 +302,13 @@ class _Block:
 
 
 def _message_parts(
-    message: Message, templates: Mapping[str, Any] | None
+    message: Message, templates: Mapping[str, Any] | None, expand_tool: Callable[..., str | None]
 ) -> tuple[list[tuple[str, str, str]], bool]:
     """Return ``(kind, text, call_id)`` parts in order and whether any text exists.
 
     ``kind`` is ``text``, ``expanded`` (always shown) or ``summary`` (shown only
     when the message has no text).
     """
-    from karni_historian.condense.templates import expand_tool
-
     user = message.role == "user"
     parts: list[tuple[str, str, str]] = []
     has_text = False
@@ -371,6 +369,9 @@ class _ChunkBuilder:
     """The lines of one chunk as they are built: the open block, the budget, the clusters."""
 
     def __init__(self, offset: int, budget_tokens: int, estimate: Callable[[str], int]) -> None:
+        from karni_historian.condense.templates import expand_tool
+
+        self.expand_tool = expand_tool
         self.offset = offset
         self.budget = budget_tokens
         self.estimate = estimate
@@ -399,7 +400,7 @@ class _ChunkBuilder:
     def add(self, message: Message, templates: Mapping[str, Any]) -> bool:
         """Read one message of the range; False when the budget stopped the chunk."""
         ordinal = message.ordinal
-        parts, has_text = _message_parts(message, templates)
+        parts, has_text = _message_parts(message, templates, self.expand_tool)
         self.furthest = ordinal
         if message.role == "system" or not parts:
             if self.pending_noise is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from datetime import datetime
 
     from karni_historian.model import Compartment, Message
 
@@ -18,12 +19,17 @@ __all__ = ["dated", "local_date"]
 
 def local_date(timestamp: str | None) -> str | None:
     """The local ``YYYY-MM-DD`` of an ISO 8601 timestamp, or None."""
-    if not timestamp:
-        return None
     from datetime import datetime
 
+    return _local_date(timestamp, datetime)
+
+
+def _local_date(timestamp: str | None, moments: type[datetime]) -> str | None:
+    """:func:`local_date` with the ``datetime`` class already imported."""
+    if not timestamp:
+        return None
     try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        moment = moments.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return None
     if moment.tzinfo is None:
@@ -35,6 +41,8 @@ def dated(
     compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
 ) -> list[Compartment]:
     """The compartments with ``start_date`` and ``end_date`` from their messages."""
+    from datetime import datetime
+
     from karni_historian.model import Compartment
 
     days: dict[str | None, str | None] = {}
@@ -44,7 +52,7 @@ def dated(
             return None
         stamp = message.timestamp
         if stamp not in days:
-            days[stamp] = local_date(stamp)
+            days[stamp] = _local_date(stamp, datetime)
         return days[stamp]
 
     result: list[Compartment] = []

@@ -340,12 +340,12 @@ def _is_continuation(text: str) -> bool:
 
 def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
     """``line`` cut at the phase starts inside it; each piece keeps its own commits."""
-    from dataclasses import replace
-    from itertools import pairwise
-
     cuts = [s for s in starts if line.start < s <= line.end]
     if not cuts:
         return [line]
+    from dataclasses import replace
+    from itertools import pairwise
+
     bounds = [line.start, *cuts, line.end + 1]
     pieces = []
     for first, after in pairwise(bounds):
@@ -702,12 +702,12 @@ def _commits_sentence(ep: _Episode) -> str:
 
 def _key_sentences(ep: _Episode, limit: int) -> list[str]:
     """At most ``limit`` of the agent's sentences, decisions, fixes and reverts first, in order."""
-    from itertools import islice
-
     if len(ep.assistant) <= limit:
         return list(ep.assistant)  # every one of them, whichever is marked
-    marked = (s for s in ep.assistant if _has("decision", s) or _has("fix", s) or _has("revert", s))
-    chosen = list(islice(marked, limit))
+    chosen: list[str] = []
+    for s in ep.assistant:
+        if len(chosen) < limit and (_has("decision", s) or _has("fix", s) or _has("revert", s)):
+            chosen.append(s)
     for s in ep.assistant:
         if len(chosen) >= limit:
             break

@@ -13,7 +13,7 @@ never falls inside a tool call and its result, and phases shorter than
 
 from __future__ import annotations
 
-from karni_historian.model import ToolPart
+from karni_historian.model import PATH_KEYS, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,8 +100,6 @@ class _Scan:
 
     def _edit(self, ordinal: int, part: ToolPart) -> None:
         """An edit in a folder the phase has not edited, after a few edits: the focus moved."""
-        from karni_historian.model import PATH_KEYS
-
         data = part.input if isinstance(part.input, dict) else {}
         path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
         if path is None or (part.call_id and part.call_id in self.calls):

@@ -54,12 +54,11 @@ def parts_decoder() -> Callable[[str], tuple[Any, ...]]:
     which decodes it, or raises, as it always does.
     """
     import json
-    import json.decoder
-    import json.scanner
 
     from karni_historian.model import TextPart, ToolPart
 
-    scan = json.scanner.make_scanner(json.decoder.JSONDecoder())
+    decoder = json.JSONDecoder()
+    scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
     loads = json.loads
 
     def decode(text: str) -> tuple[Any, ...]:
