@@ -130,23 +130,34 @@ def test_the_project_brief_command_is_bounded_too(root, monkeypatch, capsys):
 
 BRIEF_IMPORTS = """
 import json, sys
-from pathlib import Path
 import karni.agent.history
 before = set(sys.modules)
 from karni_historian.brief.provider import HistorianProvider
 provider = HistorianProvider()
-text = provider.context(Path(sys.argv[1]), "shop/cart.py", room=1100)
-titles = provider.project_context(Path(sys.argv[1]), room=1100)
-print(json.dumps([text, titles, sorted(set(sys.modules) - before)]))
+text = provider.context(sys.argv[1], "shop/cart.py", room=1100)
+file_brief = sorted(set(sys.modules) - before)
+titles = provider.project_context(sys.argv[1], room=1100)
+print(json.dumps([text, titles, file_brief, sorted(set(sys.modules) - before)]))
 """
 
-STANDARD_MODULES = {
-    *("sqlite3", "sqlite3.dbapi2", "_sqlite3", "json", "json.decoder", "json.scanner"),
-    *("json.encoder", "_json", "datetime", "_datetime", "bisect", "_bisect", "math"),
-    *("difflib", "heapq", "_heapq", "collections.abc"),  # an edit's line counts
-    "zlib",  # the handed project brief's change digest
+FILE_BRIEF_MODULES = {
+    *("karni_historian", "karni_historian.brief", "karni_historian.store"),
+    *(f"karni_historian.brief.{name}" for name in ("briefs", "decay", "fit", "lines")),
+    *(f"karni_historian.brief.{name}" for name in ("paraphrase", "prompts", "provider", "shaped")),
+    *(f"karni_historian.store.{name}" for name in ("briefing", "database", "guard", "records")),
+    *(f"karni_historian.store.{name}" for name in ("schema", "sqlite_module")),
 }
-"""The standard modules the brief path may import: no dataclasses, typing, enum or inspect."""
+"""The historian's modules a file brief loads: no renderer, no error classes, no model."""
+
+FILE_BRIEF_STANDARD_MODULES = {"_sqlite3", "_json", "bisect", "_bisect"}
+"""The standard modules it may load besides: not ``sqlite3``'s package (with ``datetime``),
+``functools``, ``re``, ``difflib``, ``json``, ``dataclasses``, ``typing``, ``enum``."""
+
+PROJECT_BRIEF_MODULES = {
+    *(f"karni_historian.{name}" for name in ("errors", "xml_text")),
+    *(f"karni_historian.brief.{name}" for name in ("budget", "handover", "render")),
+}
+"""What the project brief adds (its handover record, the block's sizes)."""
 
 
 def test_the_brief_path_imports_only_what_it_needs(root):
@@ -154,21 +165,17 @@ def test_the_brief_path_imports_only_what_it_needs(root):
     probe = subprocess.run(
         [sys.executable, "-c", BRIEF_IMPORTS, str(root)], capture_output=True, text=True, check=True
     )
-    text, titles, imported = json.loads(probe.stdout)
+    text, titles, file_brief, both = json.loads(probe.stdout)
     assert shaped_lines(text)[0].endswith('"request 39"')
+    assert " +40 \u22121 " in shaped_lines(text)[0]  # the edit's line counts were read
     assert titles.startswith("Recent episodes, newest first:")
-    own = {m for m in imported if m.startswith("karni_historian")}
-    assert own <= {
-        "karni_historian",
-        *(f"karni_historian.{name}" for name in ("errors", "xml_text", "brief", "store")),
-        *(f"karni_historian.brief.{name}" for name in ("briefs", "budget", "decay", "fit")),
-        *(f"karni_historian.brief.{name}" for name in ("handover", "lines", "prompts", "provider")),
-        *(f"karni_historian.brief.{name}" for name in ("render", "shaped")),
-        *(f"karni_historian.store.{name}" for name in ("briefing", "database", "guard")),
-        *(f"karni_historian.store.{name}" for name in ("records", "schema")),
-    }
-    others = {m for m in imported if not m.startswith(("karni_historian", "karni."))}
-    assert others <= STANDARD_MODULES
+    assert {m for m in file_brief if m.startswith("karni_historian")} <= FILE_BRIEF_MODULES
+    standard = {m for m in file_brief if not m.startswith(("karni_historian", "karni."))}
+    assert standard <= FILE_BRIEF_STANDARD_MODULES
+    own = {m for m in both if m.startswith("karni_historian")}
+    assert own <= FILE_BRIEF_MODULES | PROJECT_BRIEF_MODULES
+    others = {m for m in both if not m.startswith(("karni_historian", "karni."))}
+    assert others <= FILE_BRIEF_STANDARD_MODULES | {"zlib", "datetime", "_datetime", "math"}
 
 
 def test_the_read_only_uri_is_the_resolved_path_percent_encoded(tmp_path):

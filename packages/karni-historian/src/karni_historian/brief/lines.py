@@ -29,7 +29,7 @@ def fact_line(fact: Fact | FactRecord) -> str:
 
 def _body(episode: BriefEpisode, tier: int) -> str:
     """The paraphrase for ``tier`` (``docs/historian/blocks.md``), on one line."""
-    from karni_historian.brief.render import paraphrase
+    from karni_historian.brief.paraphrase import paraphrase
 
     return _one_line(paraphrase(episode, tier))
 

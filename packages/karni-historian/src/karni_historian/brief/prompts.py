@@ -13,30 +13,34 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from re import Pattern
 
 __all__ = ["prompt_text"]
 
 _INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
 _DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
-_PATTERNS: dict[str, Pattern[str]] = {}
+_REMINDER_OPEN = "<system-reminder>"
+_REMINDER_CLOSE = "</system-reminder>"
 
 
-def _pattern(name: str) -> Pattern[str]:
-    if not _PATTERNS:
-        import re
-
-        _PATTERNS["reminder"] = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
-        _PATTERNS["space"] = re.compile(r"\s+")
-    return _PATTERNS[name]
+def _without_reminders(text: str) -> str:
+    """``text`` without its closed ``<system-reminder>`` blocks (an unclosed one stays)."""
+    kept: list[str] = []
+    position = 0
+    while (start := text.find(_REMINDER_OPEN, position)) >= 0:
+        end = text.find(_REMINDER_CLOSE, start + len(_REMINDER_OPEN))
+        if end < 0:
+            break
+        kept.append(text[position:start])
+        position = end + len(_REMINDER_CLOSE)
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def _cleaned(text: str) -> str:
     """One text part without reminders and markers, whitespace collapsed; ``""`` for a directive."""
-    if "<system-reminder>" in text:
-        text = _pattern("reminder").sub("", text)
-    text = text.replace(_INTERNAL_INITIATOR_MARKER, "")
-    text = _pattern("space").sub(" ", text).strip()
+    if _REMINDER_OPEN in text:
+        text = _without_reminders(text)
+    text = " ".join(text.replace(_INTERNAL_INITIATOR_MARKER, "").split())
     return "" if text.startswith(_DIRECTIVE_PREFIX) else text
 
 

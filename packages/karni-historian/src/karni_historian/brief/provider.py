@@ -64,8 +64,6 @@ class HistorianProvider:
             from karni_historian.brief.briefs import file_brief
 
             store = _open(project_root)
-            if store is None:
-                return None
             try:
                 return file_brief(store, path, room_chars=_room(room))
             finally:
@@ -81,8 +79,6 @@ class HistorianProvider:
             from karni_historian.brief.handover import handed_project_brief
 
             store = _open(project_root)
-            if store is None:
-                return None
             try:
                 return handed_project_brief(store, max_titles=_MAX_TITLES, room_chars=_room(room))
             finally:
@@ -102,12 +98,8 @@ class HistorianProvider:
             return None
 
 
-def _open(project_root: str | os.PathLike[str]) -> BriefTables | None:
-    """The store's brief reads, read-only; None when there is no usable store."""
-    from karni_historian.errors import StoreError
+def _open(project_root: str | os.PathLike[str]) -> BriefTables:
+    """The store's brief reads, read-only (a missing or unusable store raises; callers catch)."""
     from karni_historian.store.briefing import BriefTables
 
-    try:
-        return BriefTables.open(project_root, readonly=True)
-    except StoreError:
-        return None
+    return BriefTables.open(project_root, readonly=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from karni_historian.brief.budget import budget_guard, estimate_tokens
 from karni_historian.brief.decay import ARCHIVED, pressure, tier
+from karni_historian.brief.paraphrase import paraphrase
 from karni_historian.xml_text import escape_attr, escape_body
 
 TYPE_CHECKING = False
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from re import Pattern
 
     from karni_historian.model import Compartment
-    from karni_historian.store.records import BriefEpisode
 
 __all__ = [
     "EMPTY_HISTORY",
@@ -72,31 +72,6 @@ def _sanitize_title(title: str) -> str:
     if title.isprintable():
         return title
     return _TITLE_BREAKS.sub(" ", title)
-
-
-def paraphrase(c: Compartment | BriefEpisode, t: int) -> str:
-    """Return the body of a compartment at tier ``t``, 1–4 (``docs/historian/blocks.md``).
-
-    ``p_t`` when it is set (an empty ``p4`` is a real anchor, an empty ``p2`` or
-    ``p3`` counts as missing), else the nearest denser non-empty tier; always
-    trimmed. A compartment without ``p1`` uses its ``content`` as ``p1``. An
-    empty result means a title-only element.
-
-    Args:
-        c: A compartment.
-        t: The tier, 1–4.
-
-    Returns:
-        The trimmed body text (not escaped).
-    """
-    tiers = (c.p1 or c.content, c.p2, c.p3, c.p4)
-    chosen = tiers[t - 1]
-    if isinstance(chosen, str) and (chosen != "" or t in (1, 4)):
-        return chosen.strip()
-    for denser in reversed(tiers[: t - 1]):
-        if isinstance(denser, str) and denser.strip():
-            return denser.strip()
-    return ""
 
 
 def compartment_element(c: Compartment, t: int, *, dates: bool = True) -> str:

@@ -89,16 +89,51 @@ def _text(data: dict[str, Any], keys: Sequence[str]) -> str | None:
 
 
 def _diff_counts(old: str, new: str) -> tuple[int, int]:
-    """Lines added and removed turning ``old`` into ``new``."""
-    import difflib
+    """Lines added and removed turning ``old`` into ``new``: the lines outside their LCS.
 
-    added = removed = 0
-    for line in difflib.ndiff(old.splitlines(), new.splitlines()):
-        if line.startswith("+ "):
-            added += 1
-        elif line.startswith("- "):
-            removed += 1
-    return added, removed
+    The counts of a minimal line diff, as ``git diff --numstat`` gives them,
+    computed here rather than with :mod:`difflib` (which imports :mod:`re`)
+    on the path of every brief.
+    """
+    before, after = old.splitlines(), new.splitlines()
+    kept = _common_lines(before, after)
+    return len(after) - kept, len(before) - kept
+
+
+_LCS_CELLS = 250_000
+"""Above this many line pairs between the common ends, every line there counts as changed.
+
+That bounds an edit's cost on the brief's path (a replacement of two
+500-line blocks that share neither end).
+"""
+
+
+def _common_lines(before: list[str], after: list[str]) -> int:
+    """How many lines a longest common subsequence of ``before`` and ``after`` has."""
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    middle_before = before[head : len(before) - tail]
+    middle_after = after[head : len(after) - tail]
+    if not middle_before or not middle_after:
+        return head + tail
+    if len(middle_before) * len(middle_after) > _LCS_CELLS:
+        return head + tail
+    return head + tail + _lcs_length(middle_before, middle_after)
+
+
+def _lcs_length(before: list[str], after: list[str]) -> int:
+    """The length of a longest common subsequence, one row of the table at a time."""
+    previous = [0] * (len(after) + 1)
+    for line in before:
+        current = [0]
+        for j, other in enumerate(after):
+            current.append(previous[j] + 1 if line == other else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1]
 
 
 def _replacements(data: dict[str, Any]) -> Iterable[tuple[str, str]]:
@@ -279,6 +314,73 @@ def _minute(timestamp: str | None) -> str:
     """The local ``YYYY-MM-DD HH:MM`` of an ISO 8601 timestamp, or ``""``."""
     if not timestamp:
         return ""
+    if len(timestamp) >= 16 and timestamp[10] in "T " and timestamp[:4].isdigit():
+        seconds = _utc_seconds(timestamp)
+        if seconds is not None:
+            import time
+
+            return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+    return _minute_by_datetime(timestamp)
+
+
+def _utc_seconds(timestamp: str) -> int | None:
+    """Seconds since the epoch of ``YYYY-MM-DDTHH:MM[:SS[.fff]](Z|±HH:MM)``; None otherwise.
+
+    The common form of the transcripts' times, read without :mod:`datetime`
+    (a brief runs before every edit); every other form goes to it.
+    """
+    date, zone = timestamp[:16], timestamp[16:]
+    if date[4] + date[7] + date[13] != "--:":
+        return None
+    digits = date[:4] + date[5:7] + date[8:10] + date[11:13] + date[14:16]
+    rest, offset = _zone(zone)
+    if not digits.isdigit() or not digits.isascii() or offset is None:
+        return None
+    if rest and not (rest[0] == ":" and rest[1:3].isdigit() and _fraction(rest[3:])):
+        return None
+    year, month, day = int(digits[:4]), int(digits[4:6]), int(digits[6:8])
+    hour, minute = int(digits[8:10]), int(digits[10:12])
+    second = int(rest[1:3]) if rest else 0
+    if not (1 <= month <= 12 and 1 <= day <= _month_days(year, month)):
+        return None
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    return ((_days(year, month, day) * 24 + hour) * 60 + minute) * 60 + second - offset
+
+
+def _zone(text: str) -> tuple[str, int | None]:
+    """``text`` split into what precedes its zone and the zone's offset in seconds."""
+    if text.endswith("Z"):
+        return text[:-1], 0
+    sign = text[-6:-5]
+    hours, colon, minutes = text[-5:-3], text[-3:-2], text[-2:]
+    if sign in ("+", "-") and colon == ":" and (hours + minutes).isdigit():
+        offset = int(hours) * 3600 + int(minutes) * 60
+        return text[:-6], offset if sign == "+" else -offset
+    return text, None
+
+
+def _fraction(text: str) -> bool:
+    return not text or (text[0] == "." and text[1:].isdigit() and text[1:].isascii())
+
+
+def _month_days(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to the proleptic Gregorian date (Hinnant's days_from_civil)."""
+    year -= month <= 2
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    return era * 146097 + day_of_era - 719468
+
+
+def _minute_by_datetime(timestamp: str) -> str:
     from datetime import datetime
 
     try:

@@ -11,16 +11,26 @@ previous state.
 from __future__ import annotations
 
 import os
-import sqlite3
 
-from karni_historian.errors import StoreError
 from karni_historian.store.schema import MIGRATIONS, SCHEMA_VERSION, db_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Self
+else:
+    from karni_historian.store.sqlite_module import load
+
+    sqlite3 = load()  # the C module, loaded cheaply: see that module
 
 __all__ = ["Database", "Transaction", "utc_now"]
+
+
+def _store_error(message: str) -> Exception:
+    """A :class:`~karni_historian.errors.StoreError`; the errors module loads only to raise one."""
+    from karni_historian.errors import StoreError
+
+    return StoreError(message)
 
 
 def utc_now() -> str:
@@ -47,7 +57,7 @@ def _create_database(root: str | os.PathLike[str], path: str) -> None:
             write_atomic(ignore, "*\n", within=folder, durable=False)
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
     except OSError as error:
-        raise StoreError(
+        raise _store_error(
             f"cannot create the historian store in {folder}: {error}; "
             f"make the folder writable (and not a symlink) and run the command again"
         ) from None
@@ -100,7 +110,7 @@ class Database:
         check_paths(root, path)
         if not os.path.isfile(path):
             if not create or readonly:
-                raise StoreError(
+                raise _store_error(
                     f"no historian store at {path}; run `karni-historian ingest` first"
                 )
             _create_database(root, path)
@@ -120,7 +130,7 @@ class Database:
             store = cls(connection, path, readonly)
             store._configure()
         except sqlite3.Error as error:
-            raise StoreError(
+            raise _store_error(
                 f"cannot open the historian store {path}: {error}; "
                 f"remove it and run `karni-historian ingest` to rebuild it"
             ) from error
@@ -131,14 +141,14 @@ class Database:
         version = self.connection.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             self.connection.close()
-            raise StoreError(
+            raise _store_error(
                 f"the historian store {self.path} has schema version {version}, newer than this "
                 f"karni-historian understands ({SCHEMA_VERSION}); upgrade karni-historian"
             )
         if self.readonly:
             if version < SCHEMA_VERSION:
                 self.connection.close()
-                raise StoreError(
+                raise _store_error(
                     f"the historian store {self.path} needs an upgrade; "
                     f"run `karni-historian ingest` once"
                 )

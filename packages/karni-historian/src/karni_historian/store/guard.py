@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import os
 
-from karni_historian.errors import StoreError
-
 __all__ = ["READ_TIME_LIMIT", "check_paths", "guard_connection"]
 
 TYPE_CHECKING = False
@@ -53,41 +51,44 @@ def check_paths(root: str | os.PathLike[str], path: str) -> None:
 
 def _refuse_link(path: str) -> None:
     if os.path.islink(path):
+        from karni_historian.errors import StoreError
+
         raise StoreError(
             f"{path} is a symlink; karni-historian never opens its store through a link: "
             f"remove it and run `karni-historian ingest`"
         )
 
 
-def _expected_objects() -> frozenset[str]:
-    import re
+def _created_name(statement: str) -> str | None:
+    """The table or index a ``CREATE [UNIQUE] TABLE|INDEX [IF NOT EXISTS] name`` creates."""
+    words = statement.replace("(", " ( ").split()
+    if len(words) < 3 or words[0].upper() != "CREATE":
+        return None
+    words = words[2:] if words[1].upper() == "UNIQUE" else words[1:]
+    if words[0].upper() not in ("TABLE", "INDEX"):
+        return None
+    if [word.upper() for word in words[1:4]] == ["IF", "NOT", "EXISTS"]:
+        words = words[3:]
+    return words[1] if len(words) > 1 else None
 
+
+def _expected_objects() -> frozenset[str]:
     from karni_historian.store.schema import MIGRATIONS
 
-    pattern = re.compile(
-        r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(?:IF NOT EXISTS\s+)?(\w+)", re.I
-    )
-    names = set()
-    for statements in MIGRATIONS:
-        for statement in statements:
-            names.update(pattern.findall(statement))
-    return frozenset(names)
+    names = (_created_name(statement) for statements in MIGRATIONS for statement in statements)
+    return frozenset(name for name in names if name)
 
 
-def _refuse_foreign_objects(connection: sqlite3.Connection, path: str) -> None:
+def _foreign_object(connection: sqlite3.Connection) -> tuple[str, str] | None:
+    """``(type, name)`` of a schema object karni-historian did not create, or None."""
     expected = _expected_objects()
     rows = connection.execute("SELECT type, name FROM sqlite_master").fetchall()
     for kind, name in rows:
         if str(name).startswith("sqlite_"):
             continue
         if kind not in ("table", "index") or name not in expected:
-            from karni.agent.common.sanitize import clean_field
-
-            raise StoreError(
-                f"the historian store {path} holds a {clean_field(str(kind))} "
-                f"`{clean_field(str(name))}` karni-historian did not create; remove the file "
-                f"and run `karni-historian ingest` to rebuild it"
-            )
+            return str(kind), str(name)
+    return None
 
 
 def _limit_time(connection: sqlite3.Connection, seconds: float) -> None:
@@ -106,8 +107,15 @@ def guard_connection(connection: sqlite3.Connection, path: str, *, readonly: boo
     connection.execute("PRAGMA trusted_schema = OFF")
     if readonly:
         _limit_time(connection, READ_TIME_LIMIT)
-    try:
-        _refuse_foreign_objects(connection, path)
-    except StoreError:
+    foreign = _foreign_object(connection)
+    if foreign is not None:
         connection.close()
-        raise
+        from karni.agent.common.sanitize import clean_field
+
+        from karni_historian.errors import StoreError
+
+        kind, name = map(clean_field, foreign)
+        raise StoreError(
+            f"the historian store {path} holds a {kind} `{name}` karni-historian did not "
+            f"create; remove the file and run `karni-historian ingest` to rebuild it"
+        )
