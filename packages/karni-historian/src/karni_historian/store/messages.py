@@ -191,7 +191,6 @@ class MessageTables(Database):
         checking each one's JSON first (most of the query's work), and read
         again with the check, from where they stopped, only if one is not.
         """
-        import sqlite3
         from itertools import islice
 
         read = 0
@@ -200,7 +199,7 @@ class MessageTables(Database):
                 yield row
                 read += 1
             return
-        except sqlite3.OperationalError:  # malformed JSON in a stored row
+        except self.connection.OperationalError:  # malformed JSON in a stored row
             pass
         yield from islice(self._tool_part_rows(session_id, start, checked=True), read, None)
 
