@@ -674,7 +674,9 @@ def _title(objective: str) -> str:
 
 def _project_file(path: str) -> bool:
     """A project-relative file path, not a machine path or a glob pattern."""
-    return not path.startswith(("/", "~")) and not any(c in path for c in "*?[")
+    return (
+        not path.startswith(("/", "~")) and "*" not in path and "?" not in path and "[" not in path
+    )
 
 
 def _basename(path: str) -> str:
