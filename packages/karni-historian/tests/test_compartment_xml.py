@@ -8,6 +8,7 @@ from karni_historian.condense.compartment_xml import (
     HistorianOutputError,
     emit,
     parse,
+    read_back,
     validate,
 )
 from karni_historian.model import Compartment, Fact
@@ -326,3 +327,38 @@ def test_emit_format(snapshot_text) -> None:
         rows, [Fact("PROJECT_RULES", "Run uv.")], messages_processed=(1, 3), unprocessed_from=3
     )
     assert out == snapshot_text
+
+
+def test_read_back_is_what_parse_reads_from_emit() -> None:
+    """Escaping, padding, empty and blank tiers, importance out of range, facts to group."""
+    compartments = [
+        Compartment(2, 3, 'Fix "a & b" <now>', p1=" <p2> one & two ", p2="two\n", p3="three"),
+        Compartment(1, 1, "First", p1="x", p2="", p3="&amp;", p4="  ", importance=0),
+        Compartment(4, 4, "Four", p1="p", p2="q", p3="r", p4="a, b", importance=150),
+        Compartment(5, 5, "Five", p1="p", p2="q", p3="r", importance=-3, episode_type=""),
+        Compartment(6, 6, "Six", p1="p", p2="q", p3="r", episode_type='x "y"'),
+    ]
+    facts = [
+        Fact("NAMING", "use  snake_case\n names"),
+        Fact("CONSTRAINTS", "never <drop> & forget"),
+        Fact("NAMING", "use snake_case names"),
+        Fact("CONSTRAINTS", "   "),
+        Fact("NAMING", "* starred"),
+    ]
+    for processed in (None, (1, 6)):
+        expected = parse(emit(compartments, facts, messages_processed=processed))
+        assert read_back(compartments, facts, messages_processed=processed) == expected
+    assert read_back([]) == parse(emit([]))
+
+
+@pytest.mark.parametrize(
+    ("compartments", "facts"),
+    [
+        ([Compartment(1, 1, "", p1="x", p2="y", p3="z")], []),
+        ([Compartment(1, 1, "T", p1="  ", p2="y", p3="z")], []),
+        ([Compartment(1, 1, "T", p1="x", p2="y", p3="z")], [Fact("lower_case", "dropped")]),
+    ],
+)
+def test_read_back_of_rows_parse_treats_specially(compartments, facts) -> None:
+    """An empty title or first tier, or a category that is no tag: as the document reads."""
+    assert read_back(compartments, facts) == parse(emit(compartments, facts))

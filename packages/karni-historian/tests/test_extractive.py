@@ -12,6 +12,7 @@ from karni_historian.condense.extractive import (
     HISTORIAN_NAME,
     episodes,
     summarize,
+    summarize_parsed,
 )
 from karni_historian.model import Fact, Message, TextPart, ToolPart
 
@@ -84,6 +85,7 @@ def test_name() -> None:
 def test_summary_snapshot_and_determinism(snapshot_text) -> None:
     ms = session()
     xml = summarize(chunk_of(ms), ms)
+    assert summarize_parsed(chunk_of(ms), ms) == parse(xml)  # what a run validates
     assert xml == summarize(chunk_of(list(ms)), list(reversed(ms)))
     assert xml == snapshot_text
 
@@ -310,6 +312,7 @@ def test_tool_only_and_headless_chunks() -> None:
 
 def test_markup_in_text_round_trips() -> None:
     ms = [U(1, 'Make <Widget> render "a & b" correctly.'), A(2, "Fixed the escaping of <Widget>.")]
+    assert summarize_parsed(chunk_of(ms), ms) == parse(summarize(chunk_of(ms), ms))
     only = compartmentalize(chunk_of(ms), ms).compartments[0]
     assert only.title == 'Make <Widget> render "a & b" correctly'
     assert "<Widget>" in only.p1
@@ -350,6 +353,7 @@ def test_property_random_sessions_always_validate() -> None:
             else:
                 ms.append(Message(ordinal, "system", (TextPart("sys"),)))
         c = chunk_of(ms, budget=rng.choice([200, 32_000]))
+        assert summarize_parsed(c, ms) == parse(summarize(c, ms))
         if c.is_empty:
             continue
         result = compartmentalize(c, ms, force_keep=True)
@@ -404,3 +408,48 @@ def test_shorter_tiers_leave_sentences_out_instead_of_cutting_them() -> None:
     assert len(only.p1) <= 1600 and len(only.p2) <= 700 and len(only.p3) <= 260
     kept = [s for s in said if s in only.p1]
     assert 0 < len(kept) < len(said)
+
+
+def test_lower_case_search_of_ascii_text_answers_as_the_case_insensitive_pattern() -> None:
+    import re
+
+    from karni_historian.condense import extractive
+
+    rng = random.Random(7)
+    pieces = [
+        "We DECIDED", "we'll Use", "Don't", "NEVER", "always", "From Now On", "MUST",
+        "rolled back", "Fixes", "crashed", "TIMEOUT", "max", "Named After", "snake_case",
+        "PyTest", "specs", "Refactored", "passing", "decide_d", "undecided", "x", "-", "'",
+        "ſ", "K", "İ", "é", "  ", ".", "\n",
+    ]  # fmt: skip
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) + rng.choice(["", " ", "_"]) for _ in range(6))
+        for name in extractive._WORD_PATTERNS:
+            source, flags = extractive._PATTERNS[name]
+            expected = re.compile(source, flags).search(text) is not None
+            assert extractive._has(name, text) is expected, (name, text)
+        source, flags = extractive._PATTERNS["words"]
+        words = tuple(w.lower() for w in re.compile(source, flags).findall(text))
+        assert extractive._words(text) == words, text
+
+
+def test_sentences_end_at_line_breaks_and_after_closing_punctuation() -> None:
+    """The same pieces as splitting at ``(?<=[.!?])\\s+|\\n+``, whitespace collapsed."""
+    import re
+
+    from karni_historian.condense.extractive import _sentences
+
+    boundary = re.compile(r"(?<=[.!?])\s+|\n+")
+    rng = random.Random(3)
+    pieces = ["a", "b", ".", "!", "?", " ", "\n", "\t", "\r", "\u2028", "\x1c", "\xa0", "x.y"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        expected = [" ".join(p.split()) for p in boundary.split(text) if p.split()]
+        assert _sentences(text) == expected, repr(text)
+    assert _sentences("Done. Now the tests!\n- one\n\nIs it? yes") == [
+        "Done.",
+        "Now the tests!",
+        "- one",
+        "Is it?",
+        "yes",
+    ]

@@ -112,6 +112,28 @@ def test_parts_round_trip():
     assert parts_from_json(parts_to_json(parts)) == parts
 
 
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (' [{"type": "text", "text": "padded"}] ', (TextPart("padded"),)),
+        ('[{"type":"tool","name":"Bash","input":{}}]\n', (ToolPart("Bash", {}),)),
+    ],
+)
+def test_stored_parts_not_in_the_compact_form_still_decode(text, parts):
+    assert parts_from_json(text) == parts
+
+
+@pytest.mark.parametrize("text", ["", "[", '[{"type": "text"}] x', "[1"])
+def test_stored_parts_that_are_not_json_fail_as_json_does(text):
+    import json
+
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError) as raised:
+        parts_from_json(text)
+    assert str(raised.value) == str(expected.value)
+
+
 def test_exception_mid_transaction_keeps_previous_state(root):
     with Store.open(root, create=True) as store:
         with store.transaction():
@@ -212,3 +234,28 @@ def test_message_id_lookups_use_the_index(root):
         assert store.ordinal_of_message_id("s", "absent") is None
         store.connection.set_progress_handler(None, 0)
     assert len(steps) < 10  # a scan of 5,000 rows takes hundreds
+
+
+@pytest.mark.parametrize("malformed_at", [None, 1, 3, 5])
+def test_tool_part_calls_skip_rows_that_are_not_json(root, malformed_at):
+    """The calls and results in order; a row whose parts are not JSON has none."""
+    rows = [
+        ("assistant", [TextPart("look"), ToolPart("Read", {"path": "a"}, call_id="t1")]),
+        ("user", [ToolPart("Read", {"path": "a"}, "text", call_id="t1")]),
+        ("assistant", [ToolPart("Bash", {"command": "ls"}, call_id="t2"), ToolPart("X", {})]),
+        ("user", [ToolPart("Bash", {"command": "ls"}, "out", call_id="t2")]),
+        ("assistant", [ToolPart("Edit", {"call_id": "nested"}, call_id="t3")]),
+    ]
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            for ordinal, (role, parts) in enumerate(rows, 1):
+                stored = '[{"type": "tool", "call_id": "x"' if ordinal == malformed_at else None
+                store.write_message("s", ordinal, role, stored or parts_to_json(parts))
+        calls = list(store.tool_part_calls("s"))
+        from_two = list(store.tool_part_calls("s", 2))
+    expected = [(1, "assistant", "t1"), (2, "user", "t1"), (3, "assistant", "t2")]
+    expected += [(4, "user", "t2"), (5, "assistant", "t3")]
+    expected = [row for row in expected if row[0] != malformed_at]
+    assert calls == expected
+    assert from_two == [row for row in expected if row[0] >= 2]

@@ -75,7 +75,6 @@ def _regex(name: str) -> re.Pattern[str]:
         import re
 
         _RE["reminder"] = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
-        _RE["space"] = re.compile(r"\s+")
         _RE["hash"] = re.compile(r"`?\b([0-9a-f]{7,12})\b`?", re.I)
         _RE["verb"] = re.compile(
             r"\b(commit(ted|ting|s)?|cherry-?pick(ed|ing|s)?|merge[ds]?|merging|rebas(e|ed|es|ing))\b",
@@ -173,7 +172,7 @@ def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[s
 
 
 def _collapse(text: str) -> str:
-    return _regex("space").sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def _clean_user_text(text: str) -> str:
@@ -303,15 +302,13 @@ class _Block:
 
 
 def _message_parts(
-    message: Message, templates: Mapping[str, Any] | None
+    message: Message, templates: Mapping[str, Any] | None, expand_tool: Callable[..., str | None]
 ) -> tuple[list[tuple[str, str, str]], bool]:
     """Return ``(kind, text, call_id)`` parts in order and whether any text exists.
 
     ``kind`` is ``text``, ``expanded`` (always shown) or ``summary`` (shown only
     when the message has no text).
     """
-    from karni_historian.condense.templates import expand_tool
-
     user = message.role == "user"
     parts: list[tuple[str, str, str]] = []
     has_text = False
@@ -372,6 +369,9 @@ class _ChunkBuilder:
     """The lines of one chunk as they are built: the open block, the budget, the clusters."""
 
     def __init__(self, offset: int, budget_tokens: int, estimate: Callable[[str], int]) -> None:
+        from karni_historian.condense.templates import expand_tool
+
+        self.expand_tool = expand_tool
         self.offset = offset
         self.budget = budget_tokens
         self.estimate = estimate
@@ -400,7 +400,7 @@ class _ChunkBuilder:
     def add(self, message: Message, templates: Mapping[str, Any]) -> bool:
         """Read one message of the range; False when the budget stopped the chunk."""
         ordinal = message.ordinal
-        parts, has_text = _message_parts(message, templates)
+        parts, has_text = _message_parts(message, templates, self.expand_tool)
         self.furthest = ordinal
         if message.role == "system" or not parts:
             if self.pending_noise is None:

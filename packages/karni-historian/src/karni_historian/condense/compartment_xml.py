@@ -32,6 +32,7 @@ __all__ = [
     "ValidationResult",
     "emit",
     "parse",
+    "read_back",
     "validate",
 ]
 
@@ -512,6 +513,58 @@ def emit(
     lines += _meta_lines(messages_processed, unprocessed_from)
     lines.append("</output>")
     return "\n".join(lines)
+
+
+def read_back(
+    compartments: Sequence[Compartment],
+    facts: Sequence[Fact] = (),
+    *,
+    messages_processed: tuple[int, int] | None = None,
+) -> ParsedOutput:
+    """What :func:`parse` reads from :func:`emit`'s document, without writing and reading it.
+
+    Escaping and unescaping cancel out, so reading back only trims the tiers,
+    fills ``content`` from ``p1``, clamps the importance, and groups and
+    deduplicates the facts by category. Rows that :func:`parse` would treat
+    specially (an empty title or first tier, a category that is not a tag)
+    go through the document itself.
+    """
+    if any(not c.title or not c.p1.strip() for c in compartments) or any(
+        f.category not in FACT_CATEGORIES for f in facts
+    ):
+        return parse(emit(compartments, facts, messages_processed=messages_processed))
+    rows = [_read_back_row(c) for c in compartments]
+    rows.sort(key=lambda c: c.start)
+    by_category: dict[str, dict[str, None]] = {}
+    for fact in facts:
+        item = " ".join(fact.content.split())
+        if item:
+            by_category.setdefault(fact.category, {})[item] = None
+    return ParsedOutput(
+        compartments=rows,
+        facts=[Fact(category, item) for category, items in by_category.items() for item in items],
+        events=[],
+        user_observations=[],
+        primer=None,
+        unprocessed_from=None,
+        messages_processed=messages_processed,
+    )
+
+
+def _read_back_row(c: Compartment) -> Compartment:
+    p1 = c.p1.strip()
+    return Compartment(
+        start=c.start,
+        end=c.end,
+        title=c.title,
+        p1=p1,
+        p2=c.p2.strip(),
+        p3=c.p3.strip(),
+        p4=c.p4.strip(),
+        importance=min(max(c.importance, 1), 100) if c.importance >= 0 else 50,
+        episode_type=c.episode_type or None,
+        content=p1,
+    )
 
 
 def _fact_lines(facts: Sequence[Fact]) -> list[str]:

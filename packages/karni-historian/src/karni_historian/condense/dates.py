@@ -10,6 +10,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from datetime import datetime
 
     from karni_historian.model import Compartment, Message
 
@@ -18,12 +19,17 @@ __all__ = ["dated", "local_date"]
 
 def local_date(timestamp: str | None) -> str | None:
     """The local ``YYYY-MM-DD`` of an ISO 8601 timestamp, or None."""
-    if not timestamp:
-        return None
     from datetime import datetime
 
+    return _local_date(timestamp, datetime)
+
+
+def _local_date(timestamp: str | None, moments: type[datetime]) -> str | None:
+    """:func:`local_date` with the ``datetime`` class already imported."""
+    if not timestamp:
+        return None
     try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        moment = moments.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return None
     if moment.tzinfo is None:
@@ -35,17 +41,37 @@ def dated(
     compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
 ) -> list[Compartment]:
     """The compartments with ``start_date`` and ``end_date`` from their messages."""
-    from dataclasses import replace
+    from datetime import datetime
+
+    from karni_historian.model import Compartment
+
+    days: dict[str | None, str | None] = {}
+
+    def day(message: Message | None) -> str | None:
+        if message is None:
+            return None
+        stamp = message.timestamp
+        if stamp not in days:
+            days[stamp] = _local_date(stamp, datetime)
+        return days[stamp]
 
     result: list[Compartment] = []
-    for compartment in compartments:
-        start = by_ordinal.get(compartment.start)
-        end = by_ordinal.get(compartment.end)
+    for c in compartments:
         result.append(
-            replace(
-                compartment,
-                start_date=local_date(start.timestamp) if start else None,
-                end_date=local_date(end.timestamp) if end else None,
+            Compartment(
+                start=c.start,
+                end=c.end,
+                title=c.title,
+                p1=c.p1,
+                p2=c.p2,
+                p3=c.p3,
+                p4=c.p4,
+                importance=c.importance,
+                start_date=day(by_ordinal.get(c.start)),
+                end_date=day(by_ordinal.get(c.end)),
+                episode_type=c.episode_type,
+                legacy=c.legacy,
+                content=c.content,
             )
         )
     return result

@@ -2,8 +2,9 @@
 
 It reads a chunk (see :mod:`karni_historian.condense.chunk`) and the raw messages behind
 it, and writes the same XML a model-backed historian would (``docs/historian/validation.md``),
-so the output goes through the same parser and validator
-(:mod:`karni_historian.condense.compartment_xml`). Everything is extracted, nothing is
+so the output goes through the same validator
+(:mod:`karni_historian.condense.compartment_xml`); a run takes what parsing that XML
+gives without writing it (:func:`summarize_parsed`). Everything is extracted, nothing is
 invented, and the same input always gives the same bytes.
 
 How it decides, in short:
@@ -46,8 +47,16 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk, ChunkLine
+    from karni_historian.condense.compartment_xml import ParsedOutput
 
-__all__ = ["HISTORIAN_NAME", "MAX_EPISODE_LINES", "episodes", "summarize"]
+__all__ = [
+    "HISTORIAN_NAME",
+    "MAX_EPISODE_LINES",
+    "condense",
+    "episodes",
+    "summarize",
+    "summarize_parsed",
+]
 
 HISTORIAN_NAME = "local/extractive"
 """The historian's name as runs record it."""
@@ -124,11 +133,12 @@ _CONTINUATIONS = (
     "open a pr",
     "ship it",
 )
+_CONTINUATION_WORDS = frozenset(_CONTINUATIONS)
+_CONTINUATION_PREFIXES = tuple(c + " " for c in _CONTINUATIONS)
 _LEADING_ACK = ("ok", "okay", "yes", "yep", "great", "good", "thanks", "perfect", "nice", "cool")
 
 _I = 2  # re.IGNORECASE, without importing re at module load
 _PATTERNS: dict[str, tuple[str, int]] = {
-    "sentence": (r"(?<=[.!?])\s+|\n+", 0),
     "words": (r"[a-z0-9']+", _I),
     "polite": (
         r"^(?:please|pls|ok(?:ay)?,?|so,?|hey,?|now,?|next,?|also,?|can you|could you|"
@@ -182,37 +192,87 @@ _PATTERNS: dict[str, tuple[str, int]] = {
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
 
-_RE: dict[str, Any] = {}
+_WORD_PATTERNS = frozenset(
+    (
+        "decision",
+        "prohibit",
+        "rule",
+        "soft_rule",
+        "revert",
+        "fix",
+        "config",
+        "naming",
+        "test",
+        "result",
+    )
+)
+"""The case-insensitive patterns written in lower case, only ever asked whether they match."""
 
 
-def _re(name: str) -> Any:
-    pattern = _RE.get(name)
-    if pattern is None:
+class _Patterns:
+    """:data:`_PATTERNS` as attributes, each compiled on first use and kept on the instance.
+
+    With ``case_sensitive`` the flags leave out ``re.IGNORECASE``: what
+    :func:`_has` searches lower-cased ASCII text with.
+    """
+
+    def __init__(self, *, case_sensitive: bool = False) -> None:
+        self._case_sensitive = case_sensitive
+
+    def __getattr__(self, name: str) -> Any:
         import re
 
         source, flags = _PATTERNS[name]
-        pattern = _RE[name] = re.compile(source, flags)
-    return pattern
+        if self._case_sensitive:
+            flags &= ~re.IGNORECASE
+        pattern = re.compile(source, flags)
+        setattr(self, name, pattern)
+        return pattern
 
 
-def _clause(sentence: str, pattern: Any) -> str:
-    """The part of ``sentence`` after a leading ``request: `` that carries ``pattern``.
+_P = _Patterns()
+_LOWER_P = _Patterns(case_sensitive=True)
+
+
+def _has(name: str, text: str) -> bool:
+    """Whether ``text`` carries the pattern ``name`` (one of :data:`_WORD_PATTERNS`).
+
+    ASCII text is lower-cased and searched without ``re.IGNORECASE``: for
+    these lower-case patterns the same answer, several times faster.
+    """
+    if text.isascii():
+        return getattr(_LOWER_P, name).search(text.lower()) is not None
+    return getattr(_P, name).search(text) is not None
+
+
+def _clause(sentence: str, pattern: str) -> str:
+    """The part of ``sentence`` after a leading ``request: `` that carries ``pattern`` (a name).
 
     "Revert the change in cart.py: we decided pricing must stay separate" is a
     request followed by the durable reason; only the reason is a fact.
     """
     head, colon, tail = sentence.partition(": ")
-    if colon and pattern.search(tail) and not pattern.search(head) and len(_words(tail)) >= 4:
+    if colon and _has(pattern, tail) and not _has(pattern, head) and len(_words(tail)) >= 4:
         return tail[:1].upper() + tail[1:]
     return sentence
 
 
 def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``, whitespace collapsed.
+
+    A sentence ends at a line break, and at the whitespace after a ``.``,
+    ``!`` or ``?``: after a word that ends with one of them.
+    """
     out = []
-    for piece in _re("sentence").split(text):
-        piece = " ".join(piece.split())
-        if piece:
-            out.append(piece)
+    for line in text.split("\n"):
+        words: list[str] = []
+        for word in line.split():
+            words.append(word)
+            if word[-1] in ".!?":
+                out.append(" ".join(words))
+                words = []
+        if words:
+            out.append(" ".join(words))
     return out
 
 
@@ -237,14 +297,19 @@ def _words(text: str) -> tuple[str, ...]:
     if words is None:
         if len(_WORDS) >= _WORDS_LIMIT:
             _WORDS.clear()
-        words = _WORDS[text] = tuple(w.lower() for w in _re("words").findall(text))
+        if text.isascii():  # lower-cased first: the same words (as for _has)
+            words = tuple(_LOWER_P.words.findall(text.lower()))
+        else:
+            words = tuple(w.lower() for w in _P.words.findall(text))
+        _WORDS[text] = words
     return words
 
 
-def _user_text(message: Message) -> str:
+def _user_texts(by_ordinal: dict[int, Message]) -> dict[int, str]:
+    """The meaningful text of each user message, by ordinal: asked about more than once."""
     from karni_historian.condense.chunk import meaningful_user_text
 
-    return meaningful_user_text(message)
+    return {o: meaningful_user_text(m) for o, m in by_ordinal.items() if m.role == "user"}
 
 
 def _assistant_texts(message: Message) -> list[str]:
@@ -270,17 +335,17 @@ def _is_continuation(text: str) -> bool:
     while len(words) > 1 and words[0] in _LEADING_ACK:
         words = words[1:]
     lowered = " ".join(words)
-    return any(lowered == c or lowered.startswith(c + " ") for c in _CONTINUATIONS)
+    return lowered in _CONTINUATION_WORDS or lowered.startswith(_CONTINUATION_PREFIXES)
 
 
 def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
     """``line`` cut at the phase starts inside it; each piece keeps its own commits."""
-    from dataclasses import replace
-    from itertools import pairwise
-
     cuts = [s for s in starts if line.start < s <= line.end]
     if not cuts:
         return [line]
+    from dataclasses import replace
+    from itertools import pairwise
+
     bounds = [line.start, *cuts, line.end + 1]
     pieces = []
     for first, after in pairwise(bounds):
@@ -305,9 +370,10 @@ def _phase_lines(
 
     inside = [by_ordinal[o] for o in sorted(by_ordinal) if chunk.start <= o <= chunk.end]
     starts = phase_starts(inside, completed_arcs(inside))
+    ordered = sorted(starts)
     lines: list[ChunkLine] = []
     for line in chunk.lines:
-        lines += _pieces(line, sorted(starts), by_ordinal)
+        lines += _pieces(line, ordered, by_ordinal)
     return lines, starts
 
 
@@ -323,7 +389,7 @@ def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]
         lines (a line is cut in two where a phase of work starts inside it).
     """
     by_ordinal = by_ordinal_of(messages)
-    return _episodes(by_ordinal, *_phase_lines(chunk, by_ordinal))
+    return _episodes(by_ordinal, _user_texts(by_ordinal), *_phase_lines(chunk, by_ordinal))
 
 
 def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
@@ -332,7 +398,10 @@ def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
 
 
 def _episodes(
-    by_ordinal: dict[int, Message], lines: list[ChunkLine], starts: dict[int, str]
+    by_ordinal: dict[int, Message],
+    texts: dict[int, str],
+    lines: list[ChunkLine],
+    starts: dict[int, str],
 ) -> list[list[ChunkLine]]:
     groups: list[list[ChunkLine]] = []
     current: list[ChunkLine] = []
@@ -340,10 +409,7 @@ def _episodes(
     for line in lines:
         new_task = current and line.start in starts
         if line.role == "U" and current and any(ln.role != "U" for ln in current):
-            text = (
-                " ".join(_user_text(by_ordinal[o]) for o in line.ordinals if o in by_ordinal)
-                or line.body
-            )
+            text = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal) or line.body
             new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
@@ -366,9 +432,11 @@ class _Episode:
         self,
         lines: list[ChunkLine],
         by_ordinal: dict[int, Message],
+        texts: dict[int, str],
         topic: str,
         replacements: set[tuple[str, str, str]],
     ) -> None:
+        self.texts = texts  # the meaningful text of the user messages, by ordinal
         self.topic = topic  # the todo item in progress when the episode started
         self.replacements = replacements  # (path, old, new) of the chunk's edits so far
         self.commit_subjects: list[str] = []
@@ -419,7 +487,7 @@ class _Episode:
             if isinstance(part, ToolPart):
                 self._read_tool(part)
         if message.role == "user":
-            text = _user_text(message)
+            text = self.texts.get(message.ordinal, "")
             if not text:
                 return
             if _is_ack(text):
@@ -430,11 +498,11 @@ class _Episode:
             for sentence in _sentences(text):
                 self._classify(sentence, user=True)
                 if not first_request and (
-                    _re("prohibit").search(sentence)
-                    or _re("rule").search(sentence)
-                    or _re("soft_rule").search(sentence)
-                    or _re("decision").search(sentence)
-                    or _re("correction").search(sentence)
+                    _has("prohibit", sentence)
+                    or _has("rule", sentence)
+                    or _has("soft_rule", sentence)
+                    or _has("decision", sentence)
+                    or _P.correction.search(sentence)
                 ):
                     self._add(self.user_notes, sentence)
         elif message.role == "assistant":
@@ -448,9 +516,9 @@ class _Episode:
 
     def _promote_decision(self, sentence: str, *, user: bool) -> None:
         """Keep a decision for project memory unless it is a request or a progress report."""
-        if user and not _re("polite").match(sentence):
+        if user and not _P.polite.match(sentence):
             self._add(self.user_decisions, sentence)
-        elif not user and not _re("progress").match(sentence):
+        elif not user and not _P.progress.match(sentence):
             self._add(self.agent_decisions, sentence)
 
     def _drop_contradicted(self, correction: str) -> None:
@@ -461,26 +529,31 @@ class _Episode:
     def _classify(self, sentence: str, *, user: bool) -> None:
         if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
             return
-        decision = _re("decision")
-        if decision.search(sentence):
-            self._add(self.decisions, _clause(sentence, decision))
-            self._promote_decision(_clause(sentence, decision), user=user)
-        elif user and _re("correction").search(sentence):
+        decided = _has("decision", sentence)
+        if decided:
+            clause = _clause(sentence, "decision")
+            self._add(self.decisions, clause)
+            self._promote_decision(clause, user=user)
+        if user:
+            self._classify_user(sentence, decided=decided)
+
+    def _classify_user(self, sentence: str, *, decided: bool) -> None:
+        if not decided and _P.correction.search(sentence):
             self._drop_contradicted(sentence)
-        if user and _re("prohibit").search(sentence):
-            self._add(self.prohibitions, _clause(sentence, _re("prohibit")))
-        elif user and _re("rule").search(sentence):
-            self._add(self.rules, _clause(sentence, _re("rule")))
-        elif user and _re("soft_rule").search(sentence) and not decision.search(sentence):
+        if _has("prohibit", sentence):
+            self._add(self.prohibitions, _clause(sentence, "prohibit"))
+        elif _has("rule", sentence):
+            self._add(self.rules, _clause(sentence, "rule"))
+        elif not decided and _has("soft_rule", sentence):
             # "must" alone is a rule unless the sentence reports a decision, which
             # makes it a design choice (ARCHITECTURE): "we decided pricing must stay…".
-            self._add(self.rules, _clause(sentence, _re("soft_rule")))
-        if user and _re("config").search(sentence) and _re("value").search(sentence):
+            self._add(self.rules, _clause(sentence, "soft_rule"))
+        if _has("config", sentence) and _P.value.search(sentence):
             self._add(self.configs, sentence)
-        if user and _re("naming").search(sentence):
+        if _has("naming", sentence):
             # Only conventions the user states ("test files are named after…", "use
             # snake_case"), never one-off actions such as "rename total() to subtotal()".
-            self._add(self.naming, _clause(sentence, _re("naming")))
+            self._add(self.naming, _clause(sentence, "naming"))
 
     def _read_tool(self, part: ToolPart) -> None:
         name = part.name.lower()
@@ -503,12 +576,12 @@ class _Episode:
 
     def _read_command(self, part: ToolPart, command: str) -> None:
         """A shell call: a test run (failing, then passing, is a fix) or a revert."""
-        if _re("undo_command").search(command):
+        if _P.undo_command.search(command):
             self.reverted = True
-        if not _re("test").search(command):
+        if not _has("test", command):
             return
         self.testing = True
-        failed = part.is_error or bool(_re("failed_run").search(part.output or ""))
+        failed = part.is_error or bool(_P.failed_run.search(part.output or ""))
         if failed:
             self.failed_run = True
         elif self.failed_run:
@@ -566,7 +639,8 @@ class _Episode:
 
 def _objective(ep: _Episode) -> str:
     if ep.requests:
-        text = _sentences(ep.requests[0])[0] if _sentences(ep.requests[0]) else ep.requests[0]
+        sentences = _sentences(ep.requests[0])
+        text = sentences[0] if sentences else ep.requests[0]
     elif ep.topic:
         text = ep.topic
     elif ep.commit_subjects:
@@ -582,13 +656,12 @@ def _objective(ep: _Episode) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _re("polite").sub("", text).strip()
+        text = _P.polite.sub("", text).strip()
     return text.rstrip(" ?.!") or previous or "Untitled episode"
 
 
-def _title(ep: _Episode) -> str:
+def _title(objective: str) -> str:
     """The objective in a few words: the head of "objective: details", at most ~8 words."""
-    objective = _objective(ep)
     head, colon, _rest = objective.partition(": ")
     if colon and 2 <= len(head.split()) <= 10:
         objective = head
@@ -601,7 +674,9 @@ def _title(ep: _Episode) -> str:
 
 def _project_file(path: str) -> bool:
     """A project-relative file path, not a machine path or a glob pattern."""
-    return not path.startswith(("/", "~")) and not any(c in path for c in "*?[")
+    return (
+        not path.startswith(("/", "~")) and "*" not in path and "?" not in path and "[" not in path
+    )
 
 
 def _basename(path: str) -> str:
@@ -628,12 +703,13 @@ def _commits_sentence(ep: _Episode) -> str:
 
 
 def _key_sentences(ep: _Episode, limit: int) -> list[str]:
-    marked = [
-        s
-        for s in ep.assistant
-        if _re("decision").search(s) or _re("fix").search(s) or _re("revert").search(s)
-    ]
-    chosen = marked[:limit]
+    """At most ``limit`` of the agent's sentences, decisions, fixes and reverts first, in order."""
+    if len(ep.assistant) <= limit:
+        return list(ep.assistant)  # every one of them, whichever is marked
+    chosen: list[str] = []
+    for s in ep.assistant:
+        if len(chosen) < limit and (_has("decision", s) or _has("fix", s) or _has("revert", s)):
+            chosen.append(s)
     for s in ep.assistant:
         if len(chosen) >= limit:
             break
@@ -649,11 +725,13 @@ def _fit(parts: list[str], limit: int) -> str:
     A tier is shortened by leaving out its less important sentences, never by
     cutting one in the middle (only a first sentence longer than the limit is).
     """
-    parts = [p.strip() for p in parts if p and p.strip()]
+    parts = [q for q in (p.strip() for p in parts if p) if q]
     if not parts:
         return ""
     commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
     order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
+    if sum(len(parts[i]) + 2 for i in order) <= limit:
+        return _cap(_join(parts), limit)  # everything fits
     chosen: set[int] = set()
     used = 0
     for i in order:
@@ -674,31 +752,32 @@ def _join(sentences: list[str]) -> str:
     return " ".join(out)
 
 
-def _tiers(ep: _Episode, importance: int) -> tuple[str, str, str, str]:
-    objective = _objective(ep)
+def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str, str]:
     objective = objective[:1].upper() + objective[1:]
     request = _cap(ep.requests[0], 400) if ep.requests else ""
     substantive = [s for s in ep.assistant if len(_words(s)) >= 4] or ep.assistant
-    results = [s for s in substantive if _re("result").search(s)]
-    substantive = results or substantive
-    outcome = _cap(substantive[-1], 200) if substantive else ""
+    last_result = next((s for s in reversed(substantive) if _has("result", s)), None)
+    last = last_result or (substantive[-1] if substantive else "")
+    outcome = _cap(last, 200) if last else ""
 
+    commits = _commits_sentence(ep)
+    stated = ep.prohibitions + ep.rules
     p2_parts = [f"Asked: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
-    p2_parts += [f'U: "{_cap(s, 160)}"' for s in (ep.prohibitions + ep.rules)[:2]]
-    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in ep.prohibitions + ep.rules]
+    p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
+    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
-    p2_parts += [_files_sentence(ep, 5, reads=False), _commits_sentence(ep)]
+    p2_parts += [_files_sentence(ep, 5, reads=False), commits]
     p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
     p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
-    p1_parts += [_files_sentence(ep, 10, reads=True), _commits_sentence(ep)]
+    p1_parts += [_files_sentence(ep, 10, reads=True), commits]
     p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
-    tail = _commits_sentence(ep) or (_cap(outcome, 100) if outcome else "")
+    tail = commits or (_cap(outcome, 100) if outcome else "")
     if tail:
         p3_parts.append(tail)
     p3 = _fit(p3_parts, 260)
@@ -719,7 +798,7 @@ def _facts(episodes_: list[_Episode]) -> list[Fact]:
 
     def add(category: str, sentences: list[str]) -> None:
         for s in sentences:
-            s = _re("lead").sub("", s)
+            s = _P.lead.sub("", s)
             s = s[:1].upper() + s[1:]
             key = (category, s.lower())
             if key not in seen:
@@ -750,23 +829,47 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
     """
     from karni_historian.condense.compartment_xml import emit
 
+    compartments, facts = condense(chunk, messages)
+    return emit(compartments, facts, messages_processed=_processed(chunk, compartments))
+
+
+def summarize_parsed(chunk: Chunk, messages: Sequence[Message]) -> ParsedOutput:
+    """What :func:`~karni_historian.condense.compartment_xml.parse` reads from :func:`summarize`.
+
+    The same result, without writing the XML and parsing it back: what a run
+    of the built-in historian validates.
+    """
+    from karni_historian.condense.compartment_xml import read_back
+
+    compartments, facts = condense(chunk, messages)
+    return read_back(compartments, facts, messages_processed=_processed(chunk, compartments))
+
+
+def _processed(chunk: Chunk, compartments: list[Compartment]) -> tuple[int, int] | None:
+    return (chunk.start, chunk.end) if compartments else None
+
+
+def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartment], list[Fact]]:
+    """The compartments (one per episode, tiling the chunk) and the facts of a chunk."""
     by_ordinal = by_ordinal_of(messages)
+    texts = _user_texts(by_ordinal)
     lines, starts = _phase_lines(chunk, by_ordinal)
-    groups = _episodes(by_ordinal, lines, starts)
+    groups = _episodes(by_ordinal, texts, lines, starts)
     edits: set[tuple[str, str, str]] = set()
     gathered = [
-        _Episode(group, by_ordinal, starts.get(group[0].start, ""), edits) for group in groups
+        _Episode(group, by_ordinal, texts, starts.get(group[0].start, ""), edits)
+        for group in groups
     ]
     compartments = []
     for index, ep in enumerate(gathered):
-        start = chunk.start if index == 0 else ep.start
         importance = ep.importance
-        p1, p2, p3, p4 = _tiers(ep, importance)
+        objective = _objective(ep)
+        p1, p2, p3, p4 = _tiers(ep, importance, objective)
         compartments.append(
             Compartment(
-                start=start,
+                start=chunk.start if index == 0 else ep.start,
                 end=ep.end,
-                title=_title(ep),
+                title=_title(objective),
                 p1=p1,
                 p2=p2,
                 p3=p3,
@@ -775,5 +878,4 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
                 episode_type=ep.episode_type,
             )
         )
-    processed = (chunk.start, chunk.end) if compartments else None
-    return emit(compartments, _facts(gathered), messages_processed=processed)
+    return compartments, _facts(gathered)

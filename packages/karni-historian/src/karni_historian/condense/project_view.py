@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from karni_historian.model import Message, ToolPart
+    from karni_historian.model import Message, TextPart, ToolPart
 
 __all__ = ["project_view"]
 
@@ -23,34 +23,17 @@ _CACHE_LIMIT = 4096
 
 
 def _relative(root: str, path: str, cache: dict[str, str | None]) -> str | None:
-    """``path`` relative to ``root`` when inside it, from ``cache`` or one look at the disk."""
-    try:
-        return cache[path]
-    except KeyError:
-        pass
-    from karni.agent.common.paths import project_relative
-
+    """``path`` relative to ``root`` when it is absolute and inside it; remembered in ``cache``."""
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
-    relative = project_relative(root, path)
-    found = relative if relative and relative != "." else None
+    found = None
+    if os.path.isabs(path):
+        from karni.agent.common.paths import project_relative
+
+        relative = project_relative(root, path)
+        found = relative if relative and relative != "." else None
     cache[path] = found
     return found
-
-
-def _relative_input(part: ToolPart, root: str, cache: dict[str, str | None]) -> dict[str, object]:
-    """The path keys of the part's input that name a file inside the project, made relative."""
-    from karni_historian.model import PATH_KEYS
-
-    assert isinstance(part.input, dict)
-    updates: dict[str, object] = {}
-    for key in PATH_KEYS:
-        value = part.input.get(key)
-        if isinstance(value, str) and os.path.isabs(value):
-            relative = _relative(root, value, cache)
-            if relative:
-                updates[key] = relative
-    return updates
 
 
 def project_view(
@@ -60,20 +43,56 @@ def project_view(
 
     ``cache`` remembers resolved paths across calls (one dict per run).
     """
-    from dataclasses import replace
+    viewer = _Viewer(root, {} if cache is None else cache)
+    return [viewer.message(message) for message in messages]
 
-    from karni_historian.model import ToolPart
 
-    cache = {} if cache is None else cache
-    viewed: list[Message] = []
-    for message in messages:
-        parts = list(message.parts)
-        changed = False
-        for index, part in enumerate(parts):
-            if isinstance(part, ToolPart) and isinstance(part.input, dict):
-                updates = _relative_input(part, root, cache)
-                if updates:
-                    parts[index] = replace(part, input={**part.input, **updates})
-                    changed = True
-        viewed.append(replace(message, parts=tuple(parts)) if changed else message)
-    return viewed
+class _Viewer:
+    """Messages shown project-relative, with the model's classes and path keys looked up once."""
+
+    def __init__(self, root: str, cache: dict[str, str | None]) -> None:
+        from karni_historian.model import PATH_KEYS, Message, ToolPart
+
+        self.root = root
+        self.cache = cache
+        self.keys = PATH_KEYS
+        self.message_class = Message
+        self.tool_class = ToolPart
+
+    def message(self, message: Message) -> Message:
+        """``message``, or a copy whose tool inputs name project files relatively."""
+        changed: list[TextPart | ToolPart] | None = None
+        for index, part in enumerate(message.parts):
+            data = getattr(part, "input", None)
+            if not isinstance(data, dict):
+                continue
+            updates = self._relative_input(data)
+            if updates:
+                assert isinstance(part, self.tool_class)
+                changed = changed or list(message.parts)
+                changed[index] = self.tool_class(
+                    part.name,
+                    {**data, **updates},
+                    part.output,
+                    part.call_id,
+                    part.is_error,
+                    part.metadata,
+                )
+        if changed is None:
+            return message
+        m = message
+        return self.message_class(
+            m.ordinal, m.role, tuple(changed), m.session_id, m.timestamp, m.message_id
+        )
+
+    def _relative_input(self, data: dict[str, object]) -> dict[str, object]:
+        """The path keys of a tool input that name a file inside the project, made relative."""
+        cache = self.cache
+        updates: dict[str, object] = {}
+        for key in self.keys:
+            value = data.get(key)
+            if isinstance(value, str):
+                relative = cache[value] if value in cache else _relative(self.root, value, cache)
+                if relative:
+                    updates[key] = relative
+        return updates

@@ -43,10 +43,12 @@ def _re(name: str) -> Any:
 def clean_sentence(sentence: str) -> str:
     """``sentence`` without markdown markers, with absolute paths shown by file name."""
     text = _re("markers").sub("", sentence.strip())
-    text = _re("emphasis").sub("", text)
-    text = _re("path").sub(r"\1", text)
+    if "*" in text or "_" in text or "`" in text:
+        text = _re("emphasis").sub("", text)
+    if "/" in text:  # every path the pattern shortens has one
+        text = _re("path").sub(r"\1", text)
     text = " ".join(text.split()).rstrip(" :;,")
-    return text if any(c.isalnum() for c in text) else ""
+    return text if any(map(str.isalnum, text)) else ""
 
 
 def is_filler(sentence: str) -> bool:

@@ -6,7 +6,8 @@ tail (``docs/historian/chunk.md``), and the command does so only when a trigger
 fires (:mod:`karni_historian.condense.triggers`). Both loop the same job until
 the target is reached: build the chunk after the last compartment, have the
 historian write its XML (the built-in ``local/extractive``, or the
-``historian=`` callable), parse and validate it exactly as a model's output,
+``historian=`` callable), parse and validate it exactly as a model's output
+(the built-in's without writing and re-reading it),
 then publish the compartments and facts in one transaction with a run record.
 A failure is recorded with the session's consecutive failure count and stops
 that session; nothing half-written remains.
@@ -225,9 +226,13 @@ class _Condensation:
         from karni_historian.errors import HistorianOutputError
 
         check_coverage(chunk)
-        builtin = self.historian is _historian_xml
-        xml = self.historian(chunk, self.window.for_historian(chunk.end, env_reads=not builtin))
-        result = validate(parse(xml), chunk, arcs=self.arcs, force_keep=force_keep)
+        if self.historian is _historian_xml:
+            from karni_historian.condense.extractive import summarize_parsed
+
+            parsed = summarize_parsed(chunk, self.window.for_historian(chunk.end, env_reads=False))
+        else:
+            parsed = parse(self.historian(chunk, self.window.for_historian(chunk.end)))
+        result = validate(parsed, chunk, arcs=self.arcs, force_keep=force_keep)
         if result.compartments and result.compartments[-1].end + 1 <= offset:
             raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
         return result
@@ -338,6 +343,8 @@ class RunPlan:
         target: The exclusive end of the settled messages.
         settings: The settings the plan was made with.
         store: The store the plan reads the session's messages from.
+        arcs: The session's completed tool arcs after ``covered_to``, as the
+            plan found them (the run checks its chunks against them).
     """
 
     session_id: str
@@ -345,6 +352,7 @@ class RunPlan:
     target: int
     settings: Settings
     store: Store
+    arcs: list[tuple[int, int]] | None = None
 
     @property
     def settled(self) -> bool:
@@ -400,7 +408,7 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
     newest = newest_first(store, session_id, last_end + 1)
     arcs = arcs_of_calls(store.tool_part_calls(session_id, last_end + 1))
     target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), arcs)
-    return RunPlan(session_id, last_end, target, settings or Settings(), store)
+    return RunPlan(session_id, last_end, target, settings or Settings(), store, arcs)
 
 
 def run(
@@ -438,6 +446,7 @@ def run(
         return outcome
     from karni_historian.condense.window import MessageWindow
 
-    window = MessageWindow(store, session_id, plan.covered_to + 1, plan.covered_to + 1)
+    offset = plan.covered_to + 1
+    window = MessageWindow(store, session_id, offset, offset, arcs=plan.arcs)
     job = _Condensation(store, outcome, window, plan.settings, historian, progress_stream)
     return job.advance(plan.target, force_keep=False)

@@ -48,6 +48,7 @@ class MessageWindow:
             ``.env`` reads from.
         start: The first ordinal fetched (the first one to condense).
         batch: Messages per query (default :data:`BATCH_MESSAGES`).
+        arcs: The session's tool arcs from ``origin`` on, when already read.
     """
 
     def __init__(
@@ -57,6 +58,7 @@ class MessageWindow:
         origin: int,
         start: int,
         batch: int | None = None,
+        arcs: list[tuple[int, int]] | None = None,
     ) -> None:
         """Start before any message is fetched."""
         self.store = store
@@ -68,7 +70,7 @@ class MessageWindow:
         self._next = start
         self._exhausted = False
         self._paths: dict[str, str | None] = {}
-        self._arcs: list[tuple[int, int]] | None = None
+        self._arcs = arcs
         self._env_reads: list[Message] | None = None
         self.queries = 0
         """Batches fetched so far."""

@@ -13,7 +13,7 @@ never falls inside a tool call and its result, and phases shorter than
 
 from __future__ import annotations
 
-from karni_historian.model import ToolPart
+from karni_historian.model import PATH_KEYS, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,8 +100,6 @@ class _Scan:
 
     def _edit(self, ordinal: int, part: ToolPart) -> None:
         """An edit in a folder the phase has not edited, after a few edits: the focus moved."""
-        from karni_historian.model import PATH_KEYS
-
         data = part.input if isinstance(part.input, dict) else {}
         path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
         if path is None or (part.call_id and part.call_id in self.calls):
@@ -125,12 +123,11 @@ class _Scan:
         self.topics[ordinal] = self.current
 
 
-def _after(ordinal: int, messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -> int:
+def _after(ordinal: int, by_ordinal: dict[int, Message], arcs: Sequence[tuple[int, int]]) -> int:
     """The first message after ``ordinal`` past its tool result and the agent's words on it."""
     for call, result in arcs:
         if call <= ordinal < result:
             ordinal = result
-    by_ordinal = {m.ordinal: m for m in messages}
     for _ in range(_WORDS_AFTER):
         following = by_ordinal.get(ordinal + 1)
         if following is None or following.role != "assistant":
@@ -179,7 +176,8 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
     scan = _Scan()
     for message in messages:
         scan.read(message)
-    candidates = {_after(o, messages, arcs) for o in scan.ends} | set(_pauses(messages))
+    by_ordinal = {m.ordinal: m for m in messages}
+    candidates = {_after(o, by_ordinal, arcs) for o in scan.ends} | set(_pauses(messages))
     first, last = messages[0].ordinal, messages[-1].ordinal
     starts: dict[int, str] = {}
     previous = first

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
-__all__ = ["part_to_dict", "parts_from_json", "parts_to_json"]
+__all__ = ["part_to_dict", "parts_decoder", "parts_from_json", "parts_to_json"]
 
 
 def parts_to_json(parts: Iterable[Any]) -> str:
@@ -43,23 +43,47 @@ def part_to_dict(part: Any) -> dict[str, Any]:
 
 def parts_from_json(text: str) -> tuple[Any, ...]:
     """Decode the stored JSON list into model parts."""
+    return parts_decoder()(text)
+
+
+def parts_decoder() -> Callable[[str], tuple[Any, ...]]:
+    """:func:`parts_from_json` with its imports and lookups done once, for many rows.
+
+    Stored rows are compact JSON (:func:`parts_to_json`), read by the JSON
+    module's scanner directly; anything else goes through ``json.loads``,
+    which decodes it, or raises, as it always does.
+    """
     import json
 
     from karni_historian.model import TextPart, ToolPart
 
-    parts: list[Any] = []
-    for item in json.loads(text):
-        if item.get("type") == "tool":
-            parts.append(
-                ToolPart(
-                    name=item.get("name", ""),
-                    input=item.get("input"),
-                    output=item.get("output"),
-                    call_id=item.get("call_id", ""),
-                    is_error=bool(item.get("is_error", False)),
-                    metadata=item.get("metadata"),
+    decoder = json.JSONDecoder()
+    scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
+    loads = json.loads
+
+    def decode(text: str) -> tuple[Any, ...]:
+        try:
+            items, end = scan(text, 0)
+        except (StopIteration, TypeError, ValueError):
+            items, end = None, -1
+        if end != len(text):
+            items = loads(text)
+        parts: list[Any] = []
+        for item in items:
+            get = item.get
+            if get("type") == "tool":
+                parts.append(
+                    ToolPart(
+                        get("name", ""),
+                        get("input"),
+                        get("output"),
+                        get("call_id", ""),
+                        bool(get("is_error", False)),
+                        get("metadata"),
+                    )
                 )
-            )
-        else:
-            parts.append(TextPart(item.get("text", ""), bool(item.get("ignored", False))))
-    return tuple(parts)
+            else:
+                parts.append(TextPart(get("text", ""), bool(get("ignored", False))))
+        return tuple(parts)
+
+    return decode

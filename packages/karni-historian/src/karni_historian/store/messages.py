@@ -8,7 +8,7 @@ are a view on them, and ``expand`` recovers any message in full.
 
 from __future__ import annotations
 
-from karni_historian.store.codec import parts_from_json
+from karni_historian.store.codec import parts_decoder
 from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
@@ -186,13 +186,33 @@ class MessageTables(Database):
         """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
 
         In message and part order, read by SQLite's JSON functions without
-        decoding the messages here (what tool arcs are computed from).
+        decoding the messages here (what tool arcs are computed from). A row
+        whose parts are not valid JSON has none: the rows are read without
+        checking each one's JSON first (most of the query's work), and read
+        again with the check, from where they stopped, only if one is not.
         """
+        from itertools import islice
+
+        read = 0
+        try:
+            for row in self._tool_part_rows(session_id, start, checked=False):
+                yield row
+                read += 1
+            return
+        except self.connection.OperationalError:  # malformed JSON in a stored row
+            pass
+        yield from islice(self._tool_part_rows(session_id, start, checked=True), read, None)
+
+    def _tool_part_rows(
+        self, session_id: str, start: int, *, checked: bool
+    ) -> Iterator[tuple[int, str, str]]:
+        parts = "CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END"
         rows = self.connection.execute(
-            "SELECT m.ordinal, m.role, json_extract(p.value, '$.call_id') FROM raw_messages m,"
-            " json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+            "SELECT m.ordinal, m.role, json_extract(m.parts_json, p.fullkey || '.call_id')"
+            f" FROM raw_messages m, json_each({parts if checked else 'm.parts_json'}) p"
             " WHERE m.session_id = ? AND m.ordinal >= ? AND instr(m.parts_json, '\"call_id\"') > 0"
-            " AND json_extract(p.value, '$.type') = 'tool' ORDER BY m.ordinal, p.key",
+            " AND json_extract(m.parts_json, p.fullkey || '.type') = 'tool'"
+            " ORDER BY m.ordinal, p.key",
             (session_id, start),
         )
         return ((row[0], row[1], row[2]) for row in rows if row[2])
@@ -297,12 +317,6 @@ def _messages(session_id: str, rows: Iterable[Sequence[Any]]) -> Iterator[Messag
     """Model messages from ``(ordinal, role, parts_json, timestamp, message_id)`` rows."""
     from karni_historian.model import Message
 
+    decode = parts_decoder()
     for ordinal, role, parts_json, timestamp, message_id in rows:
-        yield Message(
-            ordinal=ordinal,
-            role=role,
-            parts=parts_from_json(parts_json),
-            session_id=session_id,
-            timestamp=timestamp,
-            message_id=message_id,
-        )
+        yield Message(ordinal, role, decode(parts_json), session_id, timestamp, message_id)
