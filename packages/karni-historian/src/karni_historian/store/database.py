@@ -140,7 +140,8 @@ class Database:
         return store
 
     def _configure(self) -> None:
-        self.connection.execute("PRAGMA foreign_keys = ON")
+        if not self.readonly:  # a read-only connection changes no row to check
+            self.connection.execute("PRAGMA foreign_keys = ON")
         version = self.connection.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             self.connection.close()
