@@ -37,7 +37,9 @@ DOCUMENTED_ENTRY_POINTS: dict[str, dict[str, dict[str, str]]] = {
     },
     "karni-historian": {
         "console_scripts": {"karni-historian": "karni_historian.cli:main"},
-        "karni.history_providers": {"historian": "karni_historian.provider:HistorianProvider"},
+        "karni.history_providers": {
+            "historian": "karni_historian.brief.provider:HistorianProvider"
+        },
         "karni.settings": {"karni-historian": "karni_historian.declared_settings:SETTINGS"},
     },
     "karni-provider-testkit": {

@@ -149,7 +149,7 @@ FILE_BRIEF_MODULES = {
 }
 """The historian's modules a file brief loads: no renderer, no error classes, no model."""
 
-FILE_BRIEF_STANDARD_MODULES = {"_sqlite3", "_json", "bisect", "_bisect"}
+FILE_BRIEF_STANDARD_MODULES = {"_sqlite3", "_json"}
 """The standard modules it may load besides: not ``sqlite3``'s package (with ``datetime``),
 ``functools``, ``re``, ``difflib``, ``json``, ``dataclasses``, ``typing``, ``enum``."""
 

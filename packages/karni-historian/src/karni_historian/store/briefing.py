@@ -270,6 +270,21 @@ class BriefTables(Database):
         return row[0], [part for part in parts if part.get("type") == "tool"]
 
 
+def _first_at_least(keys: list[int], value: int) -> int:
+    """The position of the first of the sorted ``keys`` that is ``>= value`` (``len`` if none).
+
+    :func:`bisect.bisect_left`, without loading :mod:`bisect` before every edit.
+    """
+    low, high = 0, len(keys)
+    while low < high:
+        middle = (low + high) // 2
+        if keys[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 def span_fact_rows(
     connection: sqlite3.Connection, spans: Iterable[tuple[str, int, int]]
 ) -> list[tuple[str, str]]:
@@ -277,8 +292,6 @@ def span_fact_rows(
 
     Each span is ``(session, start, end)``; facts by category, then first promotion.
     """
-    import bisect
-
     by_session: dict[str, list[tuple[int, int]]] = {}
     for session_id, start, end in spans:
         by_session.setdefault(session_id, []).append((start, end))
@@ -296,7 +309,7 @@ def span_fact_rows(
             " WHERE s.session_id = ?",
             (session_id,),
         ):
-            i = bisect.bisect_left(end_keys, start)
+            i = _first_at_least(end_keys, start)
             if i < len(end_keys) and lowest[i] <= end:
                 found[memory_id] = (category, content)
     return [found[key] for key in sorted(found, key=lambda k: (found[k][0], k))]
