@@ -1,7 +1,8 @@
 """The meaningful text of a user prompt, read from the store's text parts.
 
-A file brief ties each edit to the prompt that asked for it. What counts as
-a prompt is what the chunk builder counts (``docs/historian/chunk.md``):
+A file brief ties each edit to the prompt that asked for it, and the chunk
+builder keeps a session's prompts; both read them here
+(``docs/historian/chunk.md``):
 ``<system-reminder>`` blocks, the internal-initiator marker and harness
 directives are not the user's words. This module works on plain strings, so
 the brief needs neither the model classes nor the chunk builder on the hot
@@ -14,10 +15,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["prompt_text"]
+__all__ = ["DIRECTIVE_PREFIX", "INTERNAL_INITIATOR_MARKER", "clean_prompt_part", "prompt_text"]
 
-_INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
-_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
+INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
+"""A marker some harnesses add to prompts they send themselves; not user text."""
+DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
+"""How a harness directive starts: not a prompt."""
 _REMINDER_OPEN = "<system-reminder>"
 _REMINDER_CLOSE = "</system-reminder>"
 
@@ -36,14 +39,14 @@ def _without_reminders(text: str) -> str:
     return "".join(kept)
 
 
-def _cleaned(text: str) -> str:
+def clean_prompt_part(text: str) -> str:
     """One text part without reminders and markers, whitespace collapsed; ``""`` for a directive."""
     if _REMINDER_OPEN in text:
         text = _without_reminders(text)
-    text = " ".join(text.replace(_INTERNAL_INITIATOR_MARKER, "").split())
-    return "" if text.startswith(_DIRECTIVE_PREFIX) else text
+    text = " ".join(text.replace(INTERNAL_INITIATOR_MARKER, "").split())
+    return "" if text.startswith(DIRECTIVE_PREFIX) else text
 
 
 def prompt_text(texts: Sequence[str]) -> str:
     """The meaningful text of a user message's (not ignored) text parts, joined by `` / ``."""
-    return " / ".join(cleaned for cleaned in map(_cleaned, texts) if cleaned)
+    return " / ".join(cleaned for cleaned in map(clean_prompt_part, texts) if cleaned)

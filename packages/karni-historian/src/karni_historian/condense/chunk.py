@@ -17,6 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karni_historian.brief.budget import estimate_tokens
+from karni_historian.brief.prompts import (
+    INTERNAL_INITIATOR_MARKER,
+    clean_prompt_part,
+    prompt_text,
+)
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
 
@@ -56,13 +61,9 @@ MAX_COMMITS_PER_BLOCK = 5
 PROTECTED_TAIL_USER_TURNS = 5
 """Meaningful user turns kept raw at the end of a session."""
 
-INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
-"""A marker some harnesses add to prompts they send themselves; not user text."""
-
 TRUNCATION_MARKER = "\n[… tokens truncated to fit the historian window …]"
 """Appended when the first block alone is larger than the chunk budget."""
 
-_DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"  # a harness directive, not a prompt
 _KEY_ARGS_CUT = ("filePath", "file_path", "notebook_path", "path", "pattern", "query")
 _KEY_ARGS_WHOLE = ("symbol", "module", "action")
 
@@ -74,7 +75,6 @@ def _regex(name: str) -> re.Pattern[str]:
     if pattern is None:
         import re
 
-        _RE["reminder"] = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
         _RE["hash"] = re.compile(r"`?\b([0-9a-f]{7,12})\b`?", re.I)
         _RE["verb"] = re.compile(
             r"\b(commit(ted|ting|s)?|cherry-?pick(ed|ing|s)?|merge[ds]?|merging|rebas(e|ed|es|ing))\b",
@@ -175,17 +175,6 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _clean_user_text(text: str) -> str:
-    if "<system-reminder>" in text:
-        text = _regex("reminder").sub("", text)
-    if INTERNAL_INITIATOR_MARKER in text:
-        text = text.replace(INTERNAL_INITIATOR_MARKER, "")
-    text = _collapse(text)
-    if text.startswith(_DIRECTIVE_PREFIX):
-        return ""
-    return text
-
-
 def meaningful_user_text(message: Message) -> str:
     """Return the meaningful text of a user message, parts joined by `` / ``.
 
@@ -201,13 +190,9 @@ def meaningful_user_text(message: Message) -> str:
     """
     if message.role != "user":
         return ""
-    texts = []
-    for part in message.parts:
-        if isinstance(part, TextPart) and not part.ignored:
-            cleaned = _clean_user_text(part.text)
-            if cleaned:
-                texts.append(cleaned)
-    return " / ".join(texts)
+    return prompt_text(
+        [part.text for part in message.parts if isinstance(part, TextPart) and not part.ignored]
+    )
 
 
 def is_meaningful_user_message(message: Message) -> bool:
@@ -222,7 +207,7 @@ def is_meaningful_user_message(message: Message) -> bool:
     if message.role != "user":
         return False
     for part in message.parts:
-        if isinstance(part, TextPart) and not part.ignored and _clean_user_text(part.text):
+        if isinstance(part, TextPart) and not part.ignored and clean_prompt_part(part.text):
             return True
     return False
 
@@ -316,7 +301,7 @@ def _message_parts(
         if isinstance(part, TextPart):
             if part.ignored:
                 continue
-            text = _clean_user_text(part.text) if user else _collapse(part.text)
+            text = clean_prompt_part(part.text) if user else _collapse(part.text)
             if text:
                 parts.append(("text", text, ""))
                 has_text = True
