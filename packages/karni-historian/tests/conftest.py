@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import pytest
 from karni_historian.cli import main
 
 # The fake model server lives beside the tests (tests/fake_model/), not in the package.
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+@pytest.fixture
+def time_zone(monkeypatch):
+    """``time_zone("Europe/Berlin")`` sets the process's local zone; the test's end restores it."""
+
+    def use(name):
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+
+    yield use
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

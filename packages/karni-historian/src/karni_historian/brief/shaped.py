@@ -30,7 +30,7 @@ _NOTEBOOK_TOOLS = frozenset({"notebookedit"})
 _OLD_KEYS = ("old_string", "oldText", "oldString", "old_str")
 _NEW_KEYS = ("new_string", "newText", "newString", "new_str")
 _PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
-_PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")  # as karni_historian.model
+_PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")  # model.PATH_KEYS (a test checks)
 REQUEST_CHARS = 72
 """The longest request quoted in a line of what shaped a file."""
 
