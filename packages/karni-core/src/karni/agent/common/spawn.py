@@ -11,13 +11,16 @@ documents: no shell, stdin at ``/dev/null``, stderr discarded, a session of
 its own (killed as a whole), nothing left running. ``posix_spawn`` has no
 working-folder argument, so the process's working folder moves to ``cwd``
 for the instant of the spawn and is put back through a descriptor of the
-old one (which works even if that folder was renamed meanwhile). Karni calls
-providers on one thread while its own waits, so nothing of Karni's sees the
-move. See docs/performance.md.
+old one (which works even if that folder was renamed meanwhile). One lock
+holds each spawn's move and return, so two spawns never interleave, not even
+when a provider call that outlived its deadline is still running on a thread
+Karni gave up on; Karni's own thread waits while a provider runs and uses
+absolute paths. See docs/performance.md.
 """
 
 from __future__ import annotations
 
+import _thread
 import os
 import time
 
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _READ_SIZE = 1 << 16
+_WORKING_FOLDER = _thread.allocate_lock()
+"""Held while a spawn has moved the process's working folder."""
 
 
 class SpawnUnavailable(Exception):
@@ -76,20 +81,21 @@ def _spawn(program: str, argv: list[str], cwd: str, stdout_fd: int) -> int:
         (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
         (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
     ]
-    try:
-        here = os.open(".", os.O_RDONLY)
-    except OSError:
-        raise SpawnUnavailable("the working folder cannot be reopened") from None
-    try:
-        os.chdir(cwd)
+    with _WORKING_FOLDER:  # taken before "." is read: another spawn may have moved it
         try:
-            return os.posix_spawn(program, argv, os.environ, file_actions=actions, setsid=True)
-        except NotImplementedError:
-            raise SpawnUnavailable("posix_spawn cannot start a new session here") from None
+            here = os.open(".", os.O_RDONLY)
+        except OSError:
+            raise SpawnUnavailable("the working folder cannot be reopened") from None
+        try:
+            os.chdir(cwd)
+            try:
+                return os.posix_spawn(program, argv, os.environ, file_actions=actions, setsid=True)
+            except NotImplementedError:
+                raise SpawnUnavailable("posix_spawn cannot start a new session here") from None
+            finally:
+                os.fchdir(here)
         finally:
-            os.fchdir(here)
-    finally:
-        os.close(here)
+            os.close(here)
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
