@@ -188,11 +188,26 @@ def _module_files(names: list[str]) -> list[tuple[str, ...]] | None:
 
 
 def _read(path: str) -> str:
+    """The cache file's text, never through a link or from anything but a regular file.
+
+    Read with ``os`` alone (not :func:`karni.agent.common.files.read_regular_file`),
+    so the path without a store loads no error classes.
+    """
+    import stat
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(1 << 20)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags)
     except OSError:
         return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        return os.read(fd, 1 << 20).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def _parse(text: str) -> dict[str, _Record]:
