@@ -359,13 +359,6 @@ class RunPlan:
         """Whether any settled message lies after the last compartment."""
         return self.target > self.covered_to + 1
 
-    @property
-    def messages(self) -> list[Message]:
-        """The messages after the last compartment, project-relative (all read at once)."""
-        return project_view(
-            self.store.messages(self.session_id, self.covered_to + 1), self.store.root
-        )
-
     def decision(self) -> TriggerDecision:
         """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
 

@@ -16,10 +16,10 @@ __all__ = ["part_to_dict", "parts_decoder", "parts_from_json", "parts_to_json"]
 
 
 def parts_to_json(parts: Iterable[Any]) -> str:
-    """Encode model parts (``TextPart``/``ToolPart``) as the stored JSON list."""
-    import json
+    """Encode model parts (``TextPart``/``ToolPart``) as the stored, compact JSON list."""
+    from karni_historian.fastjson import dumps
 
-    return json.dumps([part_to_dict(part) for part in parts], ensure_ascii=False)
+    return dumps([part_to_dict(part) for part in parts])
 
 
 def part_to_dict(part: Any) -> dict[str, Any]:

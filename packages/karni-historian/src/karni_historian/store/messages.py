@@ -229,15 +229,11 @@ class MessageTables(Database):
         )
         return _messages(session_id, rows)
 
-    def record_call(self, session_id: str, call_id: str, ordinal: int) -> None:
-        """Remember which message made the call ``call_id`` (first one wins)."""
-        self.connection.execute(
-            "INSERT OR IGNORE INTO tool_calls (session_id, call_id, ordinal) VALUES (?, ?, ?)",
-            (session_id, call_id, ordinal),
-        )
-
     def record_calls(self, calls: Sequence[tuple[str, str, int]]) -> None:
-        """:meth:`record_call` for ``(session_id, call_id, ordinal)`` rows, in one statement."""
+        """Remember which message made each call, from ``(session_id, call_id, ordinal)`` rows.
+
+        The first message to make a call wins; one statement for all the rows.
+        """
         self.connection.executemany(
             "INSERT OR IGNORE INTO tool_calls (session_id, call_id, ordinal) VALUES (?, ?, ?)",
             calls,
@@ -283,34 +279,6 @@ class MessageTables(Database):
             " WHERE path = ? OR substr(path, 1, ?) = ? ORDER BY session_id, ordinal",
             (path, len(prefix), prefix),
         ).fetchall()
-
-    def editing(self, path: str) -> list[tuple[str, int]]:
-        """``(session_id, ordinal)`` of the messages that edited or created ``path`` or under it."""
-        prefix = path.rstrip("/") + "/"
-        return self.connection.execute(
-            "SELECT DISTINCT session_id, ordinal FROM message_files"
-            " WHERE action != 'read' AND (path = ? OR substr(path, 1, ?) = ?)"
-            " ORDER BY session_id, ordinal",
-            (path, len(prefix), prefix),
-        ).fetchall()
-
-    def prompts_and_edits(
-        self, session_id: str, ordinals: Iterable[int], end: int
-    ) -> Iterator[Message]:
-        """The session's user messages up to ``end``, and the messages at ``ordinals``, in order.
-
-        What a file brief needs to tie each edit to its request, without
-        decoding the agent's other messages.
-        """
-        import json
-
-        rows = self.connection.execute(
-            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
-            " WHERE session_id = ? AND ordinal <= ? AND (role = 'user'"
-            " OR ordinal IN (SELECT value FROM json_each(?))) ORDER BY ordinal",
-            (session_id, end, json.dumps(sorted(ordinals))),
-        )
-        return _messages(session_id, rows)
 
 
 def _messages(session_id: str, rows: Iterable[Sequence[Any]]) -> Iterator[Message]:

@@ -128,12 +128,15 @@ class Store(
             for compartment in self.iter_staged(session_id):
                 self.insert_compartment(session_id, _STAGED_SEQUENCE - staged, compartment)
                 staged += 1
+            # A subquery rather than UPDATE … FROM, which needs SQLite 3.33.
             connection.execute(
-                "UPDATE compartments SET sequence = renumbered.sequence FROM (SELECT id,"
-                " row_number() OVER (ORDER BY start_message, sequence DESC) - 1 AS sequence"
-                " FROM compartments WHERE session_id = ?) AS renumbered"
-                " WHERE compartments.id = renumbered.id",
-                (session_id,),
+                "WITH renumbered AS (SELECT id, row_number() OVER"
+                " (ORDER BY start_message, sequence DESC) - 1 AS sequence"
+                " FROM compartments WHERE session_id = ?)"
+                " UPDATE compartments SET sequence ="
+                " (SELECT r.sequence FROM renumbered r WHERE r.id = compartments.id)"
+                " WHERE session_id = ?",
+                (session_id, session_id),
             )
             self.clear_staging(session_id)
             self.record_run(run)
