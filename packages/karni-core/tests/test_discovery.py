@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+from karni.agent.common.entry_points import entry_points
 from karni.agent.history import (
     ENTRY_POINT_GROUP,
     DuplicateProviderError,
@@ -17,7 +18,6 @@ from karni.agent.history import (
     discover,
 )
 from karni.agent.history import discovery as discovery_module
-from karni.agent.history.entry_points import entry_points
 
 PROVIDER_MODULE = """
 class ClassProvider:

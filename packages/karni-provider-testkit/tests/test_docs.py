@@ -69,11 +69,14 @@ def test_the_examples_own_tests_pass(pytester: pytest.Pytester, example_installe
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs")
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes and "errors" not in outcomes, "\n".join(result.outlines)
-    # Only the optional project_context and room tests (the example has neither) may skip.
+    # Only the optional project_context, room and str-root tests (the example has none) may skip.
     skipped = [line for line in result.outlines if line.startswith("SKIPPED")]
-    assert outcomes.get("skipped", 0) == 8, "\n".join(result.outlines)
+    assert outcomes.get("skipped", 0) == 9, "\n".join(result.outlines)
     assert all(
-        "project_context" in line or "accepts_room" in line or "parent folders" in line
+        "project_context" in line
+        or "accepts_room" in line
+        or "accepts_str_root" in line
+        or "parent folders" in line
         for line in skipped
     )
     assert outcomes["passed"] >= 45

@@ -477,8 +477,8 @@ class ProviderContract:
     def _entry_point_value(self) -> str:
         """The installed entry point's value, or the class of :meth:`make_provider`."""
         if self.entry_point_name is not None:
+            from karni.agent.common.entry_points import entry_points
             from karni.agent.history.discovery import ENTRY_POINT_GROUP
-            from karni.agent.history.entry_points import entry_points
 
             for point in entry_points(ENTRY_POINT_GROUP):
                 if point.name == self.entry_point_name:
@@ -582,12 +582,12 @@ class ProviderContract:
         """
         if self.entry_point_name is None:
             pytest.skip("set entry_point_name (and distribution) on the test class to check it")
+        from karni.agent.common.entry_points import entry_points, normalize_name
         from karni.agent.history.discovery import (
             ENTRY_POINT_GROUP,
             load_value,
             provider_from_object,
         )
-        from karni.agent.history.entry_points import entry_points, normalize_name
 
         monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
         points = [p for p in entry_points(ENTRY_POINT_GROUP) if p.name == self.entry_point_name]
@@ -613,6 +613,33 @@ class ProviderContract:
             f"the provider's name {loaded.name!r} differs from its entry-point name "
             f"{self.entry_point_name!r}; make them equal"
         )
+
+    def test_a_str_root_gives_what_a_path_root_gives(self, contract_store: Path) -> None:
+        """With ``accepts_str_root = True``, every method answers a ``str`` root as a ``Path`` one.
+
+        Karni then passes the project root as a ``str`` (it never imports
+        ``pathlib`` for such a provider). Skipped for a provider without the
+        flag. Fix: turn the root into what the method needs first
+        (``os.path.join(root, ...)`` or ``Path(root)``), never ``root / "x"``.
+        """
+        provider = self.make_provider()
+        if getattr(provider, "accepts_str_root", False) is not True:
+            pytest.skip("the provider does not set accepts_str_root = True")
+        calls = {
+            "detect": lambda root: provider.detect(root),
+            "context": lambda root: provider.context(root, self.brief_path),
+        }
+        for optional, arguments in (("project_context", ()), ("full_command", (self.brief_path,))):
+            method = getattr(provider, optional, None)
+            if callable(method):
+                calls[optional] = lambda root, m=method, a=arguments: m(root, *a)
+        for name, call in calls.items():
+            as_path = self._call(call, contract_store)
+            as_str = self._call(call, str(contract_store))
+            assert as_str == as_path, (
+                f"{name}() with the root as a str gave {as_str!r}, with a Path {as_path!r}"
+            )
+        assert self._call(calls["detect"], str(contract_store)) is True
 
     @pytest.mark.parametrize("room", ROOMS)
     def test_a_brief_keeps_within_its_room(self, contract_store: Path, room: int) -> None:
