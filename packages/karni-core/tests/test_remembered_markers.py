@@ -157,3 +157,18 @@ def test_an_unloaded_provider_still_holds_its_name(marked, site, monkeypatch, tm
     assert found.providers == []  # `zz` is the duplicate whether or not `marked` was loaded
     assert [failure.name for failure in found.failures] == ["zz"]
     sys.modules.pop("zz_hist", None)
+
+
+def test_the_cache_file_is_never_read_through_a_link_or_from_a_fifo(tmp_path):
+    from karni.agent.history.remembered import _read
+
+    real = tmp_path / "real"
+    real.write_text("karni remembered markers\n", encoding="utf-8")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert _read(str(real)) == "karni remembered markers\n"
+    assert _read(str(link)) == ""
+    assert _read(str(fifo)) == ""  # and returns at once: no writer is waited for
+    assert _read(str(tmp_path / "missing")) == ""
