@@ -625,21 +625,21 @@ class ProviderContract:
         provider = self.make_provider()
         if getattr(provider, "accepts_str_root", False) is not True:
             pytest.skip("the provider does not set accepts_str_root = True")
-        calls = {
-            "detect": lambda root: provider.detect(root),
-            "context": lambda root: provider.context(root, self.brief_path),
+        calls: dict[str, tuple[Any, tuple[Any, ...]]] = {
+            "detect": (provider.detect, ()),
+            "context": (provider.context, (self.brief_path,)),
         }
         for optional, arguments in (("project_context", ()), ("full_command", (self.brief_path,))):
             method = getattr(provider, optional, None)
             if callable(method):
-                calls[optional] = lambda root, m=method, a=arguments: m(root, *a)
-        for name, call in calls.items():
-            as_path = self._call(call, contract_store)
-            as_str = self._call(call, str(contract_store))
+                calls[optional] = (method, arguments)
+        for name, (method, arguments) in calls.items():
+            as_path = self._call(method, contract_store, *arguments)
+            as_str = self._call(method, str(contract_store), *arguments)
             assert as_str == as_path, (
                 f"{name}() with the root as a str gave {as_str!r}, with a Path {as_path!r}"
             )
-        assert self._call(calls["detect"], str(contract_store)) is True
+        assert self._call(provider.detect, str(contract_store)) is True
 
     @pytest.mark.parametrize("room", ROOMS)
     def test_a_brief_keeps_within_its_room(self, contract_store: Path, room: int) -> None:
