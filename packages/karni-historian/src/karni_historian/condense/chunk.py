@@ -28,11 +28,12 @@ from karni_historian.model import Message, TextPart, ToolPart
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
 __all__ = [
     "INTERNAL_INITIATOR_MARKER",
+    "ArcIndex",
     "MAX_COMMITS_PER_BLOCK",
     "PROTECTED_TAIL_USER_TURNS",
     "TRUNCATION_MARKER",
@@ -608,6 +609,55 @@ def arcs_of_calls(calls: Iterable[tuple[int, str, str]]) -> list[tuple[int, int]
             open_calls[call_id] = ordinal
     arcs.sort()
     return arcs
+
+
+class ArcIndex:
+    """Completed tool arcs sorted by call, asked which arc an end splits in logarithmic time.
+
+    A run asks that of every chunk it validates; scanning all the session's
+    arcs each time would make a long session's run quadratic. It is a
+    sequence of the arcs, as :func:`arcs_of_calls` returns them.
+    """
+
+    __slots__ = ("_arcs", "_calls", "_reach")
+
+    def __init__(self, arcs: Sequence[tuple[int, int]]) -> None:
+        """Index ``arcs``, which must be sorted by call (as :func:`arcs_of_calls` sorts them)."""
+        self._arcs = list(arcs)
+        self._calls = [call for call, _result in self._arcs]
+        if any(a > b for a, b in zip(self._calls, self._calls[1:], strict=False)):
+            raise ValueError("tool arcs must be sorted by their call's ordinal")
+        reach, furthest = [], -1
+        for _call, result in self._arcs:
+            furthest = max(furthest, result)
+            reach.append(furthest)
+        self._reach = reach  # the furthest result among the arcs so far
+
+    def __len__(self) -> int:
+        """How many arcs."""
+        return len(self._arcs)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        """The arcs, sorted by call."""
+        return iter(self._arcs)
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        """The arc at ``index``."""
+        return self._arcs[index]
+
+    def splitting(self, end: int) -> tuple[int, int] | None:
+        """The first arc with ``call <= end < result``, or None.
+
+        The first arc whose result lies after ``end`` is the first whose
+        furthest result so far does; it splits ``end`` when its call is not
+        after it, and no later arc (called later still) can.
+        """
+        from bisect import bisect_right
+
+        index = bisect_right(self._reach, end)
+        if index < len(self._arcs) and self._calls[index] <= end:
+            return self._arcs[index]
+        return None
 
 
 def fence_boundary(boundary: int, arcs: Sequence[tuple[int, int]]) -> int:

@@ -287,6 +287,10 @@ def _parse_primer(text: str) -> tuple[int | None, str] | None:
 
 def _splits(boundary_end: int, arcs: Iterable[tuple[int, int]]) -> tuple[int, int] | None:
     """The completed arc that an end at ``boundary_end`` would cut, if any."""
+    splitting = getattr(arcs, "splitting", None)  # an ArcIndex answers without a scan
+    if splitting is not None:
+        found: tuple[int, int] | None = splitting(boundary_end)
+        return found
     for call, result in arcs:
         if call <= boundary_end < result:
             return call, result

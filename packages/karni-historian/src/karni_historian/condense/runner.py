@@ -150,8 +150,11 @@ class _Condensation:
         self.name = historian_name(historian)
         self.historian = historian or _historian_xml
         self.window = window
-        self.arcs = window.arcs()
+        from karni_historian.condense.chunk import ArcIndex
+
+        self.arcs = ArcIndex(window.arcs())
         self.progress_stream = progress_stream
+        self._covered_to: int | None = None  # the last compartment's end, once read
 
     def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
         """Run the historian until compartments cover every ordinal before ``target``."""
@@ -175,8 +178,14 @@ class _Condensation:
         return self._finish(target)
 
     def _next_offset(self) -> int:
-        """The first ordinal the next round condenses: after the last compartment."""
-        return self.store.last_compartment_end(self.outcome.session_id) + 1
+        """The first ordinal the next round condenses: after the last compartment.
+
+        Read from the store once; each publish then moves it on, without
+        another query over the session's compartments.
+        """
+        if self._covered_to is None:
+            self._covered_to = self.store.last_compartment_end(self.outcome.session_id)
+        return self._covered_to + 1
 
     def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
         """Condense one chunk from ``offset``; False when the run should stop."""
@@ -265,6 +274,8 @@ class _Condensation:
             fact_spans=traced.spans,
             fact_sources=traced.sources,
         )
+        if compartments and self._covered_to is not None:
+            self._covered_to = max(self._covered_to, *(c.end for c in compartments))
         self.outcome.status = "ok"
         self.outcome.compartments += len(compartments)
         self.outcome.facts += len(facts)
