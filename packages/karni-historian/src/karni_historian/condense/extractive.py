@@ -189,6 +189,7 @@ _PATTERNS: dict[str, tuple[str, int]] = {
     "undo_command": (r"\bgit\s+(?:revert|restore|checkout\s+--|reset\s+--hard|stash)\b", 0),
     "failed_run": (r"\b\d+ (?:failed|errors?)\b|\bFAILED\b|\bTraceback\b", 0),
     "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
+    "sentence_end": (r"(?<=[.!?]) ", 0),
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
 
@@ -207,6 +208,10 @@ _WORD_PATTERNS = frozenset(
     )
 )
 """The case-insensitive patterns written in lower case, only ever asked whether they match."""
+
+_USER_SIGNALS = ("decision", "prohibit", "rule", "soft_rule", "config", "naming")
+"""What a user's sentence is asked about; :func:`_any_user_signal` asks all at once."""
+_PATTERNS["user_signal"] = ("|".join(f"(?:{_PATTERNS[n][0]})" for n in _USER_SIGNALS), _I)
 
 
 class _Patterns:
@@ -245,6 +250,16 @@ def _has(name: str, text: str) -> bool:
     return getattr(_P, name).search(text) is not None
 
 
+def _any_user_signal(text: str) -> bool:
+    """Whether any of :data:`_USER_SIGNALS` matches ``text``: one search, not six.
+
+    A search for alternatives finds a match exactly when one of them would.
+    """
+    if text.isascii():
+        return _LOWER_P.user_signal.search(text.lower()) is not None
+    return _P.user_signal.search(text) is not None
+
+
 def _clause(sentence: str, pattern: str) -> str:
     """The part of ``sentence`` after a leading ``request: `` that carries ``pattern`` (a name).
 
@@ -263,16 +278,12 @@ def _sentences(text: str) -> list[str]:
     A sentence ends at a line break, and at the whitespace after a ``.``,
     ``!`` or ``?``: after a word that ends with one of them.
     """
-    out = []
+    out: list[str] = []
+    split = _P.sentence_end.split
     for line in text.split("\n"):
-        words: list[str] = []
-        for word in line.split():
-            words.append(word)
-            if word[-1] in ".!?":
-                out.append(" ".join(words))
-                words = []
-        if words:
-            out.append(" ".join(words))
+        collapsed = " ".join(line.split())
+        if collapsed:
+            out += split(collapsed)  # words are single-spaced: end at a space after . ! ?
     return out
 
 
@@ -303,6 +314,11 @@ def _words(text: str) -> tuple[str, ...]:
             words = tuple(w.lower() for w in _P.words.findall(text))
         _WORDS[text] = words
     return words
+
+
+def _classifiable(sentence: str) -> bool:
+    """Whether a sentence may carry a decision, a rule or a setting: no question, no fragment."""
+    return not (sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220)
 
 
 def _user_texts(by_ordinal: dict[int, Message]) -> dict[int, str]:
@@ -368,7 +384,7 @@ def _phase_lines(
     from karni_historian.condense.chunk import completed_arcs
     from karni_historian.condense.work_phases import phase_starts
 
-    inside = [by_ordinal[o] for o in sorted(by_ordinal) if chunk.start <= o <= chunk.end]
+    inside = [by_ordinal[o] for o in sorted(by_ordinal)]  # the chunk's own (by_ordinal_of)
     starts = phase_starts(inside, completed_arcs(inside))
     ordered = sorted(starts)
     lines: list[ChunkLine] = []
@@ -388,13 +404,14 @@ def episodes(chunk: Chunk, messages: Sequence[Message]) -> list[list[ChunkLine]]
         Consecutive groups of lines; together they cover exactly the chunk's
         lines (a line is cut in two where a phase of work starts inside it).
     """
-    by_ordinal = by_ordinal_of(messages)
+    by_ordinal = by_ordinal_of(messages, chunk)
     return _episodes(by_ordinal, _user_texts(by_ordinal), *_phase_lines(chunk, by_ordinal))
 
 
-def by_ordinal_of(messages: Sequence[Message]) -> dict[int, Message]:
-    """The messages by ordinal."""
-    return {m.ordinal: m for m in messages}
+def by_ordinal_of(messages: Sequence[Message], chunk: Chunk) -> dict[int, Message]:
+    """The chunk's messages by ordinal: nothing outside it is read."""
+    start, end = chunk.start, chunk.end
+    return {m.ordinal: m for m in messages if start <= m.ordinal <= end}
 
 
 def _episodes(
@@ -496,12 +513,21 @@ class _Episode:
             if first_request or not _is_continuation(text):
                 self._add(self.requests, text)
             for sentence in _sentences(text):
-                self._classify(sentence, user=True)
+                signal = _any_user_signal(sentence)
+                if signal:
+                    self._classify(sentence, user=True)
+                elif _P.correction.search(sentence) and _classifiable(sentence):
+                    self._drop_contradicted(sentence)  # all a correction does without a signal
                 if not first_request and (
-                    _has("prohibit", sentence)
-                    or _has("rule", sentence)
-                    or _has("soft_rule", sentence)
-                    or _has("decision", sentence)
+                    (
+                        signal
+                        and (
+                            _has("prohibit", sentence)
+                            or _has("rule", sentence)
+                            or _has("soft_rule", sentence)
+                            or _has("decision", sentence)
+                        )
+                    )
                     or _P.correction.search(sentence)
                 ):
                     self._add(self.user_notes, sentence)
@@ -527,7 +553,7 @@ class _Episode:
         self.agent_decisions = [d for d in self.agent_decisions if len(said & set(_words(d))) < 1]
 
     def _classify(self, sentence: str, *, user: bool) -> None:
-        if sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220:
+        if not _classifiable(sentence):
             return
         decided = _has("decision", sentence)
         if decided:
@@ -851,7 +877,7 @@ def _processed(chunk: Chunk, compartments: list[Compartment]) -> tuple[int, int]
 
 def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartment], list[Fact]]:
     """The compartments (one per episode, tiling the chunk) and the facts of a chunk."""
-    by_ordinal = by_ordinal_of(messages)
+    by_ordinal = by_ordinal_of(messages, chunk)
     texts = _user_texts(by_ordinal)
     lines, starts = _phase_lines(chunk, by_ordinal)
     groups = _episodes(by_ordinal, texts, lines, starts)

