@@ -340,25 +340,45 @@ def build_chunk(
     Returns:
         The chunk. Its ``text`` is empty when nothing in the range is readable.
     """
-    from karni_historian.condense.templates import BUILTIN_TEMPLATES
-
-    templates: Mapping[str, Any] = BUILTIN_TEMPLATES if expand_tools is None else expand_tools
-    builder = _ChunkBuilder(offset, budget_tokens, estimate)
+    builder = ChunkBuilder(
+        offset=offset,
+        eligible_end=eligible_end,
+        budget_tokens=budget_tokens,
+        expand_tools=expand_tools,
+        estimate=estimate,
+    )
     for message in messages:
-        builder.last_ordinal = max(builder.last_ordinal, message.ordinal)
-        if offset <= message.ordinal < eligible_end and not builder.add(message, templates):
+        if not builder.read(message):
             break
-    return builder.finish(eligible_end)
+    return builder.chunk()
 
 
-class _ChunkBuilder:
-    """The lines of one chunk as they are built: the open block, the budget, the clusters."""
+class ChunkBuilder:
+    """:func:`build_chunk` one message at a time, for a reader that needs the messages for more.
 
-    def __init__(self, offset: int, budget_tokens: int, estimate: Callable[[str], int]) -> None:
-        from karni_historian.condense.templates import expand_tool
+    Feed it the session's messages in order with :meth:`read` until it
+    returns False (the chunk is full), then take :meth:`chunk`. The arguments
+    are :func:`build_chunk`'s.
+    """
 
+    def __init__(
+        self,
+        *,
+        offset: int,
+        eligible_end: int,
+        budget_tokens: int,
+        expand_tools: Mapping[str, str | bool] | None = None,
+        estimate: Callable[[str], int] = estimate_tokens,
+    ) -> None:
+        """Start with no line."""
+        from karni_historian.condense.templates import BUILTIN_TEMPLATES, expand_tool
+
+        self.templates: Mapping[str, Any] = (
+            BUILTIN_TEMPLATES if expand_tools is None else expand_tools
+        )
         self.expand_tool = expand_tool
         self.offset = offset
+        self.eligible_end = eligible_end
         self.budget = budget_tokens
         self.estimate = estimate
         self.newline_cost = estimate("\n")
@@ -370,6 +390,19 @@ class _ChunkBuilder:
         self.pending_noise: int | None = None
         self.furthest = offset - 1
         self.last_ordinal = 0
+
+    def read(self, message: Message) -> bool:
+        """Take the next message; False once the budget is full (read no more)."""
+        ordinal = message.ordinal
+        if ordinal > self.last_ordinal:
+            self.last_ordinal = ordinal
+        if self.offset <= ordinal < self.eligible_end:
+            return self.add(message, self.templates)
+        return True
+
+    def chunk(self) -> Chunk:
+        """The chunk of the messages read."""
+        return self.finish(self.eligible_end)
 
     def _emit(self, block: _Block) -> bool:
         """Add the block's line when it fits the budget (the first line always does)."""

@@ -379,19 +379,14 @@ class RunPlan:
     def decision(self) -> TriggerDecision:
         """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
 
-        The messages are read in batches, never all at once.
+        The messages are read in batches, never all at once, in one pass.
         """
         from karni_historian.condense.triggers import evaluate_trigger, session_state
-        from karni_historian.condense.window import MessageWindow, stream_messages
+        from karni_historian.condense.window import stream_messages
 
         settings, offset = self.settings, self.covered_to + 1
-        window = MessageWindow(self.store, self.session_id, offset, offset)
         state = session_state(
-            stream_messages(self.store, self.session_id, offset),
-            offset,
-            self.target,
-            settings,
-            scan=window.iter_from(offset, self.target),
+            stream_messages(self.store, self.session_id, offset), offset, self.target, settings
         )
         return evaluate_trigger(
             state, settings.context_limit, settings.execute_threshold_percentage

@@ -209,31 +209,39 @@ def session_state(
 
     Args:
         messages: The session's messages from ``offset`` on (after the last
-            compartment), in ordinal order; read once.
+            compartment), in ordinal order; read once, the chunk scan
+            included.
         offset: The first ordinal after the last compartment.
         target: The exclusive end of the settled messages.
         settings: The project's settings.
         scan: The same messages again for the chunk scan, which stops early
-            (needed when ``messages`` is an iterator; None: ``messages``).
+            (None: the scan reads ``messages`` as they go by).
 
     Returns:
         The usage of the raw messages after the last compartment, and the
         settled messages scanned as a chunk of at most
         ``max(6000, 3 * trigger budget)`` tokens.
     """
-    from karni_historian.condense.chunk import build_chunk, raw_tokens
+    from karni_historian.condense.chunk import ChunkBuilder, raw_tokens
 
     limit = settings.context_limit
     budget = trigger_budget(limit, settings.execute_threshold_percentage)
-    scanned = build_chunk(
-        messages if scan is None else scan,
+    builder = ChunkBuilder(
         offset=offset,
         eligible_end=target,
         budget_tokens=max(MEANINGFUL_TOKENS, 3 * budget),
         expand_tools=settings.expand_tools,
     )
+    scanning = True
+    if scan is not None:
+        for message in scan:
+            if not builder.read(message):
+                break
+        scanning = False
     live_tokens = settled_tokens = settled = 0
-    for message in messages:
+    for message in messages:  # the chunk scan reads the same pass while it is open
+        if scanning:
+            scanning = builder.read(message)
         if message.ordinal < offset:
             continue
         tokens = raw_tokens(message)
@@ -241,6 +249,7 @@ def session_state(
         if message.ordinal < target:
             settled_tokens += tokens
             settled += 1
+    scanned = builder.chunk()
     return TriggerState(
         usage_pct=live_tokens * 100 / limit,
         commit_clusters=scanned.commit_clusters,

@@ -84,7 +84,7 @@ class MessageWindow:
             self._arcs = arcs_of_calls(self.store.tool_part_calls(self.session_id, self.origin))
         return self._arcs
 
-    def _fetch(self) -> bool:
+    def load_next(self) -> bool:
         """Fetch the next batch; False when the session has no more messages."""
         if self._exhausted:
             return False
@@ -103,7 +103,7 @@ class MessageWindow:
 
     def load_through(self, ordinal: int) -> None:
         """Fetch until the message at ``ordinal`` (or the session's last) is loaded."""
-        while (not self.loaded or self.loaded[-1].ordinal < ordinal) and self._fetch():
+        while (not self.loaded or self.loaded[-1].ordinal < ordinal) and self.load_next():
             pass
 
     def iter_from(self, offset: int, stop: int) -> Iterator[Message]:
@@ -115,7 +115,7 @@ class MessageWindow:
         index = 0
         while True:
             while index >= len(self.loaded):
-                if not self._fetch():
+                if not self.load_next():
                     return
             message = self.loaded[index]
             index += 1
@@ -209,15 +209,14 @@ class BackwardLookup:
 def stream_messages(
     store: Store, session_id: str, start: int, batch: int | None = None
 ) -> Iterator[Message]:
-    """The session's messages from ``start`` on, project-relative, one batch held at a time."""
-    batch = batch or BATCH_MESSAGES
-    view = input_view(store.root)
-    while True:
-        rows = store.message_batch(session_id, start, batch, tool_input=view)
-        yield from rows
-        if len(rows) < batch:
-            return
-        start = rows[-1].ordinal + 1
+    """The session's messages from ``start`` on, project-relative, one batch held at a time.
+
+    A :class:`MessageWindow` that forgets each batch once it is handed out.
+    """
+    window = MessageWindow(store, session_id, start, start, batch)
+    while window.load_next():
+        yield from window.loaded
+        window.forget_before(window.loaded[-1].ordinal + 1)
 
 
 def newest_first(
