@@ -586,13 +586,14 @@ class _Episode:
         if name not in self.tool_names:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
-        path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
-        commit = commit_of(part)
-        if commit is not None:
-            self._add(self.commits, commit[0])
-            self._add(self.commit_subjects, commit[1])
-        if name in ("bash", "shell") and isinstance(data.get("command"), str):
-            self._read_command(part, data["command"])
+        path = _path_of(data)
+        if name in ("bash", "shell"):  # the only calls commit_of reads
+            commit = commit_of(part)
+            if commit is not None:
+                self._add(self.commits, commit[0])
+                self._add(self.commit_subjects, commit[1])
+            if isinstance(data.get("command"), str):
+                self._read_command(part, data["command"])
         if path is None:
             return
         if name in _EDIT_TOOLS:
@@ -698,6 +699,15 @@ def _title(objective: str) -> str:
     return objective[:1].upper() + objective[1:]
 
 
+def _path_of(data: dict[str, Any]) -> str | None:
+    """The first of :data:`PATH_KEYS` with a string value in a tool input."""
+    for key in PATH_KEYS:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def _project_file(path: str) -> bool:
     """A project-relative file path, not a machine path or a glob pattern."""
     return (
@@ -751,13 +761,18 @@ def _fit(parts: list[str], limit: int) -> str:
     A tier is shortened by leaving out its less important sentences, never by
     cutting one in the middle (only a first sentence longer than the limit is).
     """
-    parts = [q for q in (p.strip() for p in parts if p) if q]
+    parts = [q for p in parts if p and (q := p.strip())]
     if not parts:
         return ""
     commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
+    # Each sentence costs its length and a separator; a first one that is also
+    # a commits sentence is counted twice, as it comes twice in the order below.
+    total = sum(map(len, parts)) + 2 * len(parts)
+    if commits and commits[0] == 0:
+        total += len(parts[0]) + 2
+    if total <= limit:
+        return _cap(_join_stripped(parts), limit)  # everything fits
     order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
-    if sum(len(parts[i]) + 2 for i in order) <= limit:
-        return _cap(_join(parts), limit)  # everything fits
     chosen: set[int] = set()
     used = 0
     for i in order:
@@ -765,17 +780,12 @@ def _fit(parts: list[str], limit: int) -> str:
         if not chosen or used + cost <= limit:
             chosen.add(i)
             used += cost
-    return _cap(_join([p for i, p in enumerate(parts) if i in chosen]), limit)
+    return _cap(_join_stripped([p for i, p in enumerate(parts) if i in chosen]), limit)
 
 
-def _join(sentences: list[str]) -> str:
-    out = []
-    for s in sentences:
-        s = s.strip()
-        if not s:
-            continue
-        out.append(s if s[-1] in '.!?…"' else s + ".")
-    return " ".join(out)
+def _join_stripped(sentences: list[str]) -> str:
+    """Non-empty stripped sentences joined, each ended by a full stop unless it has an end."""
+    return " ".join(s if s[-1] in '.!?…"' else s + "." for s in sentences)
 
 
 def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str, str]:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["clean_sentence", "is_filler"]
 
 _RE: dict[str, Any] = {}
+_MARKER_STARTS = frozenset("#>*+-|[")
+"""The first characters of the markdown markers (and digits, of a numbered item)."""
 
 
 def _re(name: str) -> Any:
@@ -42,7 +44,9 @@ def _re(name: str) -> Any:
 
 def clean_sentence(sentence: str) -> str:
     """``sentence`` without markdown markers, with absolute paths shown by file name."""
-    text = _re("markers").sub("", sentence.strip())
+    text = sentence.strip()
+    if text[:1] in _MARKER_STARTS or text[:1].isdecimal():  # how every marker starts
+        text = _re("markers").sub("", text)
     if "*" in text or "_" in text or "`" in text:
         text = _re("emphasis").sub("", text)
     if "/" in text:  # every path the pattern shortens has one

@@ -95,7 +95,9 @@ class _Scan:
                 self._edit(message.ordinal, part)
             if name in _TODO_TOOLS:
                 self._todo(message.ordinal, _todos(part))
-            elif (name in _PLAN_TOOLS and part.output is not None) or commit_of(part):
+            elif (name in _PLAN_TOOLS and part.output is not None) or (
+                name in _SHELL_TOOLS and commit_of(part)
+            ):
                 self.ends.append(message.ordinal)
 
     def _edit(self, ordinal: int, part: ToolPart) -> None:
@@ -144,7 +146,11 @@ def _pauses(messages: Sequence[Message]) -> list[int]:
 
     starts: list[int] = []
     previous = None
+    stamp: object = None
     for message in messages:
+        if message.timestamp == stamp:
+            continue  # read as before: no pause, or the same error
+        stamp = message.timestamp
         try:
             moment = datetime.fromisoformat((message.timestamp or "").replace("Z", "+00:00"))
         except ValueError:
