@@ -52,8 +52,8 @@ def parts_decoder(
     """:func:`parts_from_json` with its imports and lookups done once, for many rows.
 
     Stored rows are compact JSON (:func:`parts_to_json`): with the
-    ``speedups`` extra they are read by :func:`karni_historian.fastjson.loads`
-    (the same objects), else by the JSON module's scanner directly; anything
+    ``speedups`` extra they are read by orjson (to the same objects, see
+    ``_items_reader``), else by the JSON module's scanner directly; anything
     else goes through ``json.loads``, which decodes it, or raises, as it
     always does. ``tool_input``, when given, maps each tool part's input to
     the one the part gets (how a reader shows paths project-relative
@@ -87,19 +87,34 @@ def parts_decoder(
 
 
 def _items_reader() -> Callable[[str], Any]:
-    """The JSON decoder of stored rows: orjson's through ``fastjson`` when installed."""
+    """The JSON decoder of stored rows: orjson's when the ``speedups`` extra is installed.
+
+    orjson decodes a row to the objects ``json.loads`` gives, except that it
+    reads an integer beyond 64 bits as a float: a row that decodes to any
+    float is decoded again by the standard library, and so is one orjson
+    refuses (``karni_historian.fastjson`` says which). This reads the text
+    itself, not its UTF-8 bytes, and needs no look for long runs of digits.
+    """
     import json
 
-    from karni_historian import fastjson
+    try:
+        from orjson import loads as fast_loads
+    except ImportError:  # the extra is not installed
+        fast_loads = None
 
     decoder = json.JSONDecoder()
     scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
     loads = json.loads
-    fast = fastjson.loads if fastjson.ACCELERATED else None
 
     def items_of(text: str) -> Any:
-        if fast is not None and type(text) is str:
-            return fast(text.encode())
+        if fast_loads is not None and type(text) is str:
+            try:
+                items = fast_loads(text)
+            except ValueError:
+                pass  # the standard library accepts more, or raises its own error
+            else:
+                if not _holds_float(items):
+                    return items
         try:
             items, end = scan(text, 0)
         except (StopIteration, TypeError, ValueError):
@@ -107,3 +122,18 @@ def _items_reader() -> Callable[[str], Any]:
         return items if end == len(text) else loads(text)
 
     return items_of
+
+
+def _holds_float(value: Any) -> bool:
+    """Whether a decoded JSON value has a float anywhere in it."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            return True
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
