@@ -326,3 +326,29 @@ def test_wrapup_boundary() -> None:
     assert wrapup_boundary(ms, 2, snap_tokens=0) == 4
     assert wrapup_boundary(ms, 100) == 1
     assert wrapup_boundary([], 5) == 1
+
+
+def test_the_arc_index_finds_the_arc_an_end_splits_as_a_scan_of_every_arc_does() -> None:
+    import random
+
+    from karni_historian.condense.chunk import ArcIndex, arcs_of_calls
+
+    rng = random.Random(11)
+    for _ in range(300):
+        calls = []  # parallel calls answered in any order, some never
+        for ordinal in range(1, 40):
+            role = rng.choice(["assistant", "assistant", "user"])
+            calls += [(ordinal, role, f"c{rng.randrange(12)}") for _ in range(rng.randrange(3))]
+        arcs = arcs_of_calls(calls)
+        index = ArcIndex(arcs)
+        assert list(index) == arcs and len(index) == len(arcs)
+        for end in range(0, 42):
+            scanned = next(((c, r) for c, r in arcs if c <= end < r), None)
+            assert index.splitting(end) == scanned, (arcs, end)
+
+
+def test_the_arc_index_refuses_arcs_out_of_call_order() -> None:
+    from karni_historian.condense.chunk import ArcIndex
+
+    with pytest.raises(ValueError, match="sorted"):
+        ArcIndex([(5, 9), (2, 3)])

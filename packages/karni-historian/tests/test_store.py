@@ -1,6 +1,7 @@
 import os
 import sqlite3
 import stat
+import sys
 from dataclasses import replace
 
 import pytest
@@ -121,6 +122,33 @@ def test_parts_round_trip():
 )
 def test_stored_parts_not_in_the_compact_form_still_decode(text, parts):
     assert parts_from_json(text) == parts
+
+
+ROWS_ORJSON_READS_OTHERWISE = [
+    '[{"type":"tool","name":"Run","input":{"n":18446744073709551616,"m":[1,-9223372036854775809]}}]',
+    '[{"type":"tool","name":"Run","input":{"timeout":1.5,"zero":-0.0,"tiny":1e-7}}]',
+    '[{"type":"tool","name":"Run","input":{"x":NaN,"y":[-Infinity]}}]',
+    '[{"type":"text","text":"\\ud83d alone"}]',
+    '[{"type":"tool","name":"Run","input":{"n":18446744073709551615},"output":"caf\\u00e9"}]',
+]
+
+
+def _typed(value):
+    """A decoded value with every number's type kept, to tell an int from a float."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_typed(item) for item in value]
+    if isinstance(value, (TextPart, ToolPart)):
+        return [type(value).__name__, *(_typed(getattr(value, f)) for f in value.__slots__)]
+    return (type(value).__name__, repr(value))
+
+
+@pytest.mark.parametrize("text", ROWS_ORJSON_READS_OTHERWISE)
+def test_stored_parts_decode_alike_with_and_without_orjson(text, monkeypatch):
+    with_orjson = _typed(parts_from_json(text))
+    monkeypatch.setitem(sys.modules, "orjson", None)  # as without the speedups extra
+    assert _typed(parts_from_json(text)) == with_orjson
 
 
 @pytest.mark.parametrize("text", ["", "[", '[{"type": "text"}] x', "[1"])
