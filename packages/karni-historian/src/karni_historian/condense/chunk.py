@@ -28,15 +28,15 @@ from karni_historian.model import Message, TextPart, ToolPart
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Any
 
 __all__ = [
     "INTERNAL_INITIATOR_MARKER",
-    "ArcIndex",
     "MAX_COMMITS_PER_BLOCK",
     "PROTECTED_TAIL_USER_TURNS",
     "TRUNCATION_MARKER",
+    "ArcIndex",
     "Chunk",
     "ChunkCoverageError",
     "ChunkLine",
@@ -644,39 +644,31 @@ def arcs_of_calls(calls: Iterable[tuple[int, str, str]]) -> list[tuple[int, int]
     return arcs
 
 
-class ArcIndex:
+class ArcIndex(tuple[tuple[int, int], ...]):
     """Completed tool arcs sorted by call, asked which arc an end splits in logarithmic time.
 
     A run asks that of every chunk it validates; scanning all the session's
-    arcs each time would make a long session's run quadratic. It is a
-    sequence of the arcs, as :func:`arcs_of_calls` returns them.
+    arcs each time would make a long session's run quadratic. It is the
+    tuple of the arcs, as :func:`arcs_of_calls` returns them.
     """
 
-    __slots__ = ("_arcs", "_calls", "_reach")
+    _calls: list[int]
+    _reach: list[int]
 
-    def __init__(self, arcs: Sequence[tuple[int, int]]) -> None:
+    def __new__(cls, arcs: Iterable[tuple[int, int]]) -> ArcIndex:
         """Index ``arcs``, which must be sorted by call (as :func:`arcs_of_calls` sorts them)."""
-        self._arcs = list(arcs)
-        self._calls = [call for call, _result in self._arcs]
-        if any(a > b for a, b in zip(self._calls, self._calls[1:], strict=False)):
+        from itertools import pairwise
+
+        index = super().__new__(cls, arcs)
+        calls = [call for call, _result in index]
+        if any(a > b for a, b in pairwise(calls)):
             raise ValueError("tool arcs must be sorted by their call's ordinal")
         reach, furthest = [], -1
-        for _call, result in self._arcs:
+        for _call, result in index:
             furthest = max(furthest, result)
             reach.append(furthest)
-        self._reach = reach  # the furthest result among the arcs so far
-
-    def __len__(self) -> int:
-        """How many arcs."""
-        return len(self._arcs)
-
-    def __iter__(self) -> Iterator[tuple[int, int]]:
-        """The arcs, sorted by call."""
-        return iter(self._arcs)
-
-    def __getitem__(self, index: int) -> tuple[int, int]:
-        """The arc at ``index``."""
-        return self._arcs[index]
+        index._calls, index._reach = calls, reach  # the furthest result among the arcs so far
+        return index
 
     def splitting(self, end: int) -> tuple[int, int] | None:
         """The first arc with ``call <= end < result``, or None.
@@ -688,8 +680,8 @@ class ArcIndex:
         from bisect import bisect_right
 
         index = bisect_right(self._reach, end)
-        if index < len(self._arcs) and self._calls[index] <= end:
-            return self._arcs[index]
+        if index < len(self) and self._calls[index] <= end:
+            return self[index]
         return None
 
 

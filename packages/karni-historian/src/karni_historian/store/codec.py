@@ -97,6 +97,7 @@ def _items_reader() -> Callable[[str], Any]:
     """
     import json
 
+    fast_loads: Callable[[str], Any] | None
     try:
         from orjson import loads as fast_loads
     except ImportError:  # the extra is not installed
