@@ -127,6 +127,8 @@ def test_stored_parts_not_in_the_compact_form_still_decode(text, parts):
 ROWS_ORJSON_READS_OTHERWISE = [
     '[{"type":"tool","name":"Run","input":{"n":18446744073709551616,"m":[1,-9223372036854775809]}}]',
     '[{"type":"tool","name":"Run","input":{"timeout":1.5,"zero":-0.0,"tiny":1e-7}}]',
+    '[{"type":"tool","name":"Run","input":{"deep":[[{"x":[18446744073709551616]}]]}}]',
+    '[{"type":"tool","name":"Run","input":{},"metadata":{"cost":12345678901234567890123}}]',
     '[{"type":"tool","name":"Run","input":{"x":NaN,"y":[-Infinity]}}]',
     '[{"type":"text","text":"\\ud83d alone"}]',
     '[{"type":"tool","name":"Run","input":{"n":18446744073709551615},"output":"caf\\u00e9"}]',

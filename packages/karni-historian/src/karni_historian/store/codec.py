@@ -126,15 +126,17 @@ def _items_reader() -> Callable[[str], Any]:
 
 
 def _holds_float(value: Any) -> bool:
-    """Whether a decoded JSON value has a float anywhere in it."""
+    """Whether a decoded JSON value has a float anywhere in it (only containers are walked)."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return kind is float
     stack = [value]
     while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is float:
-            return True
-        if kind is dict:
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
+        container = stack.pop()
+        for item in container.values() if type(container) is dict else container:
+            kind = type(item)
+            if kind is float:
+                return True
+            if kind is dict or kind is list:
+                stack.append(item)
     return False
