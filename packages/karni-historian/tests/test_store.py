@@ -289,3 +289,35 @@ def test_tool_part_calls_skip_rows_that_are_not_json(root, malformed_at):
     expected = [row for row in expected if row[0] != malformed_at]
     assert calls == expected
     assert from_two == [row for row in expected if row[0] >= 2]
+
+
+ODD_CALL_ROWS = [
+    '{"type":"tool","call_id":"top-level object"}',
+    '[{"type":"tool","call_id":7}]',
+    '[{"type":"tool","call_id":""},{"type":"tool","call_id":null},{"type":"text","call_id":"t"}]',
+    '[{"type":"tool","name":"A","input":{"call_id":"nested"},"call_id":"c1"}, "x", 3]',
+    '[{"type":"tool","call_id":"c2","input":{"n":18446744073709551616}}]',
+    '[{"type":"tool","call_id":"c3",}]',
+    '[{"type":"tool","call_id":"c4"}] trailing',
+]
+
+
+@pytest.mark.parametrize("odd", ODD_CALL_ROWS)
+@pytest.mark.parametrize("speedups", [True, False])
+def test_tool_part_calls_read_every_row_as_sqlite_json_functions_do(
+    root, odd, speedups, monkeypatch
+):
+    if not speedups:
+        monkeypatch.setitem(sys.modules, "orjson", None)  # as without the speedups extra
+    rows = [
+        '[{"type":"tool","name":"Read","input":{},"call_id":"t1"}]',
+        odd,
+        '[{"type":"tool","name":"Read","input":{},"output":"ok","call_id":"t1"}]',
+    ]
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            for ordinal, stored in enumerate(rows, 1):
+                store.write_message("s", ordinal, "assistant", stored)
+        assert list(store.tool_part_calls("s")) == list(store._sql_tool_part_calls("s", 1))
+        assert list(store.tool_part_calls("s", 2)) == list(store._sql_tool_part_calls("s", 2))

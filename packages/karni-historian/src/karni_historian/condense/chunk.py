@@ -287,16 +287,21 @@ class _Block:
         )
 
 
+_Shown = tuple[str, "str | ToolPart", str]
+"""``(kind, text, call_id)`` of a message part, or ``(summary, tool part, call_id)``."""
+
+
 def _message_parts(
     message: Message, templates: Mapping[str, Any] | None, expand_tool: Callable[..., str | None]
-) -> tuple[list[tuple[str, str, str]], bool]:
+) -> tuple[list[_Shown], bool]:
     """Return ``(kind, text, call_id)`` parts in order and whether any text exists.
 
     ``kind`` is ``text``, ``expanded`` (always shown) or ``summary`` (shown only
-    when the message has no text).
+    when the message has no text). A summary carries its tool part instead of
+    its text, written only if it is shown (:func:`_fill_block`): most are not.
     """
     user = message.role == "user"
-    parts: list[tuple[str, str, str]] = []
+    parts: list[_Shown] = []
     has_text = False
     for part in message.parts:
         if isinstance(part, TextPart):
@@ -311,7 +316,7 @@ def _message_parts(
             if expansion is not None:
                 parts.append(("expanded", f"TC: {expansion}", part.call_id))
             else:
-                parts.append(("summary", tool_summary(part), part.call_id))
+                parts.append(("summary", part, part.call_id))
     return parts, has_text
 
 
@@ -477,14 +482,13 @@ class ChunkBuilder:
         )
 
 
-def _fill_block(
-    block: _Block, parts: list[tuple[str, str, str]], *, assistant: bool, results: bool
-) -> None:
+def _fill_block(block: _Block, parts: list[_Shown], *, assistant: bool, results: bool) -> None:
     """Append a message's shown parts to its block, pulling commit hashes out of its text."""
-    for kind, text, call_id in parts:
+    for kind, shown, call_id in parts:
         if kind == "text":
+            assert isinstance(shown, str)
             if block.role == "A" and assistant:
-                text, hashes = _extract_commits(text)
+                shown, hashes = _extract_commits(shown)
                 for h in hashes:
                     if h not in block.commits and len(block.commits) < MAX_COMMITS_PER_BLOCK:
                         block.commits.append(h)
@@ -493,7 +497,7 @@ def _fill_block(
             if results and call_id in block.call_ids:
                 continue  # the call was already summarised in this block
             block.call_ids.add(call_id)
-        block.parts.append(text)
+        block.parts.append(shown if isinstance(shown, str) else tool_summary(shown))
 
 
 def _merge_ranges(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

@@ -12,7 +12,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-__all__ = ["part_to_dict", "parts_decoder", "parts_from_json", "parts_to_json"]
+__all__ = [
+    "has_fast_json",
+    "json_reader",
+    "part_to_dict",
+    "parts_decoder",
+    "parts_from_json",
+    "parts_to_json",
+]
 
 
 def parts_to_json(parts: Iterable[Any]) -> str:
@@ -53,7 +60,7 @@ def parts_decoder(
 
     Stored rows are compact JSON (:func:`parts_to_json`): with the
     ``speedups`` extra they are read by orjson (to the same objects, see
-    ``_items_reader``), else by the JSON module's scanner directly; anything
+    :func:`json_reader`), else by the JSON module's scanner directly; anything
     else goes through ``json.loads``, which decodes it, or raises, as it
     always does. ``tool_input``, when given, maps each tool part's input to
     the one the part gets (how a reader shows paths project-relative
@@ -61,7 +68,7 @@ def parts_decoder(
     """
     from karni_historian.model import TextPart, ToolPart
 
-    items_of = _items_reader()
+    items_of = json_reader()
 
     def decode(text: str) -> tuple[Any, ...]:
         parts: list[Any] = []
@@ -86,7 +93,7 @@ def parts_decoder(
     return decode
 
 
-def _items_reader() -> Callable[[str], Any]:
+def json_reader() -> Callable[[str], Any]:
     """The JSON decoder of stored rows: orjson's when the ``speedups`` extra is installed.
 
     orjson decodes a row to the objects ``json.loads`` gives, except that it
@@ -97,11 +104,7 @@ def _items_reader() -> Callable[[str], Any]:
     """
     import json
 
-    fast_loads: Callable[[str], Any] | None
-    try:
-        from orjson import loads as fast_loads
-    except ImportError:  # the extra is not installed
-        fast_loads = None
+    fast_loads = _orjson_loads()
 
     decoder = json.JSONDecoder()
     scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
@@ -123,6 +126,19 @@ def _items_reader() -> Callable[[str], Any]:
         return items if end == len(text) else loads(text)
 
     return items_of
+
+
+def has_fast_json() -> bool:
+    """Whether :func:`json_reader` decodes with orjson (the ``speedups`` extra)."""
+    return _orjson_loads() is not None
+
+
+def _orjson_loads() -> Callable[[str], Any] | None:
+    try:
+        from orjson import loads
+    except ImportError:  # the extra is not installed
+        return None
+    return loads
 
 
 def _holds_float(value: Any) -> bool:

@@ -196,11 +196,66 @@ class MessageTables(Database):
     def tool_part_calls(self, session_id: str, start: int = 1) -> Iterator[tuple[int, str, str]]:
         """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
 
-        In message and part order, read by SQLite's JSON functions without
-        decoding the messages here (what tool arcs are computed from). A row
-        whose parts are not valid JSON has none: the rows are read without
-        checking each one's JSON first (most of the query's work), and read
-        again with the check, from where they stopped, only if one is not.
+        In message and part order (what tool arcs are computed from). Only
+        the rows that name a ``call_id`` are read, and each is decoded
+        without building its message. A row that SQLite's JSON functions
+        may read otherwise than the JSON module (not a list of parts, a call
+        id that is not a string, JSON the module refuses) sends the rest of
+        the rows to those functions instead (:meth:`_sql_tool_part_calls`),
+        which read every row without orjson (the standard library's JSON
+        module is slower than they are).
+        """
+        from itertools import islice
+
+        from karni_historian.store.codec import has_fast_json
+
+        if not has_fast_json():
+            yield from self._sql_tool_part_calls(session_id, start)
+            return
+        read = 0
+        try:
+            for row in self._decoded_tool_part_calls(session_id, start):
+                yield row
+                read += 1
+            return
+        except _UnusualRow:
+            pass
+        yield from islice(self._sql_tool_part_calls(session_id, start), read, None)
+
+    def _decoded_tool_part_calls(
+        self, session_id: str, start: int
+    ) -> Iterator[tuple[int, str, str]]:
+        from karni_historian.store.codec import json_reader
+
+        items_of = json_reader()
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json FROM raw_messages WHERE session_id = ?"
+            " AND ordinal >= ? AND instr(parts_json, '\"call_id\"') > 0 ORDER BY ordinal",
+            (session_id, start),
+        )
+        for ordinal, role, parts_json in rows:
+            try:
+                items = items_of(parts_json)
+            except (TypeError, ValueError, RecursionError) as error:
+                raise _UnusualRow from error
+            if type(items) is not list:
+                raise _UnusualRow
+            for item in items:
+                if type(item) is dict and item.get("type") == "tool":
+                    call_id = item.get("call_id")
+                    if type(call_id) is str:
+                        if call_id:
+                            yield ordinal, role, call_id
+                    elif call_id is not None:
+                        raise _UnusualRow
+
+    def _sql_tool_part_calls(self, session_id: str, start: int) -> Iterator[tuple[int, str, str]]:
+        """:meth:`tool_part_calls` by SQLite's JSON functions.
+
+        A row whose parts are not valid JSON has none: the rows are read
+        without checking each one's JSON first (most of the query's work),
+        and read again with the check, from where they stopped, only if one
+        is not.
         """
         from itertools import islice
 
@@ -290,6 +345,10 @@ class MessageTables(Database):
             " WHERE path = ? OR substr(path, 1, ?) = ? ORDER BY session_id, ordinal",
             (path, len(prefix), prefix),
         ).fetchall()
+
+
+class _UnusualRow(Exception):
+    """A stored row the JSON module may read otherwise than SQLite's JSON functions."""
 
 
 def _messages(
