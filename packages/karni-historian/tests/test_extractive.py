@@ -453,3 +453,67 @@ def test_sentences_end_at_line_breaks_and_after_closing_punctuation() -> None:
         "Is it?",
         "yes",
     ]
+
+
+def _literal_prefixes(sequence) -> set[str]:
+    """Strings one of which starts every match of a parsed pattern (its literal prefixes)."""
+    from re import _constants as ops
+
+    found = {""}
+    for op, argument in sequence:
+        if op is ops.LITERAL:
+            found = {prefix + chr(argument) for prefix in found}
+        elif op is ops.AT and found == {""}:
+            continue  # a leading boundary or anchor matches no character
+        elif op is ops.SUBPATTERN:
+            found = {p + q for p in found for q in _literal_prefixes(argument[3])}
+        elif op is ops.BRANCH:
+            found = {p + q for p in found for alt in argument[1] for q in _literal_prefixes(alt)}
+        else:
+            return found
+    return found
+
+
+def _sound(literals, source) -> bool:
+    """Whether every match of ``source`` contains one of ``literals``."""
+    from re import _parser
+
+    prefixes = _literal_prefixes(_parser.parse(source))
+    return "" not in prefixes and all(any(w in p for w in literals) for p in prefixes)
+
+
+def test_every_match_of_a_word_pattern_holds_one_of_its_literals() -> None:
+    from karni_historian.condense import chunk, extractive
+
+    assert set(extractive._LITERALS) == set(extractive._WORD_PATTERNS)
+    for name, literals in extractive._LITERALS.items():
+        assert _sound(literals, extractive._PATTERNS[name][0]), name
+    assert not _sound(("decid",), extractive._PATTERNS["decision"][0])  # the check can fail
+    verb = chunk._regex("verb").pattern
+    assert _sound(chunk._VERB_LITERALS, verb)
+
+
+def test_the_path_pattern_shortens_what_the_look_behind_first_pattern_did() -> None:
+    import re
+
+    from karni_historian.condense import prose
+
+    before = re.compile(r"(?<![\w.])(?:~|/)(?:[\w.@+-]+/)+([\w.@+-]+)")
+    rng = random.Random(5)
+    pieces = ["/", "~", "a", "b.c", "_", ".", " ", "-", "@", "é", "x/", "(", "9", "~/"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 14)))
+        assert prose._re("path").sub(r"\1", text) == before.sub(r"\1", text), text
+
+
+def test_commits_are_pulled_from_text_as_without_the_verb_look(monkeypatch) -> None:
+    from karni_historian.condense import chunk
+
+    rng = random.Random(9)
+    pieces = ["Committed", "MERGED", "rebasing", "cherry-pick", "commits", "deadbeef1", "(",
+              ")", "`abc1234`", " ", ",", "ſ", "İ", "merge", "0123456789abc", "x", "."]  # fmt: skip
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(3000)]
+    looked = [chunk._extract_commits(text) for text in texts]
+    monkeypatch.setattr(chunk, "_VERB_LITERALS", ("",))  # every text goes on to the patterns
+    assert looked == [chunk._extract_commits(text) for text in texts]
+    assert any(hashes for _text, hashes in looked)

@@ -243,7 +243,15 @@ def tool_summary(part: ToolPart) -> str:
     return f"TC: {part.name}"
 
 
+_VERB_LITERALS = ("commit", "cherry", "merg", "rebas")
+"""What lower-cased ASCII text holds when the ``verb`` pattern matches it."""
+
+
 def _extract_commits(text: str) -> tuple[str, list[str]]:
+    if text.isascii():
+        lowered = text.lower()
+        if not any(literal in lowered for literal in _VERB_LITERALS):
+            return text, []  # no verb: no commit, whatever hashes it names
     hash_re = _regex("hash")
     found = hash_re.findall(text)
     if not found or not _regex("verb").search(text):

@@ -205,13 +205,48 @@ _WORD_PATTERNS = frozenset(
         "naming",
         "test",
         "result",
+        "user_signal",
     )
 )
 """The case-insensitive patterns written in lower case, only ever asked whether they match."""
 
+_LITERALS: dict[str, tuple[str, ...]] = {
+    "decision": (
+        "agreed", "chose", "decid", "decision", "going with", "instead of", "let's ", "opt",
+        "settled on", "switch", "we will ", "we'll ",
+    ),
+    "prohibit": (
+        "avoid", "can't", "cannot", "do not", "don't", "forbidden", "must", "never",
+        "not allowed", "should",
+    ),
+    "rule": ("always", "every time", "from now on", "make sure"),
+    "soft_rule": ("must", "required"),
+    "revert": ("back", "revert", "roll", "undid", "undo"),
+    "fix": ("broken", "bug", "crash", "error", "fail", "fix"),
+    "config": (
+        "budget", "default", "interval", "limit", "max", "min", "port", "retries", "threshold",
+        "timeout", "ttl", "version",
+    ),
+    "naming": (
+        "are called", "are named", "be called", "be named", "call ", "camel", "kebab-case", "nam",
+        "pascal", "prefix", "snake_case", "suffix", "upper_case",
+    ),
+    "test": ("spec", "test"),
+    "result": (
+        "added", "changed", "created", "fixed", "froze", "implemented", "moved", "now", "pass",
+        "refactored", "removed", "renamed", "replaced", "reverted", "updated", "works", "wrote",
+    ),
+}  # fmt: skip
+"""Per word pattern, strings one of which every match contains (in lower-cased ASCII text).
+
+Looking for them is cheaper than the search, which runs only when one is
+there; the tests derive each pattern's literal prefixes to check the lists.
+"""
+
 _USER_SIGNALS = ("decision", "prohibit", "rule", "soft_rule", "config", "naming")
 """What a user's sentence is asked about; :func:`_any_user_signal` asks all at once."""
 _PATTERNS["user_signal"] = ("|".join(f"(?:{_PATTERNS[n][0]})" for n in _USER_SIGNALS), _I)
+_LITERALS["user_signal"] = tuple(dict.fromkeys(w for n in _USER_SIGNALS for w in _LITERALS[n]))
 
 
 class _Patterns:
@@ -243,10 +278,15 @@ def _has(name: str, text: str) -> bool:
     """Whether ``text`` carries the pattern ``name`` (one of :data:`_WORD_PATTERNS`).
 
     ASCII text is lower-cased and searched without ``re.IGNORECASE``: for
-    these lower-case patterns the same answer, several times faster.
+    these lower-case patterns the same answer, several times faster; and
+    only when it holds one of the pattern's :data:`_LITERALS`.
     """
     if text.isascii():
-        return getattr(_LOWER_P, name).search(text.lower()) is not None
+        lowered = text.lower()
+        for literal in _LITERALS[name]:
+            if literal in lowered:
+                return getattr(_LOWER_P, name).search(lowered) is not None
+        return False
     return getattr(_P, name).search(text) is not None
 
 
@@ -255,9 +295,7 @@ def _any_user_signal(text: str) -> bool:
 
     A search for alternatives finds a match exactly when one of them would.
     """
-    if text.isascii():
-        return _LOWER_P.user_signal.search(text.lower()) is not None
-    return _P.user_signal.search(text) is not None
+    return _has("user_signal", text)
 
 
 def _clause(sentence: str, pattern: str) -> str:
@@ -282,8 +320,10 @@ def _sentences(text: str) -> list[str]:
     split = _P.sentence_end.split
     for line in text.split("\n"):
         collapsed = " ".join(line.split())
-        if collapsed:
+        if ". " in collapsed or "! " in collapsed or "? " in collapsed:
             out += split(collapsed)  # words are single-spaced: end at a space after . ! ?
+        elif collapsed:
+            out.append(collapsed)
     return out
 
 

@@ -27,7 +27,9 @@ def _re(name: str) -> Any:
 
         _RE["markers"] = re.compile(r"^(?:[#>*+\-|]+\s*|\d+[.)]\s+|\[[ xX]\]\s*)+")
         _RE["emphasis"] = re.compile(r"\*\*|__|`{3,}\w*")
-        _RE["path"] = re.compile(r"(?<![\w.])(?:~|/)(?:[\w.@+-]+/)+([\w.@+-]+)")
+        # A path starts at a ~ or / not preceded by [\w.]; the look back comes after
+        # that first character so that the search skips to each ~ and / directly.
+        _RE["path"] = re.compile(r"[~/](?<![\w.][~/])(?:[\w.@+-]+/)+([\w.@+-]+)")
         _RE["filler"] = re.compile(
             r"^(?:let me|let's|i'll|i will|i'm going to|i am going to|now,? (?:let|i)|"
             r"now\b|next,? (?:let|i)|first,? (?:let|i)|ok(?:ay)?\b|great\b|perfect\b|good\b|"
