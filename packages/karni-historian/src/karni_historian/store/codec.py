@@ -58,67 +58,102 @@ def parts_decoder(
 ) -> Callable[[str], tuple[Any, ...]]:
     """:func:`parts_from_json` with its imports and lookups done once, for many rows.
 
-    Stored rows are compact JSON (:func:`parts_to_json`): with the
-    ``speedups`` extra they are read by orjson (to the same objects, see
-    :func:`json_reader`), else by the JSON module's scanner directly; anything
-    else goes through ``json.loads``, which decodes it, or raises, as it
-    always does. ``tool_input``, when given, maps each tool part's input to
-    the one the part gets (how a reader shows paths project-relative
-    without copying every message afterwards).
+    Stored rows are compact JSON (:func:`parts_to_json`). With the
+    ``speedups`` extra they are read by orjson, which gives the objects
+    ``json.loads`` gives except that it reads an integer beyond 64 bits as a
+    float: a row whose parts would hold a float, or that is not a list of
+    objects, is read again by the standard library, and so is one orjson
+    refuses. Without the extra, the JSON module's scanner reads each row
+    directly; anything else goes through ``json.loads``, which decodes it, or
+    raises, as it always does. ``tool_input``, when given, maps each tool
+    part's input to the one the part gets (how a reader shows paths
+    project-relative without copying every message afterwards).
     """
     from karni_historian.model import TextPart, ToolPart
 
-    items_of = json_reader()
+    fast = _orjson_loads()
+    exact = _stdlib_reader()
 
-    def decode(text: str) -> tuple[Any, ...]:
+    def parts_of(items: Any, checked: bool) -> tuple[Any, ...] | None:
+        """The parts of the decoded items; None when ``checked`` finds what orjson may misread."""
         parts: list[Any] = []
-        for item in items_of(text):
+        for item in items:
+            if checked and type(item) is not dict:
+                return None
             get = item.get
             if get("type") == "tool":
-                data = get("input")
+                name, data, output = get("name", ""), get("input"), get("output")
+                call_id, metadata = get("call_id", ""), get("metadata")
+                if checked and (
+                    type(name) is float
+                    or type(output) is float
+                    or type(call_id) is float
+                    or _holds_float(data)
+                    or _holds_float(metadata)
+                ):
+                    return None
+                if tool_input is not None:
+                    data = tool_input(data)
                 parts.append(
-                    ToolPart(
-                        get("name", ""),
-                        data if tool_input is None else tool_input(data),
-                        get("output"),
-                        get("call_id", ""),
-                        bool(get("is_error", False)),
-                        get("metadata"),
-                    )
+                    ToolPart(name, data, output, call_id, bool(get("is_error", False)), metadata)
                 )
             else:
-                parts.append(TextPart(get("text", ""), bool(get("ignored", False))))
+                text = get("text", "")
+                if checked and type(text) is float:
+                    return None
+                parts.append(TextPart(text, bool(get("ignored", False))))
         return tuple(parts)
+
+    def decode(text: str) -> tuple[Any, ...]:
+        if fast is not None and type(text) is str:
+            try:
+                items = fast(text)
+            except ValueError:
+                pass  # the standard library accepts more, or raises its own error
+            else:
+                if type(items) is list:
+                    parts = parts_of(items, True)
+                    if parts is not None:
+                        return parts
+        found = parts_of(exact(text), False)
+        assert found is not None  # only a checked reading gives up
+        return found
 
     return decode
 
 
 def json_reader() -> Callable[[str], Any]:
-    """The JSON decoder of stored rows: orjson's when the ``speedups`` extra is installed.
+    """A decoder of stored rows for readers of their strings: orjson's, with the extra.
 
-    orjson decodes a row to the objects ``json.loads`` gives, except that it
-    reads an integer beyond 64 bits as a float: a row that decodes to any
-    float is decoded again by the standard library, and so is one orjson
-    refuses (``karni_historian.fastjson`` says which). This reads the text
-    itself, not its UTF-8 bytes, and needs no look for long runs of digits.
+    It decodes what ``json.loads`` decodes, to the same objects but for an
+    integer beyond 64 bits, which orjson reads as a float (never a string,
+    so a reader that only takes strings reads the same); it raises
+    ``ValueError`` (or ``TypeError`` for what is not text) where
+    ``json.loads`` raises.
     """
-    import json
+    fast = _orjson_loads()
+    exact = _stdlib_reader()
 
-    fast_loads = _orjson_loads()
+    def items_of(text: str) -> Any:
+        if fast is not None and type(text) is str:
+            try:
+                return fast(text)
+            except ValueError:
+                pass  # the standard library accepts more, or raises its own error
+        return exact(text)
+
+    return items_of
+
+
+def _stdlib_reader() -> Callable[[str], Any]:
+    """The JSON module's scanner on compact rows, ``json.loads`` on anything else."""
+    import json
 
     decoder = json.JSONDecoder()
     scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
     loads = json.loads
 
     def items_of(text: str) -> Any:
-        if fast_loads is not None and type(text) is str:
-            try:
-                items = fast_loads(text)
-            except ValueError:
-                pass  # the standard library accepts more, or raises its own error
-            else:
-                if not _holds_float(items):
-                    return items
         try:
             items, end = scan(text, 0)
         except (StopIteration, TypeError, ValueError):
