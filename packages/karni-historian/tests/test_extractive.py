@@ -517,3 +517,19 @@ def test_commits_are_pulled_from_text_as_without_the_verb_look(monkeypatch) -> N
     monkeypatch.setattr(chunk, "_VERB_LITERALS", ("",))  # every text goes on to the patterns
     assert looked == [chunk._extract_commits(text) for text in texts]
     assert any(hashes for _text, hashes in looked)
+
+
+def test_polite_openings_and_emphasis_go_as_the_patterns_take_them() -> None:
+    from karni_historian.condense import extractive, prose
+
+    rng = random.Random(13)
+    pieces = ["please ", "Please,", "OK, ", "ok", "can you ", "so, ", "help me to ", "  ", "fix",
+              "**", "*", "__", "_", "```py", "``", "`", "x", " ", "\t", "."]  # fmt: skip
+    polite, emphasis = extractive._P.polite, prose._re("emphasis")
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
+        assert extractive._P.polite.sub("", text) == (
+            text[m.end() :] if (m := polite.match(text)) else text
+        ), text
+        marked = "**" in text or "__" in text or "```" in text
+        assert (emphasis.search(text) is not None) == marked, text

@@ -723,7 +723,8 @@ def _objective(ep: _Episode) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = _P.polite.sub("", text).strip()
+        polite = _P.polite.match(text)  # anchored at the start: the one place it can be
+        text = (text[polite.end() :] if polite else text).strip()
     return text.rstrip(" ?.!") or previous or "Untitled episode"
 
 

@@ -49,7 +49,7 @@ def clean_sentence(sentence: str) -> str:
     text = sentence.strip()
     if text[:1] in _MARKER_STARTS or text[:1].isdecimal():  # how every marker starts
         text = _re("markers").sub("", text)
-    if "*" in text or "_" in text or "`" in text:
+    if "**" in text or "__" in text or "```" in text:  # what every emphasis match holds
         text = _re("emphasis").sub("", text)
     if "/" in text:  # every path the pattern shortens has one
         text = _re("path").sub(r"\1", text)
