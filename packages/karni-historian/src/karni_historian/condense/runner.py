@@ -24,14 +24,14 @@ from karni_historian.condense.settings import Settings, load_settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any, TextIO
 
     from karni_historian.condense.chunk import Chunk
     from karni_historian.condense.compartment_xml import ValidationResult
     from karni_historian.condense.triggers import TriggerDecision
     from karni_historian.condense.window import MessageWindow
-    from karni_historian.model import Fact, Message
+    from karni_historian.model import Compartment, Fact, Message
     from karni_historian.store import RunRecord, Store
 
     Historian = Callable[[Any, Sequence[Message]], str]
@@ -279,6 +279,7 @@ class _Condensation:
             record,
             fact_spans=traced.spans,
             fact_sources=traced.sources,
+            message_ids=_end_ids(compartments, self.window.by_ordinal),
         )
         if compartments and self._covered_to is not None:
             self._covered_to = max(self._covered_to, *(c.end for c in compartments))
@@ -295,6 +296,19 @@ class _Condensation:
         elif outcome.status == "nothing":
             outcome.note = f"no readable messages before message {target} to condense"
         return outcome
+
+
+def _end_ids(
+    compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
+) -> list[tuple[str, str]] | None:
+    """The provider ids of each compartment's first and last messages; None if one is not loaded."""
+    ids = []
+    for compartment in compartments:
+        first, last = by_ordinal.get(compartment.start), by_ordinal.get(compartment.end)
+        if first is None or last is None:
+            return None
+        ids.append((first.message_id, last.message_id))
+    return ids
 
 
 def wrapup(

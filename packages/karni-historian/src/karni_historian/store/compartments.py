@@ -72,42 +72,52 @@ class CompartmentTables(Database):
         self.insert_compartments(session_id, sequence, [compartment])
 
     def insert_compartments(
-        self, session_id: str, first_sequence: int, compartments: Sequence[Compartment]
+        self,
+        session_id: str,
+        first_sequence: int,
+        compartments: Sequence[Compartment],
+        message_ids: Sequence[tuple[str, str]] | None = None,
     ) -> None:
         """Store compartments at consecutive sequences from ``first_sequence``, in one statement.
 
-        Each row records the provider ids of its first and last messages.
+        Each row records the provider ids of its first and last messages:
+        ``message_ids`` when the caller has them (one pair per compartment),
+        else looked up in ``raw_messages``.
         """
         now = utc_now()
+        rows = [
+            (
+                session_id,
+                first_sequence + offset,
+                compartment.start,
+                compartment.end,
+                compartment.title,
+                compartment.p1,
+                compartment.p2,
+                compartment.p3,
+                compartment.p4,
+                max(1, min(100, int(compartment.importance))),
+                compartment.episode_type,
+                compartment.start_date,
+                compartment.end_date,
+                now,
+            )
+            for offset, compartment in enumerate(compartments)
+        ]
+        if message_ids is not None and len(message_ids) == len(rows):
+            self.connection.executemany(
+                _COMPARTMENT_INSERT.format(start_id="?15", end_id="?16"),
+                [(*row, *ids) for row, ids in zip(rows, message_ids, strict=True)],
+            )
+            return
         self.connection.executemany(
-            "INSERT INTO compartments (session_id, sequence, start_message, end_message,"
-            " start_message_id, end_message_id, title, content, p1, p2, p3, p4,"
-            " importance, episode_type, legacy, start_date, end_date, created_at)"
-            " VALUES (?1, ?2, ?3, ?4,"
-            " COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
-            " AND ordinal = ?3), ''),"
-            " COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
-            " AND ordinal = ?4), ''),"
-            " ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13, ?14)",
-            [
-                (
-                    session_id,
-                    first_sequence + offset,
-                    compartment.start,
-                    compartment.end,
-                    compartment.title,
-                    compartment.p1,
-                    compartment.p2,
-                    compartment.p3,
-                    compartment.p4,
-                    max(1, min(100, int(compartment.importance))),
-                    compartment.episode_type,
-                    compartment.start_date,
-                    compartment.end_date,
-                    now,
-                )
-                for offset, compartment in enumerate(compartments)
-            ],
+            _COMPARTMENT_INSERT.format(
+                start_id="COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
+                " AND ordinal = ?3), '')",
+                end_id="COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
+                " AND ordinal = ?4), '')",
+            ),
+            rows,
         )
 
     def next_sequence(self, session_id: str) -> int:
@@ -118,6 +128,14 @@ class CompartmentTables(Database):
         ).fetchone()
         return int(row[0])
 
+
+_COMPARTMENT_INSERT = (
+    "INSERT INTO compartments (session_id, sequence, start_message, end_message,"
+    " start_message_id, end_message_id, title, content, p1, p2, p3, p4,"
+    " importance, episode_type, legacy, start_date, end_date, created_at)"
+    " VALUES (?1, ?2, ?3, ?4, {start_id}, {end_id},"
+    " ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13, ?14)"
+)
 
 _COMPARTMENT_SELECT = (
     "SELECT id, session_id, sequence, start_message, end_message, title, content, p1, p2, p3, p4,"

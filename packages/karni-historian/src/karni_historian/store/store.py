@@ -54,6 +54,7 @@ class Store(
         *,
         fact_spans: Sequence[tuple[int, int] | None] | None = None,
         fact_sources: Sequence[tuple[int | None, str]] | None = None,
+        message_ids: Sequence[tuple[str, str]] | None = None,
     ) -> None:
         """Publish a historian run in one transaction (``docs/historian/store.md``).
 
@@ -71,9 +72,12 @@ class Store(
                 whole run); it links the fact to the files of those messages.
             fact_sources: Per fact, the message that states it (or None) and
                 who did: ``user``, ``agent`` or ``historian``.
+            message_ids: Per compartment, the provider ids of its first and
+                last messages, when the caller has them (else they are looked up).
         """
         with self.transaction():
-            self.insert_compartments(session_id, self.next_sequence(session_id), compartments)
+            sequence = self.next_sequence(session_id)
+            self.insert_compartments(session_id, sequence, compartments, message_ids)
             if compartments:
                 whole = (compartments[0].start, compartments[-1].end)
                 spans = list(fact_spans or [])
