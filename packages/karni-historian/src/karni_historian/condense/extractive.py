@@ -371,9 +371,9 @@ def _user_texts(by_ordinal: dict[int, Message]) -> dict[int, str]:
 def _assistant_texts(message: Message) -> list[str]:
     """The agent's text parts, line breaks kept so that markdown lines split apart."""
     return [
-        p.text.strip()
+        stripped
         for p in message.parts
-        if isinstance(p, TextPart) and not p.ignored and p.text.strip()
+        if isinstance(p, TextPart) and not p.ignored and (stripped := p.text.strip())
     ]
 
 

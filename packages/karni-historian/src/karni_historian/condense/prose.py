@@ -54,7 +54,7 @@ def clean_sentence(sentence: str) -> str:
     if "/" in text:  # every path the pattern shortens has one
         text = _re("path").sub(r"\1", text)
     text = " ".join(text.split()).rstrip(" :;,")
-    return text if any(map(str.isalnum, text)) else ""
+    return text if text[:1].isalnum() or any(map(str.isalnum, text)) else ""
 
 
 def is_filler(sentence: str) -> bool:
