@@ -43,14 +43,24 @@ class StagingTables(Database):
 
     def stage(self, session_id: str, compartments: Sequence[Compartment]) -> None:
         """Stage rebuilt compartments, in one transaction."""
+        fields = [field.name for field in dataclasses.fields(Compartment)]
         with self.transaction():
-            for compartment in compartments:
-                text = json.dumps(dataclasses.asdict(compartment), ensure_ascii=False)
-                self.connection.execute(
-                    "INSERT OR REPLACE INTO recomp_staging"
-                    " (session_id, start_message, compartment_json) VALUES (?, ?, ?)",
-                    (session_id, compartment.start, text),
-                )
+            # The fields as asdict() gives them (every one is a plain value), without its deep copy.
+            self.connection.executemany(
+                "INSERT OR REPLACE INTO recomp_staging"
+                " (session_id, start_message, compartment_json) VALUES (?, ?, ?)",
+                [
+                    (
+                        session_id,
+                        compartment.start,
+                        json.dumps(
+                            {name: getattr(compartment, name) for name in fields},
+                            ensure_ascii=False,
+                        ),
+                    )
+                    for compartment in compartments
+                ],
+            )
 
     def staged(self, session_id: str) -> list[Compartment]:
         """The session's staged compartments, oldest first."""

@@ -129,24 +129,53 @@ class Store(
                 (session_id,),
             )
             staged = 0
+            batch: list[Compartment] = []
             for compartment in self.iter_staged(session_id):
-                self.insert_compartment(session_id, _STAGED_SEQUENCE - staged, compartment)
-                staged += 1
-            # A subquery rather than UPDATE … FROM, which needs SQLite 3.33.
-            connection.execute(
-                "WITH renumbered AS (SELECT id, row_number() OVER"
-                " (ORDER BY start_message, sequence DESC) - 1 AS sequence"
-                " FROM compartments WHERE session_id = ?)"
-                " UPDATE compartments SET sequence ="
-                " (SELECT r.sequence FROM renumbered r WHERE r.id = compartments.id)"
-                " WHERE session_id = ?",
-                (session_id, session_id),
-            )
+                batch.append(compartment)
+                if len(batch) == _INSERT_BATCH:
+                    self.insert_compartments(session_id, _STAGED_SEQUENCE + staged, batch)
+                    staged, batch = staged + len(batch), []
+            self.insert_compartments(session_id, _STAGED_SEQUENCE + staged, batch)
+            staged += len(batch)
+            self._renumber(session_id)
             self.clear_staging(session_id)
             self.record_run(run)
             connection.execute("UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,))
         return staged
 
+    def _renumber(self, session_id: str) -> None:
+        """Number the session's compartments 0, 1, … by start (ties: higher sequence first).
+
+        The new numbers are worked out once into a temporary table keyed by
+        row id, then each row looks its own up there; a subquery ranking the
+        rows anew for each one would take time growing with their square.
+        Neither needs ``UPDATE … FROM`` (SQLite 3.33).
+        """
+        connection = self.connection
+        connection.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS recomp_numbers"
+            " (id INTEGER PRIMARY KEY, sequence INTEGER NOT NULL)"
+        )
+        connection.execute("DELETE FROM temp.recomp_numbers")
+        connection.execute(
+            "INSERT INTO temp.recomp_numbers (id, sequence) SELECT id, row_number() OVER"
+            " (ORDER BY start_message, sequence DESC) - 1 FROM compartments WHERE session_id = ?",
+            (session_id,),
+        )
+        connection.execute(
+            "UPDATE compartments SET sequence = (SELECT n.sequence FROM temp.recomp_numbers n"
+            " WHERE n.id = compartments.id) WHERE session_id = ?",
+            (session_id,),
+        )
+        connection.execute("DROP TABLE temp.recomp_numbers")
+
 
 _STAGED_SEQUENCE = -(1 << 40)
-"""Where :meth:`Store.publish_recomp` numbers the staged compartments before renumbering."""
+"""Where :meth:`Store.publish_recomp` numbers the staged compartments before renumbering.
+
+Below every kept row's negated number; the staged rows' own order does not
+matter there, as no two of them, nor one of them and a kept row, start at
+the same message."""
+
+_INSERT_BATCH = 500
+"""Staged compartments :meth:`Store.publish_recomp` inserts per statement."""
