@@ -332,3 +332,20 @@ def test_tool_part_calls_read_every_row_as_sqlite_json_functions_do(
                 store.write_message("s", ordinal, "assistant", stored)
         assert list(store.tool_part_calls("s")) == list(store._sql_tool_part_calls("s", 1))
         assert list(store.tool_part_calls("s", 2)) == list(store._sql_tool_part_calls("s", 2))
+
+
+def test_messages_at_ordinals_come_in_order_in_one_query(root):
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            for ordinal in range(1, 6):
+                store.write_message("s", ordinal, "user", parts_to_json([TextPart(f"m{ordinal}")]))
+        queries = []
+        store.connection.set_trace_callback(queries.append)
+        found = store.messages_at("s", [4, 2, 9])
+        store.connection.set_trace_callback(None)
+        assert [(m.ordinal, m.parts) for m in found] == [
+            (2, (TextPart("m2"),)),
+            (4, (TextPart("m4"),)),
+        ]
+        assert len(queries) == 1 and store.messages_at("s", []) == []

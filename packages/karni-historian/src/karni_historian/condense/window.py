@@ -167,7 +167,7 @@ class MessageWindow:
             for ordinal in (call, result)
             if not first <= ordinal <= last
         }
-        found = [m for o in sorted(wanted) for m in self.store.messages(self.session_id, o, o)]
+        found = self.store.messages_at(self.session_id, sorted(wanted))
         return project_view(found, self.store.root, self._paths)
 
     def _earlier_env_reads(self) -> list[Message]:

@@ -173,6 +173,20 @@ class MessageTables(Database):
         )
         return _messages(session_id, rows)
 
+    def messages_at(self, session_id: str, ordinals: Sequence[int]) -> list[Message]:
+        """The session's messages at ``ordinals`` (those stored), in order, in one query."""
+        from karni_historian.fastjson import dumps
+
+        if not ordinals:
+            return []
+        rows = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp, message_id FROM raw_messages"
+            " WHERE session_id = ? AND ordinal IN (SELECT value FROM json_each(?))"
+            " ORDER BY ordinal",
+            (session_id, dumps(list(ordinals))),
+        )
+        return list(_messages(session_id, rows))
+
     def message_batch(
         self,
         session_id: str,
