@@ -4,11 +4,12 @@
 every message of a long session would make their memory grow with the store,
 so they read through a :class:`MessageWindow` instead: messages are fetched
 in batches of :data:`BATCH_MESSAGES` by ordinal, shown project-relative
-(:mod:`karni_historian.condense.project_view`), and forgotten once a chunk
-before them is published. What a run needs from the whole session is read
-without decoding it: the tool arcs (:meth:`MessageWindow.arcs`, from SQLite's
-JSON functions) and the messages that read a ``.env`` file, kept for the
-model chain's redaction (``docs/historian/store.md``).
+as they are decoded (:mod:`karni_historian.condense.project_view`), and
+forgotten once a chunk before them is published. What a run needs from the
+whole session is read without building its messages: the tool arcs
+(:meth:`MessageWindow.arcs`, from the rows that name a call id) and the
+messages that read a ``.env`` file, kept for the model chain's redaction
+(``docs/historian/store.md``).
 """
 
 from __future__ import annotations
