@@ -185,3 +185,26 @@ def test_the_record_is_never_read_through_a_link_or_from_a_fifo(marked, tmp_path
         assert elsewhere.read_bytes() == before
     else:  # the FIFO is replaced by a record, never waited on
         assert record.is_file() and not record.is_symlink()
+
+
+def test_a_record_that_still_holds_is_not_rewritten(marked, site, tmp_path) -> None:
+    """A second load that happens to import fewer new modules keeps the record as it is."""
+    module = marked()
+    module.write_text("import marked_helper\n" + module.read_text())
+    site.module("marked_helper", "HELPER = 1\n")
+    old = time.time() - 60
+    for path in (module, site.root / "marked_helper.py"):
+        os.utime(path, (old, old))
+    project = tmp_path / "project"
+    (project / ".marked").mkdir(parents=True)
+    assert [p.name for p in discover(project_root=project).providers] == ["marked"]
+    [record] = Path(os.environ["KARNI_CACHE_DIR"]).glob("provider-markers-*")
+    written = record.read_bytes()
+    assert b"marked_helper.py" in written
+    before = os.stat(record)
+    _forget_module()  # `marked_helper` stays imported: this load does not import it anew
+    assert [p.name for p in discover(project_root=project).providers] == ["marked"]
+    after = os.stat(record)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert record.read_bytes() == written
+    sys.modules.pop("marked_helper", None)
