@@ -260,22 +260,12 @@ registered check its root."""
 
 
 def test_check_without_a_project_interpreter_imports_nothing_it_does_not_use(
-    eventsite,
+    eventsite, probe_imports
 ) -> None:
-    import subprocess
-
-    probe = (
-        "import sys\n"
-        "from karni.cli.main import main\n"
-        "main(['check'])\n"
-        f"print(sorted({CHECK_NEVER_IMPORTS!r} & set(sys.modules)), file=sys.stderr)\n"
-    )
     for _ in range(2):  # the first run may offer the one-time tip, which reads more
-        done = subprocess.run(
-            [sys.executable, "-c", probe], cwd=eventsite, capture_output=True, text=True, timeout=60
-        )
+        done = probe_imports(eventsite, ["check"])
     assert "django system checks: no .venv/bin/python in the project" in done.stdout
-    assert done.stderr == "[]\n"
+    assert not CHECK_NEVER_IMPORTS & done.modules, CHECK_NEVER_IMPORTS & done.modules
 
 
 @pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
@@ -410,21 +400,16 @@ def test_verbose_lists_each_valid_setting(project: Path, capsys) -> None:
     assert code == 2 and "cannot go together" in err
 
 
-def test_reading_the_declarations_imports_nothing_heavy(project: Path) -> None:
-    import subprocess
-
-    probe = (
-        "import sys\n"
+def test_reading_the_declarations_imports_nothing_heavy(project: Path, probe_imports) -> None:
+    code = (
         "from karni.cli.config.settings import declared\n"
         "table = declared().table()\n"
         "assert table.find('historian.claude_code.model') is not None\n"
-        "heavy = {'argparse', 'importlib.metadata', 'subprocess', 'tomlkit', 'dataclasses'}\n"
-        "print(sorted(heavy & set(sys.modules)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout == "[]\n", done.stderr
+    done = probe_imports(project, code=code)
+    assert done.returncode == 0, done.stderr
+    heavy = {"argparse", "importlib.metadata", "subprocess", "tomlkit", "dataclasses"}
+    assert not heavy & done.modules, heavy & done.modules
 
 
 def test_a_table_of_a_karni_package_not_installed_is_skipped_not_failed(
