@@ -44,15 +44,8 @@ def test_the_file_name_is_the_kind_and_a_stable_hash_of_the_key(folder: Path) ->
     assert cache_file("inventory", "\udcff") is not None  # an undecodable path still has a name
 
 
-def test_the_folder_follows_karni_cache_dir_then_xdg(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("KARNI_CACHE_DIR", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative/is/ignored")
-    assert cache.cache_dir() == str(tmp_path / ".cache" / "karni")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache.cache_dir() == str(tmp_path / "xdg" / "karni")
+def test_no_cache_folder_means_no_cache_file(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KARNI_CACHE_DIR", "")
-    assert cache.cache_dir() is None
     assert cache_file("inventory", "/p") is None
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from karni.agent.common import ci, config, files, names, ownership, paths, root
+from karni.agent.common import cache, ci, config, files, names, ownership, paths, root
 from karni.agent.common.errors import (
     ConfigFileError,
     FileTooLargeError,
@@ -81,6 +81,7 @@ def test_cache_dir_follows_the_same_rule(tmp_path: Path, monkeypatch) -> None:
     assert config.cache_dir() is None
     monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "k"))
     assert config.cache_dir() == str(tmp_path / "k")
+    assert config.cache_dir is cache.cache_dir  # where caches live is the cache module's
 
 
 @pytest.fixture
