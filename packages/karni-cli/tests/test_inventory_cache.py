@@ -156,6 +156,30 @@ def test_corrupt_or_foreign_cache_is_ignored_and_replaced(aged: Path, content: s
     assert path.read_bytes() == whole
 
 
+@pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs")
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_a_link_or_fifo_in_the_caches_place_is_not_read(
+    aged: Path, tmp_path: Path, planted: str
+) -> None:
+    path = Path(cache_path(str(aged)))
+    cached(str(aged), Counter())
+    elsewhere = tmp_path / "elsewhere.txt"
+    before = path.read_bytes()  # a valid cache: it would be used if read
+    elsewhere.write_bytes(before)
+    path.unlink()
+    if planted == "link":
+        path.symlink_to(elsewhere)
+    else:
+        os.mkfifo(path)
+    build = Counter()
+    assert cached(str(aged), build) == inventory.build(str(aged))[0]
+    assert build.builds == 1
+    if planted == "link":  # never written through either
+        assert path.is_symlink() and elsewhere.read_bytes() == before
+    else:
+        assert path.is_file()
+
+
 def test_context_from_the_cache_is_byte_for_byte_the_same(aged: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(aged)
     main(["context"])
