@@ -52,6 +52,7 @@ MAX_CACHE_BYTES = 8 << 20
 """The largest cache file read or written (8 MiB)."""
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_FLAGS |= getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 
 
 def cache_dir() -> str | None:
