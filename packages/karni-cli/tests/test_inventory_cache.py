@@ -165,10 +165,9 @@ def test_a_link_or_fifo_in_the_caches_place_is_not_read(
     cached(str(aged), Counter())
     elsewhere = tmp_path / "elsewhere.txt"
     before = path.read_bytes()  # a valid cache: it would be used if read
-    elsewhere.write_bytes(before)
-    path.unlink()
+    os.replace(path, elsewhere)  # the valid cache moves away ...
     if planted == "link":
-        path.symlink_to(elsewhere)
+        path.symlink_to(elsewhere)  # ... and a link to it takes its place
     else:
         os.mkfifo(path)
     build = Counter()

@@ -293,7 +293,7 @@ def test_cache_is_trusted_only_for_an_unchanged_folder(site, tmp_path, monkeypat
 @pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs")
 @pytest.mark.parametrize("planted", ["link", "fifo"])
 def test_the_index_is_never_read_through_a_link_or_from_a_fifo(
-    site, tmp_path, monkeypatch, planted
+    site, tmp_path, monkeypatch, plant, planted
 ):
     cache = tmp_path / "cache"
     monkeypatch.setenv("KARNI_CACHE_DIR", str(cache))
@@ -307,12 +307,7 @@ def test_the_index_is_never_read_through_a_link_or_from_a_fifo(
     assert names() == ["f"]
     [index] = cache.iterdir()
     elsewhere = tmp_path / "elsewhere.txt"
-    elsewhere.write_bytes(index.read_bytes().replace(b"\tf\tx:Y\t", b"\tg\tx:Y\t"))
-    index.unlink()
-    if planted == "link":
-        index.symlink_to(elsewhere)
-    else:
-        os.mkfifo(index)
+    plant(index, planted, index.read_bytes().replace(b"\tf\tx:Y\t", b"\tg\tx:Y\t"), elsewhere)
     assert names() == ["f"]  # scanned, not the planted answer
     if planted == "link":
         assert index.is_symlink() and b"\tg\t" in elsewhere.read_bytes()

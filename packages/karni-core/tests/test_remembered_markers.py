@@ -163,19 +163,14 @@ def test_an_unloaded_provider_still_holds_its_name(marked, site, monkeypatch, tm
 
 @pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs")
 @pytest.mark.parametrize("planted", ["link", "fifo"])
-def test_the_record_is_never_read_through_a_link_or_from_a_fifo(marked, tmp_path, planted):
+def test_the_record_is_never_read_through_a_link_or_from_a_fifo(marked, tmp_path, plant, planted):
     """A link or a FIFO in the record's place is no record: the provider is loaded again."""
     marked()
     discover()
     [record] = Path(os.environ["KARNI_CACHE_DIR"]).glob("provider-markers-*")
     elsewhere = tmp_path / "elsewhere.txt"
     before = record.read_bytes()  # a record that would rule the provider out
-    elsewhere.write_bytes(before)
-    record.unlink()
-    if planted == "link":
-        record.symlink_to(elsewhere)
-    else:
-        os.mkfifo(record)
+    plant(record, planted, before, elsewhere)
     project = tmp_path / "project"
     project.mkdir()
     _forget_module()
