@@ -176,13 +176,6 @@ class SidechainOwners:
         self._last = agent
         return agent
 
-    def keys_in_flight(self) -> set[str]:
-        """The keys of the threads a next record may continue: any chain's newest one."""
-        keys = {agent.key for agent in self._tips.values()}
-        if self._last is not None:
-            keys.add(self._last.key)
-        return keys
-
     def _start(self, prompt: str) -> Agent:
         if prompt == _WARMUP:
             warmup = Agent("", "warmup")

@@ -109,9 +109,9 @@ class ClaudeCodeReader:
     def prefetch(self, records: list[dict[str, Any]]) -> None:
         """Look up, in one query each, the record and message ids a group of lines holds.
 
-        A subagent's message ids carry its thread's key, known only once the
-        record is read; they are looked up under the keys of the threads in
-        flight, and any other is asked for when it comes.
+        A subagent's message ids carry its thread's key: a subagent file's
+        are looked up under its one key; an inline sidechain's key is known
+        only once its record is read, so those are asked for when they come.
         """
         keys: list[str] = []
         message_ids: set[str] = set()
@@ -137,8 +137,8 @@ class ClaudeCodeReader:
             writer.prefetch_ids(message_ids)
 
     def agent_keys(self) -> set[str]:
-        """The keys of the subagent threads the next sidechain records may belong to."""
-        return self._sidechains.keys_in_flight()
+        """The keys of the subagent threads the next sidechain records belong to, when known."""
+        return set()
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
