@@ -273,13 +273,14 @@ def test_trust_is_read_only_for_a_project_with_an_interpreter(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_venv(project, django=True)
-    assert django_system_checks(str(project), trusted=None).detail == NOT_TRUSTED
+    assert django_system_checks(str(project)).detail == NOT_TRUSTED
     monkeypatch.setenv("KARNI_TRUST_PROJECT", "1")
-    result = django_system_checks(str(project), trusted=None)
+    result = django_system_checks(str(project))
     assert (result.status, result.detail) == (
         "ok",
         "System check identified no issues (0 silenced).",
     )
+    assert django_system_checks(str(project), trusted=False).detail == NOT_TRUSTED
 
 
 def _settings_lines(out: str) -> list[str]:
