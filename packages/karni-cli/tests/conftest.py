@@ -63,6 +63,91 @@ def _run_cli(
     )
 
 
+LAUNCHER = REPO / "packages" / "karni-cli" / "scripts" / "karni"
+"""The installed ``karni`` command (a wheel script that runs ``console()``)."""
+
+_IMPORT_PROBE = """\
+import os, sys
+from karni.cli.main import main
+_status = main({argv!r})
+"""
+_CODE_PROBE = """\
+import os, sys
+{code}
+_status = 0
+"""
+_DUMP_MODULES = """
+_fd = os.open({out!r}, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(_fd, " ".join(sorted(sys.modules)).encode())
+os.close(_fd)
+raise SystemExit(_status)
+"""
+
+
+class ImportProbe:
+    """What one command run in a fresh interpreter printed, and which modules it imported."""
+
+    def __init__(self, done: subprocess.CompletedProcess[str], modules: set[str]) -> None:
+        self.returncode = done.returncode
+        self.stdout = done.stdout
+        self.stderr = done.stderr
+        self.modules = modules
+
+
+def _probe_imports(
+    cwd: Path,
+    argv: list[str] | None = None,
+    *,
+    code: str | None = None,
+    launcher: bool = False,
+    env: dict[str, str] | None = None,
+    stdin: bytes = b"",
+) -> ImportProbe:
+    """Run ``main(argv)`` (or Python ``code``) in a new interpreter; what it imported.
+
+    The process's exit status is ``main``'s (``code``: 0 unless it raises).
+    With ``launcher``, ``argv`` runs through the installed ``karni`` script
+    instead, which ends the process itself: its modules are read from
+    ``python -X importtime``, so those loaded at interpreter start are not
+    among them. The test's environment plus ``env`` applies; ``stdin`` is fed
+    through a pipe, as a harness does.
+    """
+    import tempfile
+
+    environ = {**os.environ, **(env or {})}
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "modules")
+        if launcher:
+            command = [sys.executable, "-X", "importtime", str(LAUNCHER), *(argv or [])]
+        else:
+            script = (
+                _IMPORT_PROBE.format(argv=argv) if code is None else _CODE_PROBE.format(code=code)
+            )
+            command = [sys.executable, "-c", script + _DUMP_MODULES.format(out=out)]
+        done = subprocess.run(
+            command, cwd=cwd, env=environ, input=stdin, capture_output=True, timeout=60
+        )
+        result = subprocess.CompletedProcess(
+            done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+        )
+        if launcher:
+            modules = _importtime_modules(result)
+        else:  # no list: the probe itself failed, and an empty set would pass any test
+            assert os.path.exists(out), f"the import probe did not finish: {result.stderr}"
+            with open(out, encoding="utf-8") as dumped:
+                modules = set(dumped.read().split())
+    return ImportProbe(result, modules)
+
+
+def _importtime_modules(done: subprocess.CompletedProcess[str]) -> set[str]:
+    """The module names of ``-X importtime``'s report, taken out of ``done.stderr``."""
+    lines = done.stderr.splitlines(keepends=True)
+    report = [line for line in lines if line.startswith("import time:")]
+    assert report, f"no import report: {done.stderr}"
+    done.stderr = "".join(line for line in lines if not line.startswith("import time:"))
+    return {line.rsplit("|", 1)[1].strip() for line in report[1:]}  # [0] is the header
+
+
 def _make_distribution(
     site: Path,
     distribution: str,
@@ -169,6 +254,12 @@ def _record_brief(root: Path, path: str | None, text: str) -> None:
 @pytest.fixture
 def run_cli():
     return _run_cli
+
+
+@pytest.fixture
+def probe_imports():
+    """:func:`_probe_imports`: which modules a command imports, in a fresh interpreter."""
+    return _probe_imports
 
 
 @pytest.fixture

@@ -260,22 +260,12 @@ registered check its root."""
 
 
 def test_check_without_a_project_interpreter_imports_nothing_it_does_not_use(
-    eventsite,
+    eventsite, probe_imports
 ) -> None:
-    import subprocess
-
-    probe = (
-        "import sys\n"
-        "from karni.cli.main import main\n"
-        "main(['check'])\n"
-        f"print(sorted({CHECK_NEVER_IMPORTS!r} & set(sys.modules)), file=sys.stderr)\n"
-    )
     for _ in range(2):  # the first run may offer the one-time tip, which reads more
-        done = subprocess.run(
-            [sys.executable, "-c", probe], cwd=eventsite, capture_output=True, text=True, timeout=60
-        )
+        done = probe_imports(eventsite, ["check"])
     assert "django system checks: no .venv/bin/python in the project" in done.stdout
-    assert done.stderr == "[]\n"
+    assert not CHECK_NEVER_IMPORTS & done.modules, CHECK_NEVER_IMPORTS & done.modules
 
 
 @pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
@@ -283,13 +273,14 @@ def test_trust_is_read_only_for_a_project_with_an_interpreter(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_venv(project, django=True)
-    assert django_system_checks(str(project), trusted=None).detail == NOT_TRUSTED
+    assert django_system_checks(str(project)).detail == NOT_TRUSTED
     monkeypatch.setenv("KARNI_TRUST_PROJECT", "1")
-    result = django_system_checks(str(project), trusted=None)
+    result = django_system_checks(str(project))
     assert (result.status, result.detail) == (
         "ok",
         "System check identified no issues (0 silenced).",
     )
+    assert django_system_checks(str(project), trusted=False).detail == NOT_TRUSTED
 
 
 def _settings_lines(out: str) -> list[str]:
@@ -410,21 +401,16 @@ def test_verbose_lists_each_valid_setting(project: Path, capsys) -> None:
     assert code == 2 and "cannot go together" in err
 
 
-def test_reading_the_declarations_imports_nothing_heavy(project: Path) -> None:
-    import subprocess
-
-    probe = (
-        "import sys\n"
+def test_reading_the_declarations_imports_nothing_heavy(project: Path, probe_imports) -> None:
+    code = (
         "from karni.cli.config.settings import declared\n"
         "table = declared().table()\n"
         "assert table.find('historian.claude_code.model') is not None\n"
-        "heavy = {'argparse', 'importlib.metadata', 'subprocess', 'tomlkit', 'dataclasses'}\n"
-        "print(sorted(heavy & set(sys.modules)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, timeout=60
-    )
-    assert done.stdout == "[]\n", done.stderr
+    done = probe_imports(project, code=code)
+    assert done.returncode == 0, done.stderr
+    heavy = {"argparse", "importlib.metadata", "subprocess", "tomlkit", "dataclasses"}
+    assert not heavy & done.modules, heavy & done.modules
 
 
 def test_a_table_of_a_karni_package_not_installed_is_skipped_not_failed(
@@ -445,3 +431,20 @@ def test_a_table_of_a_karni_package_not_installed_is_skipped_not_failed(
         "safe_directories",
         f"skipped  settings: {path}: `historian` is karni-historian's table, not installed here",
     ]
+
+
+def test_an_absent_packages_table_is_told_by_the_problem_not_its_wording() -> None:
+    from karni.agent.common.settings import Boolean, Setting
+    from karni.agent.common.settings_table import Problem, SettingsTable
+    from karni.cli.config.checking import _absent_package
+
+    table = SettingsTable([Setting("suggest_tools", Boolean(), "Show tips.", default=True)])
+    problems = table.validate({"historian": {"x": 1}, "colour": 1}, "F", "project")
+    assert [(p.key, p.unknown) for p in problems] == [("historian", True), ("colour", True)]
+    assert [_absent_package(p) for p in problems] == ["karni-historian", None]
+    reworded = Problem("F", "historian", "is declared by no installed package", unknown=True)
+    assert _absent_package(reworded) == "karni-historian"
+    worded_alike = Problem("F", "historian", "is not a known setting; known: x")  # not unknown
+    assert _absent_package(worded_alike) is None
+    inner = Problem("F", "historian.colour", "is not a known setting; known: x", unknown=True)
+    assert _absent_package(inner) is None  # the table is declared: only the key is wrong

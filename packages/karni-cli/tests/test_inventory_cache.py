@@ -134,17 +134,49 @@ def test_default_location_follows_xdg_cache_home(monkeypatch, tmp_path: Path) ->
     assert cache_path("/p").startswith(str(tmp_path / "karni" / "inventory-"))
 
 
-@pytest.mark.parametrize(
-    "content", ["garbage", "karni-inventory 1\n", "karni-inventory 1\n/else\x1eX"]
-)
+@pytest.mark.parametrize("content", ["garbage", "old format", "other root", "half written"])
 def test_corrupt_or_foreign_cache_is_ignored_and_replaced(aged: Path, content: str) -> None:
+    from karni.agent.common.cache import write_cache
+    from karni.cli.inventory.cache import CACHE_FORMAT
+
     path = Path(cache_path(str(aged)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content)
+    cached(str(aged), Counter())
+    whole = path.read_bytes()
+    if content == "garbage":
+        path.write_text("garbage")
+    elif content == "old format":  # an earlier Karni's file, without the body's length
+        path.write_bytes(whole.replace(b"karni-inventory 2\t", b"karni-inventory 1\t", 1))
+    elif content == "other root":
+        write_cache(str(path), CACHE_FORMAT, "/else\x1eX")
+    else:  # cut short, at a line's end: the rest of the inventory is missing
+        path.write_bytes(whole[: whole.rindex(b"\n", 0, len(whole) - 1) + 1])
     build = Counter()
     assert cached(str(aged), build) == inventory.build(str(aged))[0]
     assert build.builds == 1
-    assert path.read_text().startswith("karni-inventory 1\n" + str(aged) + "\x1e")
+    assert path.read_bytes() == whole
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs")
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_a_link_or_fifo_in_the_caches_place_is_not_read(
+    aged: Path, tmp_path: Path, planted: str
+) -> None:
+    path = Path(cache_path(str(aged)))
+    cached(str(aged), Counter())
+    elsewhere = tmp_path / "elsewhere.txt"
+    before = path.read_bytes()  # a valid cache: it would be used if read
+    os.replace(path, elsewhere)  # the valid cache moves away ...
+    if planted == "link":
+        path.symlink_to(elsewhere)  # ... and a link to it takes its place
+    else:
+        os.mkfifo(path)
+    build = Counter()
+    assert cached(str(aged), build) == inventory.build(str(aged))[0]
+    assert build.builds == 1
+    if planted == "link":  # never written through either
+        assert path.is_symlink() and elsewhere.read_bytes() == before
+    else:
+        assert path.is_file()
 
 
 def test_context_from_the_cache_is_byte_for_byte_the_same(aged: Path, monkeypatch, capsys) -> None:

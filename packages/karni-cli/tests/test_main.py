@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -45,22 +44,14 @@ def test_every_command_has_help(capsys, command: str) -> None:
     assert out.startswith(f"usage: karni {command}")
 
 
-def test_context_hot_path_imports_nothing_heavy(eventsite, run_cli) -> None:
-    probe = (
-        "import sys\n"
-        "from karni.cli.main import main\n"
-        "main(['context'])\n"
-        "heavy = {'argparse', 'json', 'typing', 'dataclasses', 'importlib.metadata', 'ast',"
-        " 'subprocess', 'tomllib', 'karni.agent.history', 'pathlib',"
-        " 'difflib', 'textwrap', 'karni.agent.common.terminal', 'importlib', 'warnings'}\n"
-        "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
-    )
-    import subprocess
-
-    result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=eventsite, capture_output=True, text=True, check=True
-    )
-    assert result.stderr == "[]\n"
+def test_context_hot_path_imports_nothing_heavy(eventsite, probe_imports) -> None:
+    done = probe_imports(eventsite, ["context"])
+    heavy = {"argparse", "json", "typing", "dataclasses", "importlib.metadata", "ast"}
+    heavy |= {"subprocess", "tomllib", "karni.agent.history", "pathlib", "difflib", "textwrap"}
+    heavy |= {"karni.agent.common.terminal", "importlib", "warnings"}
+    assert done.returncode == 0, done.stderr
+    assert "karni.cli.inventory.cache" in done.modules
+    assert not heavy & done.modules, heavy & done.modules
 
 
 ERROR_CASES = [
@@ -113,24 +104,11 @@ def test_outside_a_project_errors_have_one_prefix(tmp_path, monkeypatch, capsys,
 LAUNCHER = Path(__file__).resolve().parent.parent / "scripts" / "karni"
 
 
-def _imported_by(argv: list[str], cwd: Path) -> set[str]:
-    """The modules a `python -X importtime ...` process imports, by name."""
-    import subprocess
-
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
-    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
-
-
-def test_the_installed_script_is_the_dispatcher_without_re(tmp_path: Path) -> None:
+def test_the_installed_script_is_the_dispatcher_without_re(tmp_path: Path, probe_imports) -> None:
     assert LAUNCHER.read_text(encoding="utf-8").startswith("#!/usr/bin/env python3\n")
-    imported = _imported_by([str(LAUNCHER), "--version"], tmp_path)
+    done = probe_imports(tmp_path, ["--version"], launcher=True)
+    assert done.returncode == 0, done.stderr
+    imported = done.modules
     assert "karni.cli.main" in imported
     assert not imported & {"re", "importlib.metadata", "karni.cli.options"}
 
@@ -152,8 +130,12 @@ def test_version_is_read_from_the_metadata_folder_name(tmp_path: Path) -> None:
         ["hook", "claude", "pre-tool-use"],
     ],
 )
-def test_the_hot_path_never_loads_setting_declarations(eventsite: Path, argv: list[str]) -> None:
-    imported = _imported_by([str(LAUNCHER), *argv], eventsite)
+def test_the_hot_path_never_loads_setting_declarations(
+    eventsite: Path, argv: list[str], probe_imports
+) -> None:
+    done = probe_imports(eventsite, argv, launcher=True)
+    assert done.returncode == 0, done.stderr
+    imported = done.modules
     assert "karni.cli.main" in imported
     declarations = {
         "karni.agent.common.settings",
@@ -166,33 +148,25 @@ def test_the_hot_path_never_loads_setting_declarations(eventsite: Path, argv: li
     assert not imported & declarations
 
 
-def test_a_brief_from_the_examples_adr_store_imports_nothing_heavy(eventsite) -> None:
+def test_a_brief_from_the_examples_adr_store_imports_nothing_heavy(
+    eventsite, probe_imports
+) -> None:
     """`karni context --with-history` on the example's ADR store: no pathlib, re, json."""
-    probe = (
-        "import sys\n"
-        "from karni.cli.main import main\n"
-        "main(['context', '--with-history', 'apps/events/models.py'])\n"
-        "heavy = {'argparse', 'json', 're', 'pathlib', 'typing', 'dataclasses', 'subprocess',\n"
-        "         'importlib', 'importlib.metadata', 'zlib', 'enum', 'functools',\n"
-        "         'karni.agent.history.errors'}\n"
-        "print(sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
-    )
-    import os
-    import subprocess
-
-    env = {**os.environ, "KARNI_HISTORY_PROVIDERS": "adr"}
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=eventsite, env=env, capture_output=True, text=True
-    )
+    argv = ["context", "--with-history", "apps/events/models.py"]
+    done = probe_imports(eventsite, argv, env={"KARNI_HISTORY_PROVIDERS": "adr"})
     assert done.returncode == 0, done.stderr
     assert "HISTORY: apps/events/models.py (adr)" in done.stdout
-    assert done.stderr == "[]\n"
+    heavy = {"argparse", "json", "re", "pathlib", "typing", "dataclasses", "subprocess"}
+    heavy |= {"importlib", "importlib.metadata", "zlib", "enum", "functools"}
+    heavy |= {"karni.agent.history.errors"}
+    assert not heavy & done.modules, heavy & done.modules
 
 
-def test_with_history_and_no_store_loads_no_provider_once_they_are_known(tmp_path: Path) -> None:
+def test_with_history_and_no_store_loads_no_provider_once_they_are_known(
+    tmp_path: Path, probe_imports
+) -> None:
     """The providers' markers are remembered from one run; the next imports none of them."""
     import os
-    import subprocess
     import time
 
     project = tmp_path / "no-store"
@@ -201,23 +175,18 @@ def test_with_history_and_no_store_loads_no_provider_once_they_are_known(tmp_pat
     old = time.time() - 60  # old enough for the inventory cache to trust
     for path in (project / "manage.py", project):
         os.utime(path, (old, old))
-    probe = (
-        "import sys\n"
-        "from karni.cli.main import main\n"
-        "main(['context', '--with-history', 'manage.py'])\n"
-        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
-    )
-    env = {**os.environ, "KARNI_HISTORY_PROVIDERS": "adr,gigai-chronicle,historian"}
+    env = {"KARNI_HISTORY_PROVIDERS": "adr,gigai-chronicle,historian"}
     for _ in range(2):
-        done = subprocess.run(
-            [sys.executable, "-c", probe], cwd=project, env=env, capture_output=True, text=True
-        )
+        done = probe_imports(project, ["context", "--with-history", "manage.py"], env=env)
         assert done.returncode == 0, done.stderr
-    imported = set(done.stderr.split())
+    imported = done.modules
     assert "karni.agent.history.remembered" in imported
     providers = ("karni_historian", "karni_history_adr", "karni.agent.history_chronicle")
     assert not [name for name in imported if name.startswith(providers)]
     unused = {
+        "karni.agent.common.config",  # served from the caches: nothing written, no error raised
+        "karni.agent.common.errors",
+        "karni.agent.common.files",
         "karni.agent.history.isolation",
         "karni.agent.history.errors",
         "karni.agent.common.sanitize",

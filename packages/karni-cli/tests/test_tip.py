@@ -355,6 +355,42 @@ def test_a_recorded_tip_is_seen_without_parsing_the_state(project: Path, capsys)
     assert "tip:" not in doctor(capsys)
 
 
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"earlier": {STATE_KEY: True}},  # the record's text inside another value
+        [{STATE_KEY: True}],  # not an object: read as empty, as the locked check does
+    ],
+)
+def test_the_records_text_elsewhere_in_the_state_is_not_the_record(
+    project: Path, capsys, state: object
+) -> None:
+    """The state is parsed: only a top-level ``history_tip_shown`` says the tip was shown."""
+    from karni.cli import tip
+
+    path = project / STATE_FILE
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(state, indent=2), encoding="utf-8")
+    assert f'"{STATE_KEY}": true' in path.read_text(encoding="utf-8")  # what a byte search finds
+    assert not tip._recorded_as_shown(str(project))
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
+    assert tip._recorded_as_shown(str(project))
+    assert "tip:" not in doctor(capsys)
+
+
+def test_a_later_duplicate_key_decides_as_json_does(project: Path, capsys) -> None:
+    from karni.cli import tip
+
+    path = project / STATE_FILE
+    path.parent.mkdir(parents=True)
+    path.write_text(f'{{"{STATE_KEY}": true, "{STATE_KEY}": false}}', encoding="utf-8")
+    assert not tip._recorded_as_shown(str(project))
+    assert doctor(capsys).endswith(DOCUMENTED_TIP)
+    path.write_text(f'{{"{STATE_KEY}":true}}', encoding="utf-8")  # compact: still the record
+    assert tip._recorded_as_shown(str(project))
+    assert "tip:" not in doctor(capsys)
+
+
 def test_a_state_without_the_record_still_gets_the_tip_once(project: Path, capsys) -> None:
     state = project / STATE_FILE
     state.parent.mkdir(parents=True)

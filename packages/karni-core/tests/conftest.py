@@ -55,6 +55,22 @@ class SitePackages:
         return folder
 
 
+def _plant(path: Path, kind: str, content: bytes, elsewhere: Path) -> None:
+    """Put a ``link`` to ``elsewhere`` (holding ``content``) or a ``fifo`` in ``path``'s place."""
+    elsewhere.write_bytes(content)
+    path.unlink()
+    if kind == "link":
+        path.symlink_to(elsewhere)
+    else:
+        os.mkfifo(path)
+
+
+@pytest.fixture
+def plant():
+    """:func:`_plant`: a link or a FIFO in a cache file's place."""
+    return _plant
+
+
 @pytest.fixture
 def site(tmp_path, monkeypatch) -> SitePackages:
     root = tmp_path / "site-packages"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from karni.agent.common import ci, config, files, names, ownership, paths, root
+from karni.agent.common import cache, ci, config, files, names, ownership, paths, root
 from karni.agent.common.errors import (
     ConfigFileError,
     FileTooLargeError,
@@ -81,6 +81,7 @@ def test_cache_dir_follows_the_same_rule(tmp_path: Path, monkeypatch) -> None:
     assert config.cache_dir() is None
     monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "k"))
     assert config.cache_dir() == str(tmp_path / "k")
+    assert config.cache_dir is cache.cache_dir  # where caches live is the cache module's
 
 
 @pytest.fixture
@@ -367,3 +368,42 @@ def test_run_program_runs_in_cwd_and_leaves_the_process_as_it_was(
     assert processes.run_program(sys.executable, ["-c", "pass"], str(tmp_path / "gone"), 30) is None
     assert os.getcwd() == here
     assert _open_descriptors() == descriptors
+
+
+def _subreaper_flag() -> int:
+    """prctl(PR_GET_CHILD_SUBREAPER), asked through ctypes."""
+    import ctypes
+
+    flag = ctypes.c_int()
+    ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(flag), 0, 0, 0)
+    return flag.value
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is Linux's")
+@pytest.mark.parametrize("lean", [True, False], ids=["through _ctypes", "through ctypes"])
+def test_the_subreaper_is_set_and_cleared_with_or_without_ctypes(
+    monkeypatch: pytest.MonkeyPatch, lean: bool
+) -> None:
+    from karni.agent.common import processes
+
+    assert _subreaper_flag() == 0  # and ctypes is loaded, for the fallback below
+    if not lean:
+        monkeypatch.setitem(sys.modules, "_ctypes", None)  # `import _ctypes` fails
+    assert processes._set_subreaper(True)
+    try:
+        assert _subreaper_flag() == 1
+    finally:
+        assert processes._set_subreaper(False)
+    assert _subreaper_flag() == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is Linux's")
+def test_the_subreaper_does_not_import_ctypes() -> None:
+    script = (
+        "import sys\n"
+        "from karni.agent.common import processes\n"
+        "assert processes._set_subreaper(True) and processes._set_subreaper(False)\n"
+        "print('ctypes' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout == "False\n"

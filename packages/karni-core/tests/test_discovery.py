@@ -290,6 +290,31 @@ def test_cache_is_trusted_only_for_an_unchanged_folder(site, tmp_path, monkeypat
     assert [p for p in entry_points(ENTRY_POINT_GROUP) if p.distribution == "e-hist"] == []
 
 
+@pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs")
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_the_index_is_never_read_through_a_link_or_from_a_fifo(
+    site, tmp_path, monkeypatch, plant, planted
+):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("KARNI_CACHE_DIR", str(cache))
+    site.distribution("f-hist", "1", {ENTRY_POINT_GROUP: {"f": "x:Y"}})
+    old = time.time() - 60
+    os.utime(site.root, (old, old))
+
+    def names():
+        return [p.name for p in entry_points(ENTRY_POINT_GROUP) if p.distribution == "f-hist"]
+
+    assert names() == ["f"]
+    [index] = cache.iterdir()
+    elsewhere = tmp_path / "elsewhere.txt"
+    plant(index, planted, index.read_bytes().replace(b"\tf\tx:Y\t", b"\tg\tx:Y\t"), elsewhere)
+    assert names() == ["f"]  # scanned, not the planted answer
+    if planted == "link":
+        assert index.is_symlink() and b"\tg\t" in elsewhere.read_bytes()
+    else:
+        assert index.is_file() and b"\tf\tx:Y\t" in index.read_bytes()
+
+
 def test_egg_info_and_comments_are_understood(site, only):
     egg = site.root / "Legacy_Hist.egg-info"
     egg.mkdir()

@@ -133,12 +133,14 @@ def test_no_cache_remembers_nothing(marked, tmp_path, monkeypatch) -> None:
 
 
 def test_a_corrupt_record_is_read_as_nothing(marked, tmp_path) -> None:
+    from karni.agent.common.cache import write_cache
+    from karni.agent.history.remembered import CACHE_FORMAT
+
     marked()
     discover()
     [record] = Path(os.environ["KARNI_CACHE_DIR"]).glob("provider-markers-*")
-    record.write_text(
-        "karni-provider-markers 1\nP\tmarked\x1fmarked_hist:Marked\x1fmarked-hist\x1f1\n"
-    )
+    body = "P\tmarked\x1fmarked_hist:Marked\x1fmarked-hist\x1f1"  # a field short
+    assert write_cache(str(record), CACHE_FORMAT, body)
     _forget_module()
     assert [p.name for p in discover(project_root=tmp_path).providers] == ["marked"]
 
@@ -159,16 +161,45 @@ def test_an_unloaded_provider_still_holds_its_name(marked, site, monkeypatch, tm
     sys.modules.pop("zz_hist", None)
 
 
-def test_the_cache_file_is_never_read_through_a_link_or_from_a_fifo(tmp_path):
-    from karni.agent.history.remembered import _read
+@pytest.mark.skipif(os.name == "nt", reason="symlinks and FIFOs")
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_the_record_is_never_read_through_a_link_or_from_a_fifo(marked, tmp_path, plant, planted):
+    """A link or a FIFO in the record's place is no record: the provider is loaded again."""
+    marked()
+    discover()
+    [record] = Path(os.environ["KARNI_CACHE_DIR"]).glob("provider-markers-*")
+    elsewhere = tmp_path / "elsewhere.txt"
+    before = record.read_bytes()  # a record that would rule the provider out
+    plant(record, planted, before, elsewhere)
+    project = tmp_path / "project"
+    project.mkdir()
+    _forget_module()
+    assert [p.name for p in discover(project_root=project).providers] == ["marked"]
+    if planted == "link":  # left alone, never written through
+        assert record.is_symlink()
+        assert elsewhere.read_bytes() == before
+    else:  # the FIFO is replaced by a record, never waited on
+        assert record.is_file() and not record.is_symlink()
 
-    real = tmp_path / "real"
-    real.write_text("karni remembered markers\n", encoding="utf-8")
-    link = tmp_path / "link"
-    link.symlink_to(real)
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    assert _read(str(real)) == "karni remembered markers\n"
-    assert _read(str(link)) == ""
-    assert _read(str(fifo)) == ""  # and returns at once: no writer is waited for
-    assert _read(str(tmp_path / "missing")) == ""
+
+def test_a_record_that_still_holds_is_not_rewritten(marked, site, tmp_path) -> None:
+    """A second load that happens to import fewer new modules keeps the record as it is."""
+    module = marked()
+    module.write_text("import marked_helper\n" + module.read_text())
+    site.module("marked_helper", "HELPER = 1\n")
+    old = time.time() - 60
+    for path in (module, site.root / "marked_helper.py"):
+        os.utime(path, (old, old))
+    project = tmp_path / "project"
+    (project / ".marked").mkdir(parents=True)
+    assert [p.name for p in discover(project_root=project).providers] == ["marked"]
+    [record] = Path(os.environ["KARNI_CACHE_DIR"]).glob("provider-markers-*")
+    written = record.read_bytes()
+    assert b"marked_helper.py" in written
+    before = os.stat(record)
+    _forget_module()  # `marked_helper` stays imported: this load does not import it anew
+    assert [p.name for p in discover(project_root=project).providers] == ["marked"]
+    after = os.stat(record)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert record.read_bytes() == written
+    sys.modules.pop("marked_helper", None)

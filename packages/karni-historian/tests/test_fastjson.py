@@ -90,6 +90,35 @@ def test_decoding_matches_the_standard_library_with_and_without_orjson(monkeypat
     assert accelerated[5] == 18446744073709551616 and isinstance(accelerated[5], int)
 
 
+def _decoded_as_a_group(lines):
+    """What ingest does with a group of lines: one decoder, then loads for what it refuses."""
+    decode = fastjson.loads_for(lines)
+    results = []
+    for line in lines:
+        try:
+            results.append(decode(line))
+        except ValueError:
+            try:
+                results.append(fastjson.loads(line))
+            except ValueError as error:
+                results.append(type(error))
+    return results
+
+
+def test_a_group_of_lines_decodes_as_each_line_alone():
+    for lines in (LINES, MALFORMED, [line for line in LINES if b"4467" not in line]):
+        got = _decoded_as_a_group(lines)
+        assert all(map(_same, got, _decoded(lines))), lines
+
+
+def test_a_group_takes_orjson_only_without_a_long_run_of_digits():
+    plain = [b'{"n":184467440737095516}', b'{"id":"msg_01"}']
+    assert fastjson.loads_for(plain) is fastjson._orjson_loads
+    assert fastjson.loads_for([*plain, b"18446744073709551616"]) is fastjson.loads
+    # digits split by a line break are two short runs, not one long one
+    assert fastjson.loads_for([b"[1234567890]", b"[123456789]"]) is fastjson._orjson_loads
+
+
 def test_malformed_input_raises_value_error_either_way(monkeypatch):
     for line in MALFORMED:
         with pytest.raises(ValueError):

@@ -271,6 +271,35 @@ def test_claude_code_2_1_nested_subagents_meta_files_and_attachments(project):
     assert last.message_id == "agent-b9c8d7e6f5a4b3c2d/msg_03BgDone"
 
 
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_subagent_blocks_are_looked_up_once_per_group(project, monkeypatch, tmp_path, version):
+    # A subagent's responses (their ids carry the agent's key) are found by the group's
+    # one query, never line by line, even when every message has left the writer's cache;
+    # the store is the same as with the usual group and cache sizes.
+    import karni_historian.ingest as ingest_module
+    from karni_historian.ingest import sink
+
+    install_claude(project, version)
+    run(project)
+    expected = {sid: [repr(m) for m in ms] for sid, ms in Stored(project).messages.items()}
+    shutil.rmtree(project / ".karni")
+    monkeypatch.setattr(ingest_module, "_GROUP_LINES", 2)
+    monkeypatch.setattr(sink, "_CACHE_LIMIT", 1)
+    lookups = []
+    original = Store.ordinal_of_message_id
+
+    def one_by_one(store, session_id, message_id):
+        lookups.append(message_id)
+        return original(store, session_id, message_id)
+
+    monkeypatch.setattr(Store, "ordinal_of_message_id", one_by_one)
+    report = run(project)
+    assert report.malformed == 0
+    assert [key for key in lookups if "agent-" in key] == []
+    got = {sid: [repr(m) for m in ms] for sid, ms in Stored(project).messages.items()}
+    assert got == expected
+
+
 def test_sessions_lists_each_harness(project, capsys):
     install_claude(project, "2.0")
     install_pi(project, 3)

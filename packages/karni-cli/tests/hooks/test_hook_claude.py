@@ -181,29 +181,12 @@ def test_a_linked_local_folder_is_never_written_through(project, run_hook, tmp_p
     assert list(elsewhere.iterdir()) == []
 
 
-def _modules_after(project: Path, arguments: list[str], stdin: bytes) -> set[str]:
-    import subprocess
-    import sys
-
-    script = (
-        "import io, sys\n"
-        "from karni.cli.main import main\n"
-        f"sys.stdin = io.TextIOWrapper(io.BytesIO({stdin!r}))\n"
-        f"main({arguments!r})\n"
-        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=60
-    )
-    return set(result.stderr.split())
-
-
-def test_the_hook_imports_no_more_than_context_with_history(project):
+def test_the_hook_imports_no_more_than_context_with_history(project, probe_imports):
     """Which modules get imported, before an edit of a file with and without history."""
-    context = _modules_after(project, ["context", "--with-history", "apps/models.py"], b"")
+    context = probe_imports(project, ["context", "--with-history", "apps/models.py"]).modules
     for path in ("apps/views.py", "apps/models.py"):
         event = json.dumps(edit_event(project, str(project / path))).encode()
-        hook = _modules_after(project, ["hook", "claude-code", "PreToolUse"], event)
+        hook = probe_imports(project, ["hook", "claude-code", "PreToolUse"], stdin=event).modules
         extra = {name for name in hook - context if not name.startswith("karni.cli.hooks")}
         # The event and the record are JSON, read and written without `json`
         # (it brings in `re`); remembering a brief needs the lock.
@@ -214,14 +197,15 @@ def test_the_hook_imports_no_more_than_context_with_history(project):
         assert not {"subprocess", "argparse", "json", "karni.cli.hooks.install"} & hook
 
 
-def test_a_file_already_briefed_loads_no_history_layer(project, run_hook):
+def test_a_file_already_briefed_loads_no_history_layer(project, run_hook, probe_imports):
     """The second edit of a file in a session reads one record: no provider, no `json`."""
     event = edit_event(project, str(project / "apps/models.py"))
     first = run_hook(project, event, "claude-code", "PreToolUse")
     assert context_of(first)
-    modules = _modules_after(
-        project, ["hook", "claude-code", "PreToolUse"], json.dumps(event).encode()
-    )
+    argv = ["hook", "claude-code", "PreToolUse"]
+    done = probe_imports(project, argv, stdin=json.dumps(event).encode())
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr  # briefed once is enough
+    modules = done.modules
     heavy = {"json", "re", "pathlib", "typing", "fcntl", "karni.agent.history"}
     assert "karni.cli.hooks.seen" in modules
     assert not heavy & modules, heavy & modules

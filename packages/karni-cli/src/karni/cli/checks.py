@@ -140,15 +140,16 @@ def _run_python(
 
 
 def django_system_checks(
-    root: str, timeout: float = DJANGO_TIMEOUT, *, trusted: bool | None = False
+    root: str, timeout: float = DJANGO_TIMEOUT, *, trusted: bool | None = None
 ) -> CheckResult:
     """``manage.py check`` through the project's ``.venv`` interpreter, when it has Django.
 
-    The interpreter is the repository's own program: it runs only when
-    ``trusted``; otherwise the result is skipped with :data:`NOT_TRUSTED`.
-    ``trusted=None`` asks the user's trust record
-    (:func:`karni.agent.common.trust.is_trusted`), and only once the project
-    has an interpreter, so a project without one never reads the record.
+    The interpreter is the repository's own program: it runs only when the
+    project is trusted; otherwise the result is skipped with
+    :data:`NOT_TRUSTED`. By default (``trusted=None``) that is the user's trust
+    record's answer (:func:`karni.agent.common.trust.is_trusted`), asked only
+    once the project has an interpreter, so a project without one never reads
+    the record; ``True`` or ``False`` decides in its place.
     """
     name = "django system checks"
     if not os.path.isfile(os.path.join(root, "manage.py")):

@@ -85,27 +85,17 @@ def suppressed_by(
     return None
 
 
-_SHOWN_RECORD = f'"{STATE_KEY}": true'.encode()
-"""How :func:`karni.cli.config.state.claim_once` records the tip in the state file."""
-
-
 def _recorded_as_shown(root: str) -> bool:
-    """Whether the state file already records the tip, read without ``json`` or the lock.
+    """Whether the state file already records the tip, read without the lock.
 
-    Most runs come after the tip was shown once, and parsing the state under
-    its lock costs more than the rest of ``karni doctor``. Finding the record
-    is enough to say no; not finding it falls through to the locked check.
+    Most runs come after the tip was shown once, and taking the lock (with
+    ``fcntl``) and the rest of the check cost more than the rest of
+    ``karni doctor``. A record found is enough to say no: it is never
+    removed. Not finding it falls through to the locked check.
     """
-    import os
+    from karni.cli.config.state import read_state
 
-    from karni.agent.common.files import read_regular_file
-    from karni.cli.config.state import STATE_FILE
-
-    try:
-        data = read_regular_file(os.path.join(root, *STATE_FILE.split("/")), 1 << 20)
-    except OSError:  # missing, unreadable, not a regular file or too large
-        return False
-    return _SHOWN_RECORD in data
+    return bool(read_state(root).get(STATE_KEY))
 
 
 def offer_tip(

@@ -476,14 +476,15 @@ class _FileIngest:
 
     def _group(self, group: list[tuple[Any, int]]) -> None:
         """Parse a group of lines, let the reader prefetch what they name, then feed them."""
-        from karni_historian.fastjson import loads
+        from karni_historian.fastjson import loads_for
 
         start = self.offset
         parsed: list[tuple[dict[str, Any] | None, int, int]] = []
+        loads = loads_for([line for line, _ in group])
         for line, end in group:
             try:
                 record = loads(line)
-            except ValueError:  # blank, NUL-padded, oversized or malformed
+            except ValueError:  # blank, NUL-padded, oversized, malformed, or refused by orjson
                 record = _parsed(line)
             parsed.append((record if isinstance(record, dict) else None, start, end))
             start = end

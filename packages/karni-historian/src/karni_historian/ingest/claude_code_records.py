@@ -86,6 +86,7 @@ class ClaudeCodeReader:
     """Turns the records of one Claude Code session file into messages."""
 
     kind = KIND
+    whole_file_is_subagent = False
 
     def __init__(self, sink: Sink, path: str) -> None:
         """Read the session stored at ``path`` (its file stem is the session id)."""
@@ -106,22 +107,38 @@ class ClaudeCodeReader:
     # -- records --
 
     def prefetch(self, records: list[dict[str, Any]]) -> None:
-        """Look up, in one query each, the record and message ids a group of lines holds."""
+        """Look up, in one query each, the record and message ids a group of lines holds.
+
+        A subagent's message ids carry its thread's key: a subagent file's
+        are looked up under its one key; an inline sidechain's key is known
+        only once its record is read, so those are asked for when they come.
+        """
         keys: list[str] = []
         message_ids: set[str] = set()
+        sidechain_ids: set[str] = set()
         for record in records:
             get = record.get
             uuid = get("uuid")
             if uuid and isinstance(uuid, str):
                 keys.append("cc:" + uuid)
-            if get("type") == "assistant" and get("isSidechain") is not True:
+            if get("type") == "assistant":
                 message = get("message")
                 message_id = message.get("id") if isinstance(message, dict) else None
-                if isinstance(message_id, str):
-                    message_ids.add(message_id)
+                if isinstance(message_id, str) and message_id:
+                    threaded = self.whole_file_is_subagent or get("isSidechain") is True
+                    ids = sidechain_ids if threaded else message_ids
+                    ids.add(message_id)
         self.sink.prefetch_seen(keys)
-        if message_ids and self._writer is not None:
-            self._writer.prefetch_ids(message_ids)
+        if sidechain_ids:
+            for agent_key in self.agent_keys():
+                message_ids.update(f"{agent_key}/{message_id}" for message_id in sidechain_ids)
+        writer = self._writer or self.sink.open_writer(self.session_id)
+        if message_ids and writer is not None:
+            writer.prefetch_ids(message_ids)
+
+    def agent_keys(self) -> set[str]:
+        """The keys of the subagent threads the next sidechain records belong to, when known."""
+        return set()
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
@@ -384,6 +401,7 @@ class ClaudeCodeAgentReader(ClaudeCodeReader):
     """
 
     kind = AGENT_KIND
+    whole_file_is_subagent = True
 
     def __init__(self, sink: Sink, path: str) -> None:
         """Read the subagent transcript at ``path``."""
@@ -399,16 +417,25 @@ class ClaudeCodeAgentReader(ClaudeCodeReader):
         self._first = True
 
     def prefetch(self, records: list[dict[str, Any]]) -> None:
-        """Look up the record ids only: a subagent's message ids carry its key."""
-        keys = [f"cc:{record['uuid']}" for record in records if isinstance(record.get("uuid"), str)]
-        self.sink.prefetch_seen([key for key in keys if key != "cc:"])
+        """As for a session file, once the parent session is known from the first record."""
+        if not self.session_id and records:
+            self._adopt_session(records[0])
+        super().prefetch(records)
+
+    def agent_keys(self) -> set[str]:
+        """Every record of the file belongs to its one subagent."""
+        return {self._agent.key}
+
+    def _adopt_session(self, record: dict[str, Any]) -> None:
+        """A flat subagent file's parent: the session its first record names."""
+        recorded = record.get("sessionId")
+        self.session_id = recorded if isinstance(recorded, str) and recorded else "unknown"
+        self.path = os.path.join(os.path.dirname(self.path), f"{self.session_id}.jsonl")
 
     def agent_of(self, record: dict[str, Any]) -> Agent | None:
         """Every record of the file belongs to its one subagent."""
         if not self.session_id:
-            recorded = record.get("sessionId")
-            self.session_id = recorded if isinstance(recorded, str) and recorded else "unknown"
-            self.path = os.path.join(os.path.dirname(self.path), f"{self.session_id}.jsonl")
+            self._adopt_session(record)
         if self._first:
             self._first = False
             self._agent.ignored = starts_warmup(record)

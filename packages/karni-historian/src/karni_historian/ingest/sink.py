@@ -83,6 +83,10 @@ class Sink:
             self._writers[session_id] = writer
         return writer
 
+    def open_writer(self, session_id: str) -> SessionWriter | None:
+        """The writer of ``session_id`` when this run has one already, else None."""
+        return self._writers.get(session_id)
+
     def relative(self, path: str, cwd: str | None = None) -> str | None:
         """``path`` relative to the project root, POSIX, or None when outside it or the root.
 

@@ -103,7 +103,7 @@ def run(argv: list[str]) -> int:
     results = [check(root) for check in builtin_checks()]
     results += check_settings(root, verbose=flags["verbose"])
     results += registered_checks(root)
-    django = django_system_checks(root, trusted=None)
+    django = django_system_checks(root)
     results.append(django)
     if django.detail == NOT_TRUSTED:
         _say_untrusted(root)

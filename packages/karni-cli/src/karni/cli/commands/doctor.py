@@ -148,7 +148,7 @@ def _milliseconds(started: float) -> float:
 def _verbose_facts() -> dict[str, Any]:
     """Where Karni runs from and keeps its caches, and which providers it may load."""
     import karni.cli
-    from karni.agent.common.config import cache_dir
+    from karni.agent.common.cache import cache_dir
     from karni.agent.history.discovery import ALLOW_LIST_VARIABLE
 
     return {

@@ -31,10 +31,9 @@ here, a team's committed table is not checked rather than called unknown."""
 
 def _absent_package(problem: Problem) -> str | None:
     """The package ``problem``'s table belongs to, when the table is unknown only for lack of it."""
-    top = problem.key.split(".", 1)[0].split("[", 1)[0]
-    if "." in problem.key or not problem.message.startswith("is not a known setting"):
-        return None
-    return ABSENT_PACKAGE_TABLES.get(top)
+    if not problem.unknown or "." in problem.key:
+        return None  # a known key set wrongly, or a key inside a table some package declares
+    return ABSENT_PACKAGE_TABLES.get(problem.key)
 
 
 def _layers(root: str) -> tuple[list[ConfigLayer], list[str]]:

@@ -52,14 +52,19 @@ def ensure_local_dir(root: str) -> str:
 
 
 def read_state(root: str) -> dict[str, object]:
-    """The project's local state; empty when missing, unreadable or corrupt."""
-    import json
+    """The project's local state; empty when missing, unreadable or corrupt.
 
+    Parsed with :mod:`karni.agent.common.jsontext` (``json.loads``'s results
+    without importing ``json`` and ``re``): ``karni doctor`` reads the state
+    on every run to see whether the tip was shown.
+    """
     from karni.agent.common.files import read_regular_file
+    from karni.agent.common.jsontext import loads
 
     try:
-        data = json.loads(read_regular_file(_state_path(root), _MAX_STATE_BYTES))
-    except (OSError, ValueError):
+        text = read_regular_file(_state_path(root), _MAX_STATE_BYTES).decode("utf-8-sig")
+        data = loads(text)
+    except (OSError, ValueError, RecursionError):  # a bad UTF-8 sequence is a ValueError
         return {}
     return data if isinstance(data, dict) else {}
 

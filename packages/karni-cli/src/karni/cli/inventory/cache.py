@@ -6,13 +6,14 @@ file-system fact it was derived from: each file read (modification time and
 size), each folder listed (modification time, which changes when entries are
 added, removed or renamed) and each path whose existence or kind was tested.
 A later run re-checks every fact with one ``stat`` and reuses the text only if
-all still hold. Facts younger than two seconds are never trusted (file-system
-timestamps are coarse), and the renderer's own source file is one of the
-facts, so upgrading Karni invalidates the cache.
+all still hold. Facts too recent to trust when the text was rendered
+(:func:`karni.agent.common.cache.trust_horizon`) keep it from being saved, and
+the renderer's own source file is one of the facts, so upgrading Karni
+invalidates the cache.
 
-The cache lives beside karni-core's entry-point cache: ``$KARNI_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/karni`` (default ``~/.cache/karni``); an empty
-``KARNI_CACHE_DIR`` turns it off. It never writes inside the project.
+The cache is a file per project root in karni-core's cache folder, read and
+written by :mod:`karni.agent.common.cache`; an empty ``KARNI_CACHE_DIR`` turns
+it off. It never writes inside the project.
 """
 
 from __future__ import annotations
@@ -26,24 +27,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-CACHE_FORMAT = "karni-inventory 1"
-_RACY_NS = 2_000_000_000
+CACHE_FORMAT = "karni-inventory 2"
 _SEPARATOR = "\x1e"  # a record separator: never in a path or an inventory line
-
-
-def _fnv1a(text: str) -> str:
-    value = 0xCBF29CE484222325
-    for byte in text.encode("utf-8", "surrogateescape"):
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
 
 
 def cache_path(root: str) -> str | None:
     """The cache file for the project at ``root``, or None when caching is off."""
-    from karni.agent.common.config import cache_dir
+    from karni.agent.common.cache import cache_file
 
-    folder = cache_dir()
-    return os.path.join(folder, f"inventory-{_fnv1a(root)}.txt") if folder else None
+    return cache_file("inventory", root)
 
 
 def path_kind(path: str) -> str:
@@ -70,20 +62,13 @@ def _holds(fact: list[str]) -> bool:
     return False
 
 
-_MAX_CACHE_BYTES = 8 << 20
-
-
 def _load(path: str, root: str) -> str | None:
-    from karni.agent.common.files import read_regular_file
+    from karni.agent.common.cache import read_cache
 
-    try:
-        text = read_regular_file(path, _MAX_CACHE_BYTES, follow_symlinks=False).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = read_cache(path, CACHE_FORMAT)
+    if text is None:
         return None
-    header, sep, rest = text.partition("\n")
-    if header != CACHE_FORMAT or not sep:
-        return None
-    records = rest.split(_SEPARATOR)
+    records = text.split(_SEPARATOR)
     if len(records) < 2 or records[0] != root:
         return None
     for record in records[1:-1]:
@@ -93,25 +78,18 @@ def _load(path: str, root: str) -> str | None:
 
 
 def _save(path: str, root: str, rendered: str, facts: list[tuple[str, ...]]) -> None:
-    import time
+    from karni.agent.common.cache import trust_horizon, write_cache
 
-    limit = time.time_ns() - _RACY_NS
+    horizon = trust_horizon()
     for fact in facts:
-        if fact[0] in ("c", "l") and (not fact[2].isdigit() or int(fact[2]) >= limit):
+        if fact[0] in ("c", "l") and (not fact[2].isdigit() or int(fact[2]) >= horizon):
             return  # too fresh to trust next time
     records = [root, *("\t".join(fact) for fact in facts), rendered]
     if any(_SEPARATOR in record for record in records) or any(
         "\t" in part or "\n" in part for fact in facts for part in fact
     ):
         return
-    payload = CACHE_FORMAT + "\n" + _SEPARATOR.join(records)
-    from karni.agent.common.files import make_folders, write_atomic
-
-    try:
-        make_folders(os.path.dirname(path), mode=0o700)  # caches are owner-only
-        write_atomic(path, payload, durable=False, mode=0o600)
-    except (OSError, UnicodeError):
-        pass  # a cache that cannot be written is only a slower next run
+    write_cache(path, CACHE_FORMAT, _SEPARATOR.join(records))
 
 
 def cached(root: str, build: Callable[[str], tuple[str, list[tuple[str, ...]]]]) -> str:

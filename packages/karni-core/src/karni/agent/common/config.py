@@ -1,19 +1,19 @@
-"""Where Karni's configuration and caches live, and the one reader of its TOML files.
+"""Where Karni's configuration lives, and the one reader of its TOML files.
 
 Two configuration files, both TOML: the project's ``.karni/config.toml``
 (committed, for the whole team) and the user's
 ``$XDG_CONFIG_HOME/karni/config.toml`` (default ``~/.config``). The project's
-file wins over the user's, key by key. Caches live in ``$KARNI_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/karni`` (default ``~/.cache/karni``); an empty
-``KARNI_CACHE_DIR`` turns caching off. As the XDG Base Directory
-specification says, a relative ``XDG_CONFIG_HOME`` or ``XDG_CACHE_HOME`` is
-ignored. :mod:`tomllib` is imported only when a file is actually parsed.
+file wins over the user's, key by key. As the XDG Base Directory
+specification says, a relative ``XDG_CONFIG_HOME`` is ignored. Where caches
+live is :mod:`karni.agent.common.cache`'s (:func:`cache_dir` is re-exported
+here). :mod:`tomllib` is imported only when a file is actually parsed.
 """
 
 from __future__ import annotations
 
 import os
 
+from karni.agent.common.cache import cache_dir
 from karni.agent.common.errors import ConfigFileError
 
 __all__ = [
@@ -68,14 +68,6 @@ def user_config_path() -> str:
 def project_config_path(project_root: str | os.PathLike[str]) -> str:
     """The project's configuration file, ``.karni/config.toml`` under ``project_root``."""
     return os.path.join(os.fspath(project_root), *PROJECT_CONFIG.split("/"))
-
-
-def cache_dir() -> str | None:
-    """Where Karni's caches live, or None when ``KARNI_CACHE_DIR`` is set but empty."""
-    configured = os.environ.get("KARNI_CACHE_DIR")
-    if configured is not None:
-        return configured or None
-    return os.path.join(_xdg_home("XDG_CACHE_HOME", ".cache"), "karni")
 
 
 def read_config_text(path: str) -> str | None:

@@ -12,10 +12,11 @@ Every ``karni.*`` group is read here (history providers, ``karni.checks``,
 ``karni.settings``), so the index lives in karni-core's common layer: a
 command that reads checks or settings does not load the history package.
 
-The cache lives in ``$KARNI_CACHE_DIR`` or ``$XDG_CACHE_HOME/karni`` (default
-``~/.cache/karni``); set ``KARNI_CACHE_DIR`` to an empty string to turn it off.
-A folder modified less than two seconds before it was scanned is never trusted
-from the cache (file-system timestamps are coarse), so fresh installs are seen.
+The cache is a file per interpreter and path in the cache folder
+(:mod:`karni.agent.common.cache`, which also reads and writes it); an empty
+``KARNI_CACHE_DIR`` turns it off. A folder modified too recently before it was
+scanned (:func:`~karni.agent.common.cache.trust_horizon`) is never trusted from
+the cache, so fresh installs are seen.
 """
 
 from __future__ import annotations
@@ -25,15 +26,14 @@ import sys
 
 from karni.agent.common.names import normalize_name
 
-__all__ = ["EntryPoint", "entry_points", "fnv1a", "load_value", "normalize_name"]
+__all__ = ["EntryPoint", "entry_points", "load_value", "normalize_name"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-CACHE_FORMAT = "karni-entry-points 1"
-_RACY_NS = 2_000_000_000
+CACHE_FORMAT = "karni-entry-points 2"
 _GROUP_PREFIX = "karni."
 
 
@@ -146,34 +146,21 @@ def _scan_path_entry(entry: str) -> list[tuple[str, str, str, str, str]]:
 
 
 def _cache_file(entries: list[str]) -> str | None:
-    from karni.agent.common.config import cache_dir
+    from karni.agent.common.cache import cache_file
 
-    base = cache_dir()
-    if base is None:
-        return None
-    digest = fnv1a("\0".join([sys.executable, *entries]).encode("utf-8", "surrogatepass"))
-    return os.path.join(base, f"entry-points-{digest:016x}.txt")
-
-
-def fnv1a(data: bytes) -> int:
-    """The 64-bit FNV-1a hash of ``data``: stable across runs, and cheaper than loading ``zlib``."""
-    digest = 0xCBF29CE484222325
-    for byte in data:
-        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return digest
+    return cache_file("entry-points", "\0".join([sys.executable, *entries]))
 
 
 def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:
     """``{path entry: (mtime_ns, records)}`` from the cache file; empty if unusable."""
-    text = _read_text(path)
+    from karni.agent.common.cache import read_cache
+
+    text = read_cache(path, CACHE_FORMAT)
     cached: dict[str, tuple[int, list[tuple[str, ...]]]] = {}
     if not text:
         return cached
-    lines = text.split("\n")
-    if lines[0] != CACHE_FORMAT:
-        return cached
     current: list[tuple[str, ...]] | None = None
-    for line in lines[1:]:
+    for line in text.split("\n"):
         fields = line.split("\t")
         if fields[0] == "P" and len(fields) == 3:
             current = []
@@ -187,22 +174,17 @@ def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:
 
 
 def _write_cache(path: str, scanned: dict[str, tuple[int, list[tuple[str, ...]]]]) -> None:
-    lines = [CACHE_FORMAT]
+    """Write the index; a folder or record that would not read back as written is left out."""
+    from karni.agent.common.cache import write_cache
+
+    lines = []
     for entry, (mtime, records) in scanned.items():
-        if "\t" in entry or "\n" in entry:
-            continue
+        fields = [entry, *(field for record in records for field in record)]
+        if any("\t" in field or "\n" in field for field in fields):
+            continue  # it would not read back as written: scanned again next time
         lines.append(f"P\t{mtime}\t{entry}")
         lines.extend("E\t" + "\t".join(record) for record in records)
-    payload = "\n".join(lines) + "\n"
-    if any(char in payload for char in "\r"):
-        return
-    from karni.agent.common.files import make_folders, write_atomic
-
-    try:
-        make_folders(os.path.dirname(path), mode=0o700)  # caches are owner-only
-        write_atomic(path, payload, durable=False, mode=0o600)
-    except (OSError, UnicodeError):
-        pass  # a cache that cannot be written is only a slower next run
+    write_cache(path, CACHE_FORMAT, "\n".join(lines))
 
 
 def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
@@ -248,9 +230,9 @@ def _scan(
     A folder modified too recently to trust gets ``-1`` as its time, so it is
     scanned again next time. The flag says whether the cache needs writing.
     """
-    import time
+    from karni.agent.common.cache import trust_horizon
 
-    now = time.time_ns()
+    horizon = trust_horizon()
     scanned: dict[str, tuple[int, list[tuple[str, ...]]]] = {}
     dirty = False
     for entry in entries:
@@ -259,7 +241,7 @@ def _scan(
         except OSError:
             continue
         hit = cached.get(entry)
-        settled = mtime < now - _RACY_NS
+        settled = mtime < horizon
         if hit is not None and hit[0] == mtime and settled:
             scanned[entry] = hit
             continue

@@ -51,20 +51,28 @@ MISSING = _Missing()
 
 
 class Problem:
-    """One thing wrong in one file: the file, the dotted key and what is wrong."""
+    """One thing wrong in one file: the file, the dotted key and what is wrong.
 
-    __slots__ = ("key", "message", "path")
+    ``unknown`` is True when the key is declared nowhere in its table (rather
+    than set to a wrong value or in the wrong file), so a caller can tell a
+    table no installed package declares from a mistake without reading the
+    message.
+    """
 
-    def __init__(self, path: str, key: str, message: str) -> None:
+    __slots__ = ("key", "message", "path", "unknown")
+
+    def __init__(self, path: str, key: str, message: str, *, unknown: bool = False) -> None:
         self.path = path
         self.key = key
         self.message = message
+        self.unknown = unknown
 
     def __str__(self) -> str:
         return f"{self.path}: `{self.key}` {self.message}"
 
     def __repr__(self) -> str:
-        return f"Problem({self.path!r}, {self.key!r}, {self.message!r})"
+        unknown = ", unknown=True" if self.unknown else ""
+        return f"Problem({self.path!r}, {self.key!r}, {self.message!r}{unknown})"
 
 
 class _Node:
@@ -185,7 +193,8 @@ class SettingsTable:
             child = node.child(name)
             if child is None:
                 known = ", ".join(node.known()) or "none"
-                problems.append(Problem(path, key, f"is not a known setting; known: {known}"))
+                message = f"is not a known setting; known: {known}"
+                problems.append(Problem(path, key, message, unknown=True))
             elif scope == PROJECT and child.scope == USER:
                 problems.append(Problem(path, key, _USER_ONLY))
             elif child.setting is not None:

@@ -10,13 +10,13 @@ load imported. A later discovery for one project
 when all still hold and none of the markers exists for the project, the
 provider stays unloaded: it could not detect a store there, so it would not
 have been asked. Upgrading or editing the provider changes a file, and the
-markers are read from the provider itself again. Files modified less than two
-seconds before they were recorded are never trusted (file-system timestamps
-are coarse).
+markers are read from the provider itself again. Files modified too recently
+before they were recorded (:func:`~karni.agent.common.cache.trust_horizon`)
+are never trusted.
 
-The record lives beside the entry-point cache, one file per interpreter
-(``$KARNI_CACHE_DIR``, see :mod:`karni.agent.common.entry_points`); an empty
-``KARNI_CACHE_DIR`` turns it off. See docs/performance.md.
+The record is a file per interpreter in the cache folder, read and written by
+:mod:`karni.agent.common.cache`; an empty ``KARNI_CACHE_DIR`` turns it off.
+See docs/performance.md.
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
 
     from karni.agent.common.entry_points import EntryPoint
 
-CACHE_FORMAT = "karni-provider-markers 1"
-_RACY_NS = 2_000_000_000
+CACHE_FORMAT = "karni-provider-markers 2"
 _FIELD = "\x1f"  # a unit separator: never in a name, a path or a marker
 
 
@@ -77,34 +76,33 @@ def _holds(files: list[tuple[str, ...]]) -> bool:
 class MarkerMemory:
     """The remembered markers of the installed providers, read once per discovery."""
 
-    __slots__ = ("_changed", "_path", "_records")
+    __slots__ = ("_changed", "_checked", "_path", "_records")
 
     def __init__(self, path: str | None, records: dict[str, _Record]) -> None:
         """Hold the records read from ``path`` (None: remember nothing)."""
         self._path = path
         self._records = records
         self._changed = False
+        self._checked: set[str] = set()
+        """Keys of the records whose files were found unchanged in this run."""
 
     @classmethod
     def read(cls) -> MarkerMemory:
         """The records of this interpreter's cache file; none when it is off or unreadable."""
-        from karni.agent.common.config import cache_dir
+        from karni.agent.common.cache import cache_file, read_cache
 
-        base = cache_dir()
-        if base is None:
+        path = cache_file("provider-markers", sys.executable)
+        if path is None:
             return cls(None, {})
-        from karni.agent.common.entry_points import fnv1a
-
-        digest = fnv1a(sys.executable.encode("utf-8", "surrogatepass"))
-        name = f"provider-markers-{digest:016x}.txt"
-        path = os.path.join(base, name)
-        return cls(path, _parse(_read(path)))
+        return cls(path, _parse(read_cache(path, CACHE_FORMAT) or ""))
 
     def ruled_out(self, point: EntryPoint, project_root: str | os.PathLike[str]) -> str | None:
         """The provider's remembered name when its markers rule out a store, else None."""
-        record = self._records.get(_key(point))
+        key = _key(point)
+        record = self._records.get(key)
         if record is None or not record.files or not _holds(record.files):
             return None
+        self._checked.add(key)
         found = find_marker(record.markers, record.walk_up, project_root)
         return record.label if found == "" else None
 
@@ -113,31 +111,32 @@ class MarkerMemory:
         declared = _class_markers(provider)
         if self._path is None or declared is None:
             return
+        key = _key(point)
+        if self._still_true(key, label, *declared):
+            return  # which modules this load happened to import first does not matter
         files = _module_files([*modules, point.value.partition(":")[0].strip(), _module(provider)])
         if files is None:
             return
-        record = _Record(label, declared[0], declared[1], files)
-        key = _key(point)
+        self._records[key] = _Record(label, declared[0], declared[1], files)
+        self._changed = True
+
+    def _still_true(self, key: str, label: str, markers: tuple[str, ...], walk_up: bool) -> bool:
+        """Whether the record of ``key`` says this, and its files are unchanged."""
         old = self._records.get(key)
-        if old is None or old.lines(key) != record.lines(key):
-            self._records[key] = record
-            self._changed = True
+        if old is None or (old.label, old.markers, old.walk_up) != (label, markers, walk_up):
+            return False
+        return key in self._checked or (bool(old.files) and _holds(old.files))
 
     def save(self) -> None:
         """Write the records back when :meth:`learn` changed them (a failure is only slower)."""
         if not self._changed or self._path is None:
             return
-        lines = [CACHE_FORMAT]
+        from karni.agent.common.cache import write_cache
+
+        lines = []
         for key, record in self._records.items():
             lines += record.lines(key)
-        payload = "\n".join(lines) + "\n"
-        from karni.agent.common.files import make_folders, write_atomic
-
-        try:
-            make_folders(os.path.dirname(self._path), mode=0o700)  # caches are owner-only
-            write_atomic(self._path, payload, durable=False, mode=0o600)
-        except (OSError, UnicodeError):
-            pass
+        write_cache(self._path, CACHE_FORMAT, "\n".join(lines))
         self._changed = False
 
 
@@ -172,52 +171,26 @@ def _module(provider: Any) -> str:
 
 def _module_files(names: list[str]) -> list[tuple[str, ...]] | None:
     """The facts of each named module's file; None when one is too fresh to trust."""
-    import time
+    from karni.agent.common.cache import trust_horizon
 
-    limit = time.time_ns() - _RACY_NS
+    horizon = trust_horizon()
     facts: dict[str, tuple[str, ...]] = {}
     for name in dict.fromkeys(names):
         path = getattr(sys.modules.get(name), "__file__", None)
         if not isinstance(path, str) or _unsafe(path):
             continue
         fact = _file_fact(path)
-        if fact is None or int(fact[0]) >= limit:
+        if fact is None or int(fact[0]) >= horizon:
             return None
         facts[path] = fact
     return list(facts.values()) or None
 
 
-def _read(path: str) -> str:
-    """The cache file's text, never through a link or from anything but a regular file.
-
-    Read with ``os`` alone (not :func:`karni.agent.common.files.read_regular_file`),
-    so the path without a store loads no error classes.
-    """
-    import stat
-
-    try:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(path, flags)
-    except OSError:
-        return ""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return ""
-        return os.read(fd, 1 << 20).decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-    finally:
-        os.close(fd)
-
-
 def _parse(text: str) -> dict[str, _Record]:
-    """The records of a cache file's ``text``; empty when it is not this format."""
-    lines = text.split("\n")
+    """The records of a cache file's body ``text``."""
     records: dict[str, _Record] = {}
-    if lines[0] != CACHE_FORMAT:
-        return records
     current: _Record | None = None
-    for line in lines[1:]:
+    for line in text.split("\n"):
         fields = line.split("\t")
         if fields[0] == "P" and len(fields) == 5 and fields[3] in ("0", "1"):
             markers = tuple(fields[4].split(_FIELD))
