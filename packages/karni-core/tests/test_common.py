@@ -315,8 +315,15 @@ def test_the_package_itself_imports_nothing() -> None:
         "import karni.agent.common\n"
         "print(sorted(m for m in set(sys.modules) - before if not m.startswith('karni')))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert _python(script).strip() == "[]"
+
+
+def _python(script: str) -> str:
+    """What a fresh interpreter running ``script`` prints."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return done.stdout
 
 
 def test_children_are_found_only_while_this_process_has_some() -> None:
@@ -405,5 +412,4 @@ def test_the_subreaper_does_not_import_ctypes() -> None:
         "assert processes._set_subreaper(True) and processes._set_subreaper(False)\n"
         "print('ctypes' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout == "False\n"
+    assert _python(script) == "False\n"
