@@ -190,6 +190,33 @@ def test_wrapup_verbose_tells_each_chunk_and_model_call(project, server, capsys,
         assert store.last_run("s")["model"] == "openai/gpt-test"
 
 
+def test_verbose_keeps_the_built_in_historians_parsed_answer(project, capsys, monkeypatch):
+    # -v tells each chunk, and the built-in historian's compartments still reach the
+    # validator without being written as XML and parsed back; what is published is the same.
+    import shutil
+
+    from karni_historian.condense import compartment_xml, extractive
+
+    quiet = project.parent / "quiet"
+    shutil.copytree(project, quiet)
+    assert main(["--project", str(quiet), "run", "--force"]) == 0
+
+    def no_xml(*args, **kwargs):
+        raise AssertionError("the built-in historian's XML was written or parsed")
+
+    monkeypatch.setattr(extractive, "summarize", no_xml)
+    monkeypatch.setattr(compartment_xml, "parse", no_xml)
+    capsys.readouterr()
+    assert main(["--project", str(project), "-v", "run", "--force"]) == 0
+    assert " answered by local/extractive in " in capsys.readouterr().err
+
+    def published(root):
+        with Store.open(root) as store:
+            return [repr(stored.compartment) for stored in store.compartments("s")]
+
+    assert published(project) == published(quiet) != []
+
+
 def test_run_verbose_with_the_built_in_historian_tells_each_chunk(project, capsys):
     assert main(["--project", str(project), "-v", "run", "--force"]) == 0
     err = capsys.readouterr().err

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from karni_historian.condense.chunk import Chunk
-    from karni_historian.condense.compartment_xml import ValidationResult
+    from karni_historian.condense.compartment_xml import ParsedOutput, ValidationResult
     from karni_historian.condense.triggers import TriggerDecision
     from karni_historian.condense.window import MessageWindow
     from karni_historian.model import Compartment, Fact, Message
@@ -241,9 +241,8 @@ class _Condensation:
         from karni_historian.errors import HistorianOutputError
 
         check_coverage(chunk)
-        if self.historian is _historian_xml:
-            from karni_historian.condense.extractive import summarize_parsed
-
+        summarize_parsed = self._built_in_parsed()
+        if summarize_parsed is not None:
             parsed = summarize_parsed(chunk, self.window.for_historian(chunk.end, env_reads=False))
         else:
             parsed = parse(self.historian(chunk, self.window.for_historian(chunk.end)))
@@ -251,6 +250,16 @@ class _Condensation:
         if result.compartments and result.compartments[-1].end + 1 <= offset:
             raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
         return result
+
+    def _built_in_parsed(self) -> Callable[[Chunk, Sequence[Message]], ParsedOutput] | None:
+        """The built-in historian's parsed answer, when it is the run's (traced or not)."""
+        if self.historian is _historian_xml:
+            from karni_historian.condense.extractive import summarize_parsed
+
+            return summarize_parsed
+        parsed: Callable[[Chunk, Sequence[Message]], ParsedOutput] | None
+        parsed = getattr(self.historian, "summarize_parsed", None)
+        return parsed
 
     def _fail(self, record: RunRecord, error: str) -> None:
         record.failure_reason = error

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from karni_historian.condense.compartment_xml import ParsedOutput
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.model import Message
 
@@ -41,11 +42,29 @@ class TracedHistorian:
         model = getattr(self.inner, "last_model", None)
         return model if isinstance(model, str) else None
 
+    @property
+    def summarize_parsed(self) -> Callable[[Any, Sequence[Message]], ParsedOutput] | None:
+        """For the built-in historian, its parsed answer, told as :meth:`__call__` tells its XML.
+
+        The run takes the built-in historian's compartments without writing
+        and parsing their XML (:func:`karni_historian.condense.extractive.summarize_parsed`);
+        traced, it still does. None for any other historian.
+        """
+        if self.inner is not None:
+            return None
+        from karni_historian.condense.extractive import summarize_parsed
+
+        return lambda chunk, messages: self._told(summarize_parsed, chunk, messages)
+
     def __call__(self, chunk: Any, messages: Sequence[Message]) -> str:
         """The wrapped historian's XML for ``chunk``, with the chunk and its time told."""
         from karni_historian.condense.extractive import summarize
 
-        historian = self.inner or summarize
+        xml: str = self._told(self.inner or summarize, chunk, messages)
+        return xml
+
+    def _told(self, historian: Callable[..., Any], chunk: Any, messages: Sequence[Message]) -> Any:
+        """``historian(chunk, messages)``, with the chunk, the answer and its time told."""
         self._write(
             f"chunk messages {chunk.start}-{chunk.end}: {len(chunk.text)} characters,"
             f" {chunk.end - chunk.start + 1} message(s)"
@@ -53,12 +72,12 @@ class TracedHistorian:
         span = f"chunk messages {chunk.start}-{chunk.end}"
         started = time.monotonic()
         try:
-            xml: str = historian(chunk, messages)
+            answer = historian(chunk, messages)
         except Exception:
             self._write(f"{span}: {self.name} failed after {_seconds(started)}")
             raise
         self._write(f"{span}: answered by {self.last_model or self.name} in {_seconds(started)}")
-        return xml
+        return answer
 
     def _model_call(
         self, entry: ModelEntry, attempt: int, seconds: float, error: str | None
