@@ -300,6 +300,24 @@ def test_subagent_blocks_are_looked_up_once_per_group(project, monkeypatch, tmp_
     assert got == expected
 
 
+def test_a_flat_agent_file_opening_with_a_non_message_still_names_its_session(project):
+    # The parent session of a flat agent file is the one its first message names, even
+    # when the file opens with another record and lines are read in small groups.
+    import karni_historian.ingest as ingest_module
+
+    folder = install_claude(project, "2.0")
+    agent_file = folder / "agent-1a2b3c4d.jsonl"
+    opening = json.dumps({"type": "summary", "summary": "Fixing tests", "leafUuid": "elsewhere"})
+    agent_file.write_text(opening + "\n" + agent_file.read_text(encoding="utf-8"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ingest_module, "_GROUP_LINES", 2)
+        check_twice(project)
+    stored = Stored(project)
+    assert list(stored.sessions) == [CC2]
+    calls = {call.call_id: call for call in stored.calls(CC2)}
+    assert calls["toolu_02AgEdit"].metadata == {"subagent": "toolu_02Task"}
+
+
 def test_sessions_lists_each_harness(project, capsys):
     install_claude(project, "2.0")
     install_pi(project, 3)

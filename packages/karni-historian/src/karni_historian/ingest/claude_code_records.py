@@ -75,6 +75,16 @@ def _string(record: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _read_as_message(record: dict[str, Any]) -> bool:
+    """Whether :meth:`ClaudeCodeReader.feed` reads ``record`` as a message (and asks its thread)."""
+    get = record.get
+    return (
+        get("type") in ("assistant", "user")
+        and not (get("isCompactSummary") or get("isVisibleInTranscriptOnly"))
+        and isinstance(get("message"), dict)
+    )
+
+
 def _not_human(record: dict[str, Any]) -> bool:
     """Whether a user record's text was written by the harness, whatever it says."""
     origin = record.get("origin")
@@ -417,9 +427,11 @@ class ClaudeCodeAgentReader(ClaudeCodeReader):
         self._first = True
 
     def prefetch(self, records: list[dict[str, Any]]) -> None:
-        """As for a session file, once the parent session is known from the first record."""
-        if not self.session_id and records:
-            self._adopt_session(records[0])
+        """As for a session file, once the parent session is known from the first message."""
+        if not self.session_id:
+            first = next((record for record in records if _read_as_message(record)), None)
+            if first is not None:
+                self._adopt_session(first)
         super().prefetch(records)
 
     def agent_keys(self) -> set[str]:
