@@ -1,10 +1,10 @@
 import os
 import sqlite3
 import stat
-import sys
 from dataclasses import replace
 
 import pytest
+from karni_historian import fastjson
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
 from karni_historian.store import (
     SCHEMA_VERSION,
@@ -160,7 +160,7 @@ def _decoded(text):
 @pytest.mark.parametrize("text", ROWS_ORJSON_READS_OTHERWISE)
 def test_stored_parts_decode_alike_with_and_without_orjson(text, monkeypatch):
     with_orjson = _decoded(text)
-    monkeypatch.setitem(sys.modules, "orjson", None)  # as without the speedups extra
+    monkeypatch.setattr(fastjson, "_orjson_loads", None)  # as without the speedups extra
     assert _decoded(text) == with_orjson
 
 
@@ -319,7 +319,7 @@ def test_tool_part_calls_read_every_row_as_sqlite_json_functions_do(
     root, odd, speedups, monkeypatch
 ):
     if not speedups:
-        monkeypatch.setitem(sys.modules, "orjson", None)  # as without the speedups extra
+        monkeypatch.setattr(fastjson, "_orjson_loads", None)  # as without the speedups extra
     rows = [
         '[{"type":"tool","name":"Read","input":{},"call_id":"t1"}]',
         odd,

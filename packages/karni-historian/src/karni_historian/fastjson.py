@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["ACCELERATED", "dumps", "loads", "loads_for"]
+__all__ = ["ACCELERATED", "dumps", "loads", "loads_for", "orjson_loads"]
 
 _LONG_DIGITS = b"0" * 19
 _DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
@@ -80,6 +80,16 @@ def loads_for(lines: list[bytes]) -> Callable[[bytes], Any]:
     """
     if _orjson_loads is None or _LONG_DIGITS in b"\n".join(lines).translate(_DIGITS_AS_ZEROS):
         return loads
+    return _orjson_loads
+
+
+def orjson_loads() -> Callable[[Any], Any] | None:
+    """Orjson's own ``loads`` when the extra is in use, else None.
+
+    For readers that check what it gives themselves (the store's row
+    decoders, :mod:`karni_historian.store.codec`) rather than going through
+    :func:`loads`.
+    """
     return _orjson_loads
 
 

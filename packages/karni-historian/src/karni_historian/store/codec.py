@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "has_fast_json",
     "json_reader",
     "part_to_dict",
     "parts_decoder",
@@ -69,9 +68,10 @@ def parts_decoder(
     part's input to the one the part gets (how a reader shows paths
     project-relative without copying every message afterwards).
     """
+    from karni_historian.fastjson import orjson_loads
     from karni_historian.model import TextPart, ToolPart
 
-    fast = _orjson_loads()
+    fast = orjson_loads()
     exact = _stdlib_reader()
 
     def parts_of(items: Any, checked: bool) -> tuple[Any, ...] | None:
@@ -131,7 +131,9 @@ def json_reader() -> Callable[[str], Any]:
     ``ValueError`` (or ``TypeError`` for what is not text) where
     ``json.loads`` raises.
     """
-    fast = _orjson_loads()
+    from karni_historian.fastjson import orjson_loads
+
+    fast = orjson_loads()
     exact = _stdlib_reader()
 
     def items_of(text: str) -> Any:
@@ -161,19 +163,6 @@ def _stdlib_reader() -> Callable[[str], Any]:
         return items if end == len(text) else loads(text)
 
     return items_of
-
-
-def has_fast_json() -> bool:
-    """Whether :func:`json_reader` decodes with orjson (the ``speedups`` extra)."""
-    return _orjson_loads() is not None
-
-
-def _orjson_loads() -> Callable[[str], Any] | None:
-    try:
-        from orjson import loads
-    except ImportError:  # the extra is not installed
-        return None
-    return loads
 
 
 def _holds_float(value: Any) -> bool:

@@ -221,9 +221,9 @@ class MessageTables(Database):
         """
         from itertools import islice
 
-        from karni_historian.store.codec import has_fast_json
+        from karni_historian.fastjson import orjson_loads
 
-        if not has_fast_json():
+        if orjson_loads() is None:
             yield from self._sql_tool_part_calls(session_id, start)
             return
         read = 0
