@@ -96,7 +96,6 @@ class ClaudeCodeReader:
     """Turns the records of one Claude Code session file into messages."""
 
     kind = KIND
-    whole_file_is_subagent = False
 
     def __init__(self, sink: Sink, path: str) -> None:
         """Read the session stored at ``path`` (its file stem is the session id)."""
@@ -117,15 +116,9 @@ class ClaudeCodeReader:
     # -- records --
 
     def prefetch(self, records: list[dict[str, Any]]) -> None:
-        """Look up, in one query each, the record and message ids a group of lines holds.
-
-        A subagent's message ids carry its thread's key: a subagent file's
-        are looked up under its one key; an inline sidechain's key is known
-        only once its record is read, so those are asked for when they come.
-        """
+        """Look up, in one query each, the record and message ids a group of lines holds."""
         keys: list[str] = []
         message_ids: set[str] = set()
-        sidechain_ids: set[str] = set()
         for record in records:
             get = record.get
             uuid = get("uuid")
@@ -135,20 +128,21 @@ class ClaudeCodeReader:
                 message = get("message")
                 message_id = message.get("id") if isinstance(message, dict) else None
                 if isinstance(message_id, str) and message_id:
-                    threaded = self.whole_file_is_subagent or get("isSidechain") is True
-                    ids = sidechain_ids if threaded else message_ids
-                    ids.add(message_id)
+                    stored_id = self.stored_id(message_id, get("isSidechain") is True)
+                    if stored_id is not None:
+                        message_ids.add(stored_id)
         self.sink.prefetch_seen(keys)
-        if sidechain_ids:
-            for agent_key in self.agent_keys():
-                message_ids.update(f"{agent_key}/{message_id}" for message_id in sidechain_ids)
         writer = self._writer or self.sink.open_writer(self.session_id)
         if message_ids and writer is not None:
             writer.prefetch_ids(message_ids)
 
-    def agent_keys(self) -> set[str]:
-        """The keys of the subagent threads the next sidechain records belong to, when known."""
-        return set()
+    def stored_id(self, message_id: str, sidechain: bool) -> str | None:
+        """The id a response is stored under, when known before its record is read.
+
+        A sidechain's responses carry its thread's key, known only once the
+        record is read (:meth:`agent_of`): those are asked for when they come.
+        """
+        return None if sidechain else message_id
 
     def feed(self, record: dict[str, Any]) -> None:
         """Take one parsed line."""
@@ -411,7 +405,6 @@ class ClaudeCodeAgentReader(ClaudeCodeReader):
     """
 
     kind = AGENT_KIND
-    whole_file_is_subagent = True
 
     def __init__(self, sink: Sink, path: str) -> None:
         """Read the subagent transcript at ``path``."""
@@ -434,9 +427,9 @@ class ClaudeCodeAgentReader(ClaudeCodeReader):
                 self._adopt_session(first)
         super().prefetch(records)
 
-    def agent_keys(self) -> set[str]:
-        """Every record of the file belongs to its one subagent."""
-        return {self._agent.key}
+    def stored_id(self, message_id: str, sidechain: bool) -> str | None:
+        """Every response of the file is its one subagent's, stored under its key."""
+        return f"{self._agent.key}/{message_id}"
 
     def _adopt_session(self, record: dict[str, Any]) -> None:
         """A flat subagent file's parent: the session its first record names."""
