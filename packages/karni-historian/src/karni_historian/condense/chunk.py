@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from karni_historian.brief.budget import estimate_tokens
+from karni_historian.brief.budget import estimate_tokens, tokens_for_length
 from karni_historian.brief.prompts import (
     INTERNAL_INITIATOR_MARKER,
     clean_prompt_part,
@@ -601,13 +601,18 @@ def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_token
     """
     import json
 
+    from karni_historian.fastjson import spaced_length
+
     total = 0
     for part in message.parts:
         if isinstance(part, TextPart):
             total += estimate(part.text)
         else:
             try:
-                total += estimate(json.dumps(part.input, ensure_ascii=False, default=str))
+                if estimate is estimate_tokens:  # a length is enough: no text to build
+                    total += tokens_for_length(spaced_length(part.input))
+                else:
+                    total += estimate(json.dumps(part.input, ensure_ascii=False, default=str))
             except (TypeError, ValueError):
                 total += estimate(str(part.input))
             if part.output:
