@@ -670,3 +670,24 @@ def test_small_groups_ask_the_store_once_per_group(project, tmp_path, monkeypatc
     with Store.open(other) as store:
         got = [repr(m).replace(str(other), str(project)) for m in store.messages(SESSION)]
     assert got == expected
+
+
+def test_ingest_collects_less_often_while_it_reads_and_restores_the_collector(project, monkeypatch):
+    import gc
+
+    import karni_historian.ingest as ingest_module
+
+    install_fixture(project)
+    seen = []
+    group = ingest_module._FileIngest._group
+
+    def watching(self, lines):
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count() > 0))
+        return group(self, lines)
+
+    monkeypatch.setattr(ingest_module._FileIngest, "_group", watching)
+    before = gc.get_threshold()
+    assert run(project).messages_added == 32
+    assert seen and all(young >= 50_000 and frozen for young, frozen in seen)
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0

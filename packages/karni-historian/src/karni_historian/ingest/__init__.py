@@ -223,6 +223,7 @@ def ingest(
     Raises:
         IngestError: A source does not exist or cannot be read.
     """
+    from karni_historian.collector import quiet_collector
     from karni_historian.ingest.sink import Sink
     from karni_historian.progress import progress_for
 
@@ -237,16 +238,17 @@ def ingest(
     sink = Sink(store, root)
     reported: set[str] = set()  # a subagent file read with its session is not listed again
     try:
-        for key, kind, stat in work:
-            if kind in STORE_KINDS:
-                file_report: FileReport | None = _ingest_store(sink, key, kind)
-            else:
-                file_report = _ingest_file(store, sink, key, kind, stat, progress)
-            if file_report is not None and file_report.path not in reported:
-                report.files.append(file_report)
-            report.files.extend(sink.side_reports)
-            reported.update(file.path for file in sink.side_reports)
-            sink.side_reports.clear()
+        with quiet_collector():
+            for key, kind, stat in work:
+                if kind in STORE_KINDS:
+                    file_report: FileReport | None = _ingest_store(sink, key, kind)
+                else:
+                    file_report = _ingest_file(store, sink, key, kind, stat, progress)
+                if file_report is not None and file_report.path not in reported:
+                    report.files.append(file_report)
+                report.files.extend(sink.side_reports)
+                reported.update(file.path for file in sink.side_reports)
+                sink.side_reports.clear()
     finally:
         if progress is not None:
             progress.close()
