@@ -8,8 +8,7 @@ A tool result whose call holds its output is stored as a reference to that
 call: ``{"type": "tool", "name": …, "call_id": …, "copy_of": ordinal}``, where
 ``ordinal`` is the message of the call (see
 :meth:`karni_historian.ingest.sink.SessionWriter.answer`). Decoding gives it the
-call's part, so it reads as the copy older stores hold; the rows of a result and
-its call stay apart, and neither is rewritten.
+call's part, so it reads as the copy older stores hold.
 """
 
 from __future__ import annotations
@@ -100,7 +99,7 @@ def parts_decoder(
                 if copy_of is not None:
                     if checked and type(copy_of) is float:
                         return None
-                    if type(copy_of) is int and type(call_id) is str:
+                    if type(copy_of) is int and type(call_id) is str and call_id:
                         parts.append(referenced(name, copy_of, call_id))
                         continue
                 if checked and (
