@@ -39,6 +39,7 @@ __all__ = [
     "ArcIndex",
     "Chunk",
     "ChunkCoverageError",
+    "ChunkDigest",
     "ChunkLine",
     "arcs_of_calls",
     "build_chunk",
@@ -138,6 +139,8 @@ class Chunk:
         lines: The emitted lines, in order.
         token_estimate: The estimated tokens of ``text``.
         truncated: True when pre-flight truncation cut ``text``.
+        digest: What the builder read of the range's messages, when it built
+            the chunk (not compared).
     """
 
     text: str
@@ -149,6 +152,7 @@ class Chunk:
     lines: tuple[ChunkLine, ...]
     token_estimate: int
     truncated: bool = False
+    digest: ChunkDigest | None = field(default=None, compare=False)
 
     @property
     def is_empty(self) -> bool:
@@ -158,6 +162,32 @@ class Chunk:
     def __repr__(self) -> str:
         """Show the range and size."""
         return f"Chunk({self.start}-{self.end}, lines={len(self.lines)}, has_more={self.has_more})"
+
+
+class ChunkDigest:
+    """What the chunk builder read of each message, kept for the historian's own passes.
+
+    The builder walks every part of every message of its range; the built-in
+    historian reads the same messages again and needs some of what it
+    worked out (``docs/historian/chunk.md``). Valid for the messages in
+    :attr:`messages` only: a reader checks that it holds those objects.
+
+    Attributes:
+        messages: The messages of the chunk's range, in order, as read.
+        user_texts: The meaningful text of each user message among them, by
+            ordinal (:func:`meaningful_user_text`).
+    """
+
+    __slots__ = ("messages", "user_texts")
+
+    def __init__(self) -> None:
+        """Start with no message read."""
+        self.messages: list[Message] = []
+        self.user_texts: dict[int, str] = {}
+
+    def covers(self, messages: Sequence[Message]) -> bool:
+        """Whether ``messages`` are the first ones read, the same objects in the same order."""
+        return self.messages[: len(messages)] == messages  # an identity check per item first
 
 
 def role_letter(role: str) -> str:
@@ -403,6 +433,7 @@ class ChunkBuilder:
         self.pending_noise: int | None = None
         self.furthest = offset - 1
         self.last_ordinal = 0
+        self.digest = ChunkDigest()
 
     def read(self, message: Message) -> bool:
         """Take the next message; False once the budget is full (read no more)."""
@@ -434,6 +465,11 @@ class ChunkBuilder:
         ordinal = message.ordinal
         parts, has_text = _message_parts(message, templates, self.expand_tool)
         self.furthest = ordinal
+        digest = self.digest
+        digest.messages.append(message)
+        if message.role == "user":  # its shown text parts are what meaningful_user_text joins
+            shown = [t for k, t, _c in parts if k == "text" and isinstance(t, str)]
+            digest.user_texts[ordinal] = " / ".join(shown)
         if message.role == "system" or not parts:
             if self.pending_noise is None:
                 self.pending_noise = ordinal  # noise is folded into the next block
@@ -487,6 +523,7 @@ class ChunkBuilder:
             lines=tuple(lines),
             token_estimate=token_estimate,
             truncated=truncated,
+            digest=self.digest,
         )
 
 

@@ -361,8 +361,14 @@ def _classifiable(sentence: str) -> bool:
     return not (sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220)
 
 
-def _user_texts(by_ordinal: dict[int, Message]) -> dict[int, str]:
-    """The meaningful text of each user message, by ordinal: asked about more than once."""
+def _user_texts(by_ordinal: dict[int, Message], chunk: Chunk | None = None) -> dict[int, str]:
+    """The meaningful text of each user message, by ordinal: asked about more than once.
+
+    The chunk's digest has them when the chunk was built from these messages.
+    """
+    digest = chunk.digest if chunk is not None else None
+    if digest is not None and digest.covers(list(by_ordinal.values())):
+        return digest.user_texts
     from karni_historian.condense.chunk import meaningful_user_text
 
     return {o: meaningful_user_text(m) for o, m in by_ordinal.items() if m.role == "user"}
@@ -929,7 +935,7 @@ def _processed(chunk: Chunk, compartments: list[Compartment]) -> tuple[int, int]
 def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartment], list[Fact]]:
     """The compartments (one per episode, tiling the chunk) and the facts of a chunk."""
     by_ordinal = by_ordinal_of(messages, chunk)
-    texts = _user_texts(by_ordinal)
+    texts = _user_texts(by_ordinal, chunk)
     lines, starts = _phase_lines(chunk, by_ordinal)
     groups = _episodes(by_ordinal, texts, lines, starts)
     edits: set[tuple[str, str, str]] = set()
@@ -953,6 +959,7 @@ def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartmen
                 p4=p4,
                 importance=importance,
                 episode_type=ep.episode_type,
+                content=p1,  # as parsing fills it: read back without a copy
             )
         )
     return compartments, _facts(gathered)
