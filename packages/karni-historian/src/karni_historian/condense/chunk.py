@@ -190,9 +190,12 @@ class ChunkDigest:
         return self.messages[: len(messages)] == messages  # an identity check per item first
 
 
+_ROLE_LETTERS = {"assistant": "A", "user": "U"}
+
+
 def role_letter(role: str) -> str:
     """The chunk's letter for a role: ``A`` for assistant, ``U`` for user, else its initial."""
-    return {"assistant": "A", "user": "U"}.get(role) or (role[:1].upper() or "?")
+    return _ROLE_LETTERS.get(role) or (role[:1].upper() or "?")
 
 
 def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[str]) -> str:

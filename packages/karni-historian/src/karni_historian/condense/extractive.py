@@ -469,9 +469,10 @@ def _episodes(
     groups: list[list[ChunkLine]] = []
     current: list[ChunkLine] = []
     committed = False
+    answered = False  # whether a line of the current episode is not the user's
     for line in lines:
         new_task = current and line.start in starts
-        if line.role == "U" and current and any(ln.role != "U" for ln in current):
+        if line.role == "U" and answered:
             text = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal) or line.body
             new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
@@ -479,8 +480,10 @@ def _episodes(
         if new_task:
             groups.append(current)
             current = []
-            committed = False
+            committed = answered = False
         current.append(line)
+        if line.role != "U":
+            answered = True
         if line.commits:
             committed = True
     if current:
@@ -832,7 +835,7 @@ def _fit(parts: list[str], limit: int) -> str:
 
 def _join_stripped(sentences: list[str]) -> str:
     """Non-empty stripped sentences joined, each ended by a full stop unless it has an end."""
-    return " ".join(s if s[-1] in '.!?…"' else s + "." for s in sentences)
+    return " ".join([s if s[-1] in '.!?…"' else s + "." for s in sentences])
 
 
 def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str, str]:

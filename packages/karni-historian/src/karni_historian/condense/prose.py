@@ -57,6 +57,12 @@ def clean_sentence(sentence: str) -> str:
     return text if text[:1].isalnum() or any(map(str.isalnum, text)) else ""
 
 
+_FILLER_STARTS = frozenset("lLiInNfFoOgGpPeEsSaAuU\u0130\u0131\u017f")
+"""The first letters of the filler openings, as the pattern matches them ignoring case."""
+
+
 def is_filler(sentence: str) -> bool:
     """Whether ``sentence`` is narration: "Let me…", "I'll…", "Now…" with nothing to keep."""
+    if sentence[:1] not in _FILLER_STARTS:
+        return False  # no opening of the filler pattern starts so
     return bool(_re("filler").match(sentence)) and not _re("keeps").search(sentence)
