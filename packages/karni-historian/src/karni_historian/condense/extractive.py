@@ -494,6 +494,35 @@ def _episodes(
 class _Episode:
     """Signals gathered from one episode's lines and messages."""
 
+    __slots__ = (
+        "agent_decisions",
+        "assistant",
+        "clusters",
+        "commit_subjects",
+        "commits",
+        "configs",
+        "decisions",
+        "edited",
+        "end",
+        "failed_run",
+        "fallback",
+        "fixing",
+        "naming",
+        "prohibitions",
+        "read",
+        "replacements",
+        "requests",
+        "reverted",
+        "rules",
+        "start",
+        "testing",
+        "texts",
+        "tool_names",
+        "topic",
+        "user_decisions",
+        "user_notes",
+    )
+
     def __init__(
         self,
         lines: list[ChunkLine],
