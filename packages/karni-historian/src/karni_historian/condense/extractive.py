@@ -843,14 +843,14 @@ def _fit(parts: list[str], limit: int) -> str:
     parts = [q for p in parts if p and (q := p.strip())]
     if not parts:
         return ""
-    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
     # Each sentence costs its length and a separator; a first one that is also
     # a commits sentence is counted twice, as it comes twice in the order below.
     total = sum(map(len, parts)) + 2 * len(parts)
-    if commits and commits[0] == 0:
+    if parts[0].startswith("Commits: "):
         total += len(parts[0]) + 2
-    if total <= limit:
-        return _cap(_join_stripped(parts), limit)  # everything fits
+    if total <= limit:  # everything fits: joined, it is shorter than the total (no cap)
+        return _join_stripped(parts)
+    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
     order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
     chosen: set[int] = set()
     used = 0
