@@ -631,15 +631,21 @@ class _Episode:
         self.agent_decisions = [d for d in self.agent_decisions if len(said & set(_words(d))) < 1]
 
     def _classify(self, sentence: str, *, user: bool) -> None:
+        if not user:  # the agent's sentences count only as decisions: the cheaper test first
+            if _has("decision", sentence) and _classifiable(sentence):
+                self._decision(sentence, user=False)
+            return
         if not _classifiable(sentence):
             return
         decided = _has("decision", sentence)
         if decided:
-            clause = _clause(sentence, "decision")
-            self._add(self.decisions, clause)
-            self._promote_decision(clause, user=user)
-        if user:
-            self._classify_user(sentence, decided=decided)
+            self._decision(sentence, user=True)
+        self._classify_user(sentence, decided=decided)
+
+    def _decision(self, sentence: str, *, user: bool) -> None:
+        clause = _clause(sentence, "decision")
+        self._add(self.decisions, clause)
+        self._promote_decision(clause, user=user)
 
     def _classify_user(self, sentence: str, *, decided: bool) -> None:
         if not decided and _P.correction.search(sentence):
