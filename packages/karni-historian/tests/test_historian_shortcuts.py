@@ -1,0 +1,168 @@
+"""The built-in historian's shortcuts give what the longer ways gave.
+
+The chunk builder's digest, the read-back without a copy, the tier fit without
+a cut and the filler pre-check each replace work that was done otherwise; the
+tests check them against that work, on varied and random messages.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import replace
+
+from karni_historian.condense import extractive, prose
+from karni_historian.condense.chunk import build_chunk, meaningful_user_text
+from karni_historian.condense.compartment_xml import emit, parse, read_back
+from karni_historian.condense.extractive import summarize, summarize_parsed
+from karni_historian.model import Compartment, Message, TextPart, ToolPart
+
+_TEXTS = [
+    "Add a feature to the parser.",
+    "ok",
+    "  thanks  ",
+    "No, don't touch the CLI.\nAlso keep the API.",
+    "<system-reminder>be brief</system-reminder>Now write docs.",
+    "<!-- OMO_INTERNAL_INITIATOR -->continue",
+    "[SYSTEM DIRECTIVE: MAGIC-CONTEXT compact]",
+    "",
+    "We'll use sqlite instead of json files. Set the timeout to 30 seconds.",
+    "Ünïcode: rename the café module, always.",
+    "Let me read /home/me/proj/src/app.py first.",
+    "**Done**: committed 1a2b3c4d and fixed the bug.",
+]
+
+
+def _random_session(rng: random.Random) -> list[Message]:
+    messages: list[Message] = []
+    for ordinal in range(1, rng.randint(2, 50)):
+        kind = rng.random()
+        texts = tuple(
+            TextPart(rng.choice(_TEXTS), ignored=rng.random() < 0.1)
+            for _ in range(rng.randint(0, 3))
+        )
+        if kind < 0.4:
+            messages.append(Message(ordinal, "user", texts))
+        elif kind < 0.8:
+            messages.append(Message(ordinal, "assistant", texts))
+        elif kind < 0.95:
+            edit = ToolPart("Edit", {"file_path": f"src/f{ordinal % 3}.py"}, "ok", f"c{ordinal}")
+            role = rng.choice(["assistant", "user"])
+            messages.append(Message(ordinal, role, (*texts, edit)))
+        else:
+            messages.append(Message(ordinal, "system", texts))
+    return messages
+
+
+def _chunk(messages: list[Message], budget: int = 32_000):
+    return build_chunk(
+        messages,
+        offset=messages[0].ordinal,
+        eligible_end=messages[-1].ordinal + 1,
+        budget_tokens=budget,
+    )
+
+
+def test_the_digest_holds_each_user_messages_meaningful_text() -> None:
+    rng = random.Random(18)
+    for _ in range(200):
+        messages = _random_session(rng)
+        digest = _chunk(messages, budget=rng.choice([60, 32_000])).digest
+        assert digest is not None
+        assert digest.messages == messages[: len(digest.messages)]
+        for message in digest.messages:
+            if message.role == "user":
+                assert digest.user_texts[message.ordinal] == meaningful_user_text(message)
+            else:
+                assert message.ordinal not in digest.user_texts
+
+
+def test_the_historian_reads_the_same_with_and_without_the_digest() -> None:
+    rng = random.Random(19)
+    for _ in range(150):
+        messages = _random_session(rng)
+        chunk = _chunk(messages, budget=rng.choice([80, 32_000]))
+        without = replace(chunk, digest=None)
+        assert summarize_parsed(chunk, messages) == summarize_parsed(without, messages)
+        assert summarize(chunk, messages) == summarize(without, messages)
+
+
+def test_a_digest_of_other_messages_is_not_used() -> None:
+    said = [Message(1, "user", (TextPart("Add a parser."),)), Message(2, "assistant", ())]
+    other = [Message(1, "user", (TextPart("Write the docs."),)), said[1]]
+    chunk = _chunk(said)
+    (compartment,) = summarize_parsed(chunk, other).compartments
+    assert compartment.title == "Write the docs"
+
+
+def test_the_built_in_historians_rows_are_read_back_as_they_are() -> None:
+    messages = [
+        Message(1, "user", (TextPart("Add a parser to src/p.py."),)),
+        Message(2, "assistant", (TextPart("Added the parser."),)),
+    ]
+    chunk = _chunk(messages)
+    compartments, facts = extractive.condense(chunk, messages)
+    parsed = read_back(compartments, facts, messages_processed=(1, 2))
+    assert parsed.compartments[0] is compartments[0]
+    assert parsed == parse(emit(compartments, facts, messages_processed=(1, 2)))
+
+
+def test_rows_that_do_not_read_back_as_they_are_are_copied() -> None:
+    rows = [
+        Compartment(1, 2, "T", p1=" one ", p2="two", p3="three"),
+        Compartment(1, 2, "T", p1="one", p2="two ", p3="three", content="one"),
+        Compartment(1, 2, "T", p1="one", p2="two", p3="three", content="one", importance=0),
+        Compartment(1, 2, "T", p1="one", p2="two", p3="three", content="one", episode_type=""),
+        Compartment(1, 2, "T", p1="one", p2="two", p3="three", content="one", start_date="x"),
+    ]
+    for row in rows:
+        (back,) = read_back([row]).compartments
+        assert back is not row
+        assert back == parse(emit([row])).compartments[0]
+
+
+def _fit_measuring_every_time(parts: list[str], limit: int) -> str:
+    """The tier fit as it was: the cap applied to what fits as well."""
+    parts = [q for p in parts if p and (q := p.strip())]
+    if not parts:
+        return ""
+    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
+    total = sum(map(len, parts)) + 2 * len(parts)
+    if commits and commits[0] == 0:
+        total += len(parts[0]) + 2
+    if total <= limit:
+        return extractive._cap(extractive._join_stripped(parts), limit)
+    order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
+    chosen: set[int] = set()
+    used = 0
+    for i in order:
+        cost = len(parts[i]) + 2
+        if not chosen or used + cost <= limit:
+            chosen.add(i)
+            used += cost
+    kept = [p for i, p in enumerate(parts) if i in chosen]
+    return extractive._cap(extractive._join_stripped(kept), limit)
+
+
+def test_the_tier_fit_is_what_capping_every_time_gave() -> None:
+    rng = random.Random(20)
+    words = ["a", "fix", "the parser.", "Commits: abc1234.", "done!", " ", "x" * 30, "why?"]
+    for _ in range(3000):
+        parts = [" ".join(rng.choices(words, k=rng.randint(0, 6))) for _ in range(5)]
+        limit = rng.randint(1, 120)
+        assert extractive._fit(parts, limit) == _fit_measuring_every_time(parts, limit)
+
+
+def test_every_letter_a_filler_opening_can_start_with_is_pre_checked() -> None:
+    openings = ["let me", "i'll", "i am going to", "now", "next i", "first i", "ok", "okay"]
+    openings += ["great", "perfect", "good", "excellent", "sure", "alright", "got it"]
+    openings += ["understood"]
+    filler = prose._re("filler")
+    starts = {
+        char
+        for char in map(chr, range(sys.maxunicode + 1))
+        if char.lower() != char.upper() or char.casefold() != char
+        for opening in openings
+        if filler.match(char + opening[1:])
+    }
+    assert {"L", "g", "\u017f"} <= starts <= prose._FILLER_STARTS
