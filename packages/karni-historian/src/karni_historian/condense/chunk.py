@@ -479,8 +479,8 @@ class ChunkBuilder:
             return True
         tool_results = message.role == "user" and not has_text
         role = "A" if tool_results else role_letter(message.role)
-        if not tool_results:
-            parts = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
+        if has_text:  # a message with text shows no tool summary (tool results have none)
+            parts = [(k, t, c) for k, t, c in parts if k != "summary"]
         block = self._block_for(ordinal, role)
         if block is None:
             return False
