@@ -569,9 +569,10 @@ class _Episode:
                 message = by_ordinal.get(ordinal)
                 if message is not None:
                     self._read_message(message)
-        bodies = [line.body for line in lines if line.body]
-        self.fallback = bodies[0].removeprefix("TC: ") if bodies else ""
-        self.read = [p for p in self.read if p not in self.edited]
+        body = next((line.body for line in lines if line.body), "")
+        self.fallback = body.removeprefix("TC: ")
+        if self.read:
+            self.read = [p for p in self.read if p not in self.edited]
 
     def _add(self, bucket: list[str], sentence: str) -> None:
         if sentence not in bucket:
