@@ -155,3 +155,31 @@ def test_every_letter_a_filler_opening_can_start_with_is_pre_checked() -> None:
         if filler.match(char + opening[1:])
     }
     assert {"L", "g", "\u017f"} <= starts <= prose._FILLER_STARTS
+
+
+def test_four_words_tell_a_continuation_as_all_of_them_do() -> None:
+    assert max(len(c.split()) for c in extractive._CONTINUATIONS) <= 3
+    rng = random.Random(21)
+    words = [*extractive._CONTINUATIONS, *extractive._LEADING_ACK, "fix", "the", "a", "pr"]
+    for _ in range(3000):
+        text = " ".join(rng.choices(words, k=rng.randint(1, 9)))
+        said = extractive._words(text)
+        while len(said) > 1 and said[0] in extractive._LEADING_ACK:
+            said = said[1:]
+        whole = " ".join(said)
+        continues = whole in extractive._CONTINUATION_WORDS or whole.startswith(
+            extractive._CONTINUATION_PREFIXES
+        )
+        assert extractive._is_continuation(text) == (extractive._is_ack(text) or continues)
+
+
+def test_a_sentence_without_two_slashes_or_a_tilde_has_no_path_to_shorten() -> None:
+    rng = random.Random(22)
+    path = prose._re("path")
+    found = 0
+    for _ in range(5000):
+        text = "".join(rng.choices("ab./~_-@+ ", k=rng.randint(1, 14)))
+        if path.search(text):
+            found += 1
+            assert "/" in text and ("~" in text or text.count("/") > 1)
+    assert found > 100

@@ -283,7 +283,10 @@ _VERB_LITERALS = ("commit", "cherry", "merg", "rebas")
 def _extract_commits(text: str) -> tuple[str, list[str]]:
     if text.isascii():
         lowered = text.lower()
-        if not any(literal in lowered for literal in _VERB_LITERALS):
+        for literal in _VERB_LITERALS:
+            if literal in lowered:
+                break
+        else:
             return text, []  # no verb: no commit, whatever hashes it names
     hash_re = _regex("hash")
     found = hash_re.findall(text)
@@ -471,7 +474,9 @@ class ChunkBuilder:
         digest = self.digest
         digest.messages.append(message)
         if message.role == "user":  # its shown text parts are what meaningful_user_text joins
-            shown = [t for k, t, _c in parts if k == "text" and isinstance(t, str)]
+            shown = (
+                [t for k, t, _c in parts if k == "text" and isinstance(t, str)] if has_text else []
+            )
             digest.user_texts[ordinal] = " / ".join(shown)
         if message.role == "system" or not parts:
             if self.pending_noise is None:

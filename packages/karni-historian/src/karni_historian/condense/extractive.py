@@ -396,7 +396,8 @@ def _is_continuation(text: str) -> bool:
     words = _words(text)
     while len(words) > 1 and words[0] in _LEADING_ACK:
         words = words[1:]
-    lowered = " ".join(words)
+    # The continuations have at most three words: four tell as much as all of them.
+    lowered = " ".join(words[:4])
     return lowered in _CONTINUATION_WORDS or lowered.startswith(_CONTINUATION_PREFIXES)
 
 
@@ -765,12 +766,13 @@ def _objective(ep: _Episode) -> str:
         text = ep.fallback
     else:
         text = "Tool calls"
-    previous = None
-    while previous != text:
-        previous = text
+    while True:  # until nothing polite opens it: a text that no match or strip changes
         polite = _P.polite.match(text)  # anchored at the start: the one place it can be
-        text = (text[polite.end() :] if polite else text).strip()
-    return text.rstrip(" ?.!") or previous or "Untitled episode"
+        shorter = (text[polite.end() :] if polite else text).strip()
+        if shorter == text:
+            break
+        text = shorter
+    return text.rstrip(" ?.!") or text or "Untitled episode"
 
 
 def _title(objective: str) -> str:

@@ -51,7 +51,7 @@ def clean_sentence(sentence: str) -> str:
         text = _re("markers").sub("", text)
     if "**" in text or "__" in text or "```" in text:  # what every emphasis match holds
         text = _re("emphasis").sub("", text)
-    if "/" in text:  # every path the pattern shortens has one
+    if "/" in text and ("~" in text or text.count("/") > 1):  # what every path it shortens has
         text = _re("path").sub(r"\1", text)
     text = " ".join(text.split()).rstrip(" :;,")
     return text if text[:1].isalnum() or any(map(str.isalnum, text)) else ""
