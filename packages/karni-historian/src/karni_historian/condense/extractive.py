@@ -401,11 +401,8 @@ def _is_continuation(text: str) -> bool:
     return lowered in _CONTINUATION_WORDS or lowered.startswith(_CONTINUATION_PREFIXES)
 
 
-def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
-    """``line`` cut at the phase starts inside it; each piece keeps its own commits."""
-    cuts = [s for s in starts if line.start < s <= line.end]
-    if not cuts:
-        return [line]
+def _pieces(line: ChunkLine, cuts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
+    """``line`` cut at ``cuts``, the phase starts inside it; each piece keeps its own commits."""
     from dataclasses import replace
     from itertools import pairwise
 
@@ -433,10 +430,19 @@ def _phase_lines(
 
     inside = [by_ordinal[o] for o in sorted(by_ordinal)]  # the chunk's own (by_ordinal_of)
     starts = phase_starts(inside, completed_arcs(inside))
+    if not starts:
+        return list(chunk.lines), starts
+    from bisect import bisect_right
+
     ordered = sorted(starts)
     lines: list[ChunkLine] = []
     for line in chunk.lines:
-        lines += _pieces(line, ordered, by_ordinal)
+        first = bisect_right(ordered, line.start)  # the starts after the line's first ordinal
+        after = bisect_right(ordered, line.end, first)  # … through its last
+        if first == after:
+            lines.append(line)
+        else:
+            lines += _pieces(line, ordered[first:after], by_ordinal)
     return lines, starts
 
 
