@@ -291,7 +291,8 @@ class _Condensation:
             message_ids=_end_ids(compartments, self.window.by_ordinal),
         )
         if compartments and self._covered_to is not None:
-            self._covered_to = max(self._covered_to, *(c.end for c in compartments))
+            # validated compartments are in order and contiguous: the last ends furthest
+            self._covered_to = max(self._covered_to, compartments[-1].end)
         self.outcome.status = "ok"
         self.outcome.compartments += len(compartments)
         self.outcome.facts += len(facts)
