@@ -183,3 +183,40 @@ def test_a_sentence_without_two_slashes_or_a_tilde_has_no_path_to_shorten() -> N
             found += 1
             assert "/" in text and ("~" in text or text.count("/") > 1)
     assert found > 100
+
+
+def test_filler_is_told_as_its_two_patterns_tell_it() -> None:
+    rng = random.Random(23)
+    filler, keeps = prose._re("filler"), prose._re("keeps")
+    words = ["Let me", "I'll", "Now", "OK", "great", "ſure", "run", "the", "Decided", "FAILED"]
+    words += ["instead", "Because", "error", "reverting", "broken", "commits", "passed", "passing"]
+    words += ["passes", "pass", "undecided", "errors", "x.", "café"]
+    told = 0
+    for _ in range(5000):
+        sentence = " ".join(rng.choices(words, k=rng.randint(1, 6)))
+        expected = bool(filler.match(sentence)) and not keeps.search(sentence)
+        assert prose.is_filler(sentence) == expected
+        told += expected
+    assert told > 100
+
+
+def test_the_validator_finds_the_lines_ordinals_as_it_did() -> None:
+    from karni_historian.condense import compartment_xml
+    from karni_historian.condense.chunk import ChunkLine
+
+    rng = random.Random(24)
+    for _ in range(500):
+        lines, start = [], rng.randint(1, 5)
+        for _ in range(rng.randint(0, 6)):
+            start += rng.choice([0, 0, 0, 1, 2])
+            end = start + rng.randint(-1, 3)
+            lines.append(ChunkLine(start, end, "A", "x"))
+            start = end + 1
+        covered = {o for line in lines for o in range(line.start, line.end + 1)}
+        present = compartment_xml._present_ordinals(_Lines(tuple(lines)))
+        assert {o for o in range(0, 40) if o in present} == covered
+
+
+class _Lines:
+    def __init__(self, lines: tuple[object, ...]) -> None:
+        self.lines = lines

@@ -19,7 +19,7 @@ from karni_historian.xml_text import escape_attr, escape_body, unescape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Container, Iterable, Sequence
     from typing import Any
 
 __all__ = [
@@ -297,9 +297,19 @@ def _splits(boundary_end: int, arcs: Iterable[tuple[int, int]]) -> tuple[int, in
     return None
 
 
-def _present_ordinals(chunk: Any) -> set[int]:
+def _present_ordinals(chunk: Any) -> Container[int]:
+    """The ordinals the chunk's lines cover: one range when they follow each other."""
+    lines = chunk.lines
+    if lines:
+        expected = lines[0].start
+        for line in lines:
+            if line.start != expected or line.end < line.start:
+                break
+            expected = line.end + 1
+        else:
+            return range(lines[0].start, expected)
     present: set[int] = set()
-    for line in chunk.lines:
+    for line in lines:
         present.update(range(line.start, line.end + 1))
     return present
 

@@ -61,8 +61,29 @@ _FILLER_STARTS = frozenset("lLiInNfFoOgGpPeEsSaAuU\u0130\u0131\u017f")
 """The first letters of the filler openings, as the pattern matches them ignoring case."""
 
 
+_KEEP_LITERALS = (
+    "decid",
+    "instead",
+    "because",
+    "fail",
+    "error",
+    "revert",
+    "broke",
+    "commit",
+    "pass",
+)
+"""What lower-cased ASCII text holds when the ``keeps`` pattern matches it."""
+
+
 def is_filler(sentence: str) -> bool:
     """Whether ``sentence`` is narration: "Let me…", "I'll…", "Now…" with nothing to keep."""
-    if sentence[:1] not in _FILLER_STARTS:
-        return False  # no opening of the filler pattern starts so
-    return bool(_re("filler").match(sentence)) and not _re("keeps").search(sentence)
+    if sentence[:1] not in _FILLER_STARTS or not _re("filler").match(sentence):
+        return False  # the first letter opens no filler, or the words do not
+    if sentence.isascii():
+        lowered = sentence.lower()
+        for literal in _KEEP_LITERALS:
+            if literal in lowered:
+                break
+        else:
+            return True  # nothing the pattern keeps
+    return not _re("keeps").search(sentence)
