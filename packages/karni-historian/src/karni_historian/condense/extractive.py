@@ -810,7 +810,7 @@ def _project_file(path: str) -> bool:
 
 
 def _basename(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
+    return path.rstrip("/").rpartition("/")[2] or path
 
 
 def _files_sentence(ep: _Episode, limit: int, *, reads: bool) -> str:
