@@ -220,3 +220,14 @@ def test_the_validator_finds_the_lines_ordinals_as_it_did() -> None:
 class _Lines:
     def __init__(self, lines: tuple[object, ...]) -> None:
         self.lines = lines
+
+
+def test_only_a_chunk_for_a_historian_holds_its_messages() -> None:
+    from karni_historian.condense.chunk import ChunkBuilder
+
+    messages = _random_session(random.Random(25))
+    builder = ChunkBuilder(offset=1, eligible_end=len(messages) + 1, budget_tokens=32_000)
+    for message in messages:
+        builder.read(message)
+    assert builder.chunk().digest is None  # the trigger scan lets each batch go
+    assert _chunk(messages).digest is not None

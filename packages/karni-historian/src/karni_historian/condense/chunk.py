@@ -185,6 +185,15 @@ class ChunkDigest:
         self.messages: list[Message] = []
         self.user_texts: dict[int, str] = {}
 
+    def read(self, message: Message, parts: list[_Shown], *, has_text: bool) -> None:
+        """Keep ``message``, with its shown parts as the builder found them."""
+        self.messages.append(message)
+        if message.role == "user":  # its shown text parts are what meaningful_user_text joins
+            shown = (
+                [t for k, t, _c in parts if k == "text" and isinstance(t, str)] if has_text else []
+            )
+            self.user_texts[message.ordinal] = " / ".join(shown)
+
     def covers(self, messages: Sequence[Message]) -> bool:
         """Whether ``messages`` are the first ones read, the same objects in the same order."""
         return self.messages[: len(messages)] == messages  # an identity check per item first
@@ -395,6 +404,7 @@ def build_chunk(
         budget_tokens=budget_tokens,
         expand_tools=expand_tools,
         estimate=estimate,
+        digest=True,
     )
     for message in messages:
         if not builder.read(message):
@@ -407,7 +417,9 @@ class ChunkBuilder:
 
     Feed it the session's messages in order with :meth:`read` until it
     returns False (the chunk is full), then take :meth:`chunk`. The arguments
-    are :func:`build_chunk`'s.
+    are :func:`build_chunk`'s; with ``digest`` the chunk carries a
+    :class:`ChunkDigest`, which holds the messages of its range (as
+    :func:`build_chunk` does: its chunk goes to a historian with them).
     """
 
     def __init__(
@@ -418,6 +430,7 @@ class ChunkBuilder:
         budget_tokens: int,
         expand_tools: Mapping[str, str | bool] | None = None,
         estimate: Callable[[str], int] = estimate_tokens,
+        digest: bool = False,
     ) -> None:
         """Start with no line."""
         from karni_historian.condense.templates import BUILTIN_TEMPLATES, expand_tool
@@ -439,7 +452,7 @@ class ChunkBuilder:
         self.pending_noise: int | None = None
         self.furthest = offset - 1
         self.last_ordinal = 0
-        self.digest = ChunkDigest()
+        self.digest = ChunkDigest() if digest else None
 
     def read(self, message: Message) -> bool:
         """Take the next message; False once the budget is full (read no more)."""
@@ -472,12 +485,8 @@ class ChunkBuilder:
         parts, has_text = _message_parts(message, templates, self.expand_tool)
         self.furthest = ordinal
         digest = self.digest
-        digest.messages.append(message)
-        if message.role == "user":  # its shown text parts are what meaningful_user_text joins
-            shown = (
-                [t for k, t, _c in parts if k == "text" and isinstance(t, str)] if has_text else []
-            )
-            digest.user_texts[ordinal] = " / ".join(shown)
+        if digest is not None:
+            digest.read(message, parts, has_text=has_text)
         if message.role == "system" or not parts:
             if self.pending_noise is None:
                 self.pending_noise = ordinal  # noise is folded into the next block
