@@ -897,13 +897,16 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
-    p2_parts += [_files_sentence(ep, 5, reads=False), commits]
+    files = _files_sentence(ep, 5, reads=False)
+    p2_parts += [files, commits]
     p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
     p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
-    p1_parts += [_files_sentence(ep, 10, reads=True), commits]
+    if ep.read or len(ep.edited) > 5:  # else it names the same files
+        files = _files_sentence(ep, 10, reads=True)
+    p1_parts += [files, commits]
     p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
