@@ -22,6 +22,7 @@ from karni_historian.brief.prompts import (
     clean_prompt_part,
     prompt_text,
 )
+from karni_historian.condense.prose import rules_out
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
 
@@ -290,13 +291,8 @@ _VERB_LITERALS = ("commit", "cherry", "merg", "rebas")
 
 
 def _extract_commits(text: str) -> tuple[str, list[str]]:
-    if text.isascii():
-        lowered = text.lower()
-        for literal in _VERB_LITERALS:
-            if literal in lowered:
-                break
-        else:
-            return text, []  # no verb: no commit, whatever hashes it names
+    if rules_out(text, _VERB_LITERALS):
+        return text, []  # no verb: no commit, whatever hashes it names
     hash_re = _regex("hash")
     found = hash_re.findall(text)
     if not found or not _regex("verb").search(text):

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["clean_sentence", "is_filler"]
+__all__ = ["clean_sentence", "is_filler", "rules_out"]
 
 _RE: dict[str, Any] = {}
 _MARKER_STARTS = frozenset("#>*+-|[")
@@ -79,11 +79,19 @@ def is_filler(sentence: str) -> bool:
     """Whether ``sentence`` is narration: "Let me…", "I'll…", "Now…" with nothing to keep."""
     if sentence[:1] not in _FILLER_STARTS or not _re("filler").match(sentence):
         return False  # the first letter opens no filler, or the words do not
-    if sentence.isascii():
-        lowered = sentence.lower()
-        for literal in _KEEP_LITERALS:
-            if literal in lowered:
-                break
-        else:
-            return True  # nothing the pattern keeps
-    return not _re("keeps").search(sentence)
+    return rules_out(sentence, _KEEP_LITERALS) or not _re("keeps").search(sentence)
+
+
+def rules_out(text: str, literals: tuple[str, ...]) -> bool:
+    """Whether ``text`` is ASCII and, lower-cased, holds none of ``literals``.
+
+    A case-insensitive pattern each match of which holds one of them (in
+    lower-cased ASCII text) cannot match it then: no need to search.
+    """
+    if not text.isascii():
+        return False
+    lowered = text.lower()
+    for literal in literals:  # noqa: SIM110 (a loop costs less than a generator)
+        if literal in lowered:
+            return False
+    return True
