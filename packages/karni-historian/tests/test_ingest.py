@@ -218,6 +218,49 @@ def test_blocks_and_results_join_their_message_across_runs(project):
         assert store.files(SESSION, 1) == [("a.py", "edit")]
 
 
+def stored_parts(root, ordinal):
+    with Store.open(root) as store:
+        row = store.raw_message(SESSION, ordinal)
+    assert row is not None
+    return json.loads(row[1])
+
+
+def test_a_result_is_stored_once_and_read_back_as_its_call(project):
+    # The result's own message keeps a reference to the call, which holds the
+    # output; every way of reading the store gives the result the call's part.
+    path = session_file(project)
+    read_input = {"file_path": str(project / "a.py")}
+    read = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": read_input}
+    lines = [
+        assistant_line("msg_1", read, "u1", project),
+        result_line("toolu_1", "print('a')", "u2", project),
+        result_line("toolu_1", "print('again')", "u3", project),
+        result_line("toolu_unknown", "orphan", "u4", project),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    run(project)
+    reference = {"type": "tool", "name": "Read", "call_id": "toolu_1", "copy_of": 1}
+    assert stored_parts(project, 2) == [reference]
+    call = ToolPart("Read", read_input, "print('a')", call_id="toolu_1")
+    again = ToolPart("Read", read_input, "print('again')", call_id="toolu_1")
+    orphan = ToolPart("tool", None, "orphan", call_id="toolu_unknown")
+    with Store.open(project) as store:
+        assert [m.parts for m in store.messages(SESSION)] == [(call,), (call,), (again,), (orphan,)]
+        assert store.message(SESSION, 2).parts == (call,)  # the call read on its own
+        assert store.message_batch(SESSION, 2, 1)[0].parts == (call,)
+        assert [m.parts for m in store.messages_at(SESSION, [2, 3])] == [(call,), (again,)]
+        assert store.files(SESSION, 1) == [("a.py", "read")]
+
+
+def test_a_reference_to_a_missing_call_reads_as_a_bare_result(project):
+    with Store.open(project, create=True) as store, store.transaction():
+        store.ensure_session(SESSION, "claude-code")
+        dangling = [{"type": "tool", "name": "Read", "call_id": "c1", "copy_of": 7}]
+        store.write_message(SESSION, 1, "user", json.dumps(dangling))
+    with Store.open(project) as store:
+        assert store.message(SESSION, 1).parts == (ToolPart("Read", None, None, call_id="c1"),)
+
+
 def test_duplicated_records_are_dropped_by_uuid(project):
     path = session_file(project)
     line = assistant_line("msg_1", {"type": "text", "text": "once"}, "same-uuid", project)
@@ -558,9 +601,9 @@ def test_evicted_ids_are_found_in_the_store(project, monkeypatch):
         assert len(writer._ids) <= 3 and len(writer._calls) <= 3
         assert writer.find("m1") == 1 and writer.find("m7") == 7
         assert writer.find("unknown") is None
-        assert writer.attach("c2", "done", False) == (
-            2,
-            {**part, "call_id": "c2", "output": "done"},
+        assert writer.answer("c2", "done", False) == (
+            {"type": "tool", "name": "Edit", "call_id": "c2", "copy_of": 2},
+            (2, {**part, "call_id": "c2", "output": "done"}),
         )
         writer.sink.flush()
         [message] = store.messages("s", 2, 2)

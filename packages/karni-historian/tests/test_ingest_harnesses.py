@@ -138,6 +138,7 @@ class Stored:
     """What the store holds, counted the way a reader of it would."""
 
     def __init__(self, root: Path) -> None:
+        self.root = root
         with Store.open(root) as store:
             self.sessions = {s.id: s for s in store.sessions()}
             self.messages = {sid: store.messages(sid) for sid in self.sessions}
@@ -163,6 +164,16 @@ class Stored:
             for part in message.parts
             if isinstance(part, ToolPart)
         ]
+
+    def references(self, session_id: str) -> int:
+        """How many stored results refer to their call instead of copying it."""
+        with Store.open(self.root) as store:
+            rows = store.connection.execute(
+                "SELECT count(*) FROM raw_messages WHERE session_id = ? AND role = 'user'"
+                " AND instr(parts_json, '\"copy_of\"') > 0",
+                (session_id,),
+            ).fetchone()
+        return int(rows[0])
 
     def edited(self, session_id: str) -> set[str]:
         return {p for s, _, p, a in self.files if s == session_id and a in ("edit", "create")}
@@ -352,6 +363,9 @@ def test_pi_session_versions(project, version):
         "call_pi_lint",
     }
     assert calls["toolu_pi_edit"].output == "Successfully replaced text in src/selector.ts."
+    answers = [m for m in stored.messages[session_id] if m.parts[0] == calls["toolu_pi_edit"]]
+    assert [m.role for m in answers] == ["assistant", "user"]
+    assert stored.references(session_id) == len(calls)  # each result refers to its call
     assert calls["toolu_pi_bad"].is_error
     assert stored.edited(session_id) == {"src/selector.ts", "src/theme.ts"}
     bash = [

@@ -103,6 +103,27 @@ def test_readonly_refuses_an_old_schema(root):
         Store.open(root, readonly=True)
 
 
+def test_readonly_reads_a_store_whose_tables_are_current(root):
+    # Version 4 changed how results are written, not the tables: a brief reads a
+    # version-3 store as it is, and the next writer upgrades it.
+    with Store.open(root, create=True) as store, store.transaction():
+        store.ensure_session("s", "claude-code")
+        store.write_message("s", 1, "user", '[{"type":"text","text":"hi"}]')
+    connection = sqlite3.connect(db_path(root))
+    connection.execute("PRAGMA user_version = 3")
+    connection.close()
+    with Store.open(root, readonly=True) as store:
+        assert store.schema_version == 3
+        assert store.message("s", 1).parts == (TextPart("hi"),)
+    with Store.open(root) as store:
+        assert store.schema_version == SCHEMA_VERSION
+    connection = sqlite3.connect(db_path(root))
+    connection.execute("PRAGMA user_version = 2")
+    connection.close()
+    with pytest.raises(StoreError, match="needs an upgrade"):
+        Store.open(root, readonly=True)
+
+
 def test_parts_round_trip():
     parts = (
         TextPart("hello"),

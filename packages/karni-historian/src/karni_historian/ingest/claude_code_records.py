@@ -2,11 +2,12 @@
 
 Each assistant content block is its own line, grouped into one message by
 ``message.id``; a tool result comes back as a ``user`` record, which stays a
-user message carrying a copy of the call with its output, while the result is
-also attached to the assistant's call. Subagent records (inline sidechains and
-subagent files) go to the parent session, their calls marked with the Task
-call that started them (:mod:`karni_historian.ingest.claude_code_agents`);
-their prompts, written by the parent model, are not stored as prompts.
+user message whose tool part refers to the assistant's call, to which the
+result is attached (:meth:`~karni_historian.ingest.sink.SessionWriter.answer`).
+Subagent records (inline sidechains and subagent files) go to the parent
+session, their calls marked with the Task call that started them
+(:mod:`karni_historian.ingest.claude_code_agents`); their prompts, written
+by the parent model, are not stored as prompts.
 
 Skipped: sidecar records (titles aside), ``system``/``progress`` records and
 attachments other than queued prompts, compaction summaries, thinking blocks,
@@ -329,24 +330,16 @@ class ClaudeCodeReader:
         call_id = _string(block, "tool_use_id") or ""
         output = _result_text(block.get("content"))
         is_error = block.get("is_error") is True
-        found = writer.attach(call_id, output, is_error) if call_id else None
-        part: dict[str, Any] = {"type": "tool", "name": "tool", "input": None, "output": output}
+        part, found = writer.answer(call_id, output, is_error)
         if found is not None:
             ordinal, call = found
-            part["name"] = call.get("name", "tool")
-            part["input"] = call.get("input")
-            if call.get("metadata"):
-                part["metadata"] = call["metadata"]
+            name = call.get("name", "tool")
             result = record.get("toolUseResult")
             if not is_error and not isinstance(result, str):
-                for path, action in self._files(part["name"], part["input"], result, cwd):
+                for path, action in self._files(name, call.get("input"), result, cwd):
                     touched.append((ordinal, path, action))
-            if part["name"] in TASK_TOOLS:
+            if name in TASK_TOOLS:
                 self._task_returned(call_id, result, output)
-        if call_id:
-            part["call_id"] = call_id
-        if is_error:
-            part["is_error"] = True
         return part
 
     def _files(

@@ -334,26 +334,13 @@ class PiReader:
         output = "\n".join(_texts(message.get("content")))
         is_error = message.get("isError") is True
         writer = self.writer()
-        found = writer.attach(call_id, output, is_error) if call_id else None
         name = message.get("toolName")
-        part: dict[str, Any] = {
-            "type": "tool",
-            "name": name if isinstance(name, str) else "tool",
-            "input": None,
-            "output": output,
-        }
-        if found is not None:
-            part["name"] = found[1].get("name", part["name"])
-            part["input"] = found[1].get("input")
-            if found[1].get("metadata"):
-                part["metadata"] = found[1]["metadata"]
-        if call_id:
-            part["call_id"] = call_id
-        if is_error:
-            part["is_error"] = True
+        name = name if isinstance(name, str) else "tool"
+        part, found = writer.answer(call_id, output, is_error, name)
         writer.append("user", [part], timestamp)
         if found is not None and not is_error:
-            touched = self._file(part["name"], part["input"])
+            call = found[1]
+            touched = self._file(call.get("name", part["name"]), call.get("input"))
             if touched is not None:
                 writer.add_file(found[0], *touched)
         if call_id and depth < _SUBAGENT_DEPTH:

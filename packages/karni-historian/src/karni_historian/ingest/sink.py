@@ -15,7 +15,9 @@ messages, one statement per table.
 Parts are plain JSON objects here (the stored form, see
 :func:`karni_historian.store.parts_to_json`): ``{"type": "text", "text": …,
 "ignored": true?}`` or ``{"type": "tool", "name": …, "input": …, "output": …?,
-"call_id": …?, "is_error": true?}``, written as compact JSON by
+"call_id": …?, "is_error": true?, "metadata": …?}``, or, for a tool result whose
+call holds it, ``{"type": "tool", "name": …, "call_id": …, "copy_of": ordinal}``
+(:meth:`SessionWriter.answer`), written as compact JSON by
 :func:`karni_historian.fastjson.dumps`.
 """
 
@@ -257,19 +259,32 @@ class SessionWriter:
                 return ordinal, part
         return None
 
-    def attach(
-        self, call_id: str, output: str | None, is_error: bool
-    ) -> tuple[int, dict[str, Any]] | None:
-        """Attach a result to the call ``call_id``; return ``(ordinal, part)`` or None."""
-        found = self.call(call_id)
+    def answer(
+        self, call_id: str, output: str, is_error: bool, name: str = "tool"
+    ) -> tuple[dict[str, Any], tuple[int, dict[str, Any]] | None]:
+        """Attach a tool result to its call; return the part the result's message stores.
+
+        Also returns ``(ordinal, call part)`` of the call, or None when the
+        call is unknown. The call keeps the output of its first result, and
+        that result's own message stores a reference to the call (its name,
+        ``call_id`` and ``copy_of``: the call's ordinal) instead of a second
+        copy of the input and output; the store reads it back as the call's
+        part (:mod:`karni_historian.store.codec`). A result that finds no
+        call, or a call already answered, is stored whole.
+        """
+        found = self.call(call_id) if call_id else None
         if found is None:
-            return None
-        ordinal, part = found
-        part["output"] = output
+            return _whole_result(name, None, output, call_id, is_error, None), None
+        ordinal, call = found
+        name = call.get("name", name)
+        if "output" in call:
+            whole = _whole_result(name, call.get("input"), output, call_id, is_error, call)
+            return whole, found
+        call["output"] = output
         if is_error:
-            part["is_error"] = True
+            call["is_error"] = True
         self._cache[ordinal].dirty = True
-        return found
+        return {"type": "tool", "name": name, "call_id": call_id, "copy_of": ordinal}, found
 
     def add_file(self, ordinal: int, path: str | None, action: str) -> None:
         """Record that the message's tool call touched ``path`` (already project-relative)."""
@@ -330,6 +345,25 @@ def iso_from_millis(millis: float) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _whole_result(
+    name: str,
+    tool_input: Any,
+    output: str,
+    call_id: str,
+    is_error: bool,
+    call: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The stored part of a tool result that holds its call's name, input and its output."""
+    part: dict[str, Any] = {"type": "tool", "name": name, "input": tool_input, "output": output}
+    if call is not None and call.get("metadata"):
+        part["metadata"] = call["metadata"]
+    if call_id:
+        part["call_id"] = call_id
+    if is_error:
+        part["is_error"] = True
+    return part
 
 
 def call_part(name: str, tool_input: Any, call_id: Any) -> dict[str, Any]:

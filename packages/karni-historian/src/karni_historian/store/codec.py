@@ -3,6 +3,13 @@
 A message's parts (:class:`~karni_historian.model.TextPart` and
 :class:`~karni_historian.model.ToolPart`) are kept as one JSON list per row, with
 default values left out so the rows stay small.
+
+A tool result whose call holds its output is stored as a reference to that
+call: ``{"type": "tool", "name": …, "call_id": …, "copy_of": ordinal}``, where
+``ordinal`` is the message of the call (see
+:meth:`karni_historian.ingest.sink.SessionWriter.answer`). Decoding gives it the
+call's part, so it reads as the copy older stores hold; the rows of a result and
+its call stay apart, and neither is rewritten.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ def parts_from_json(text: str) -> tuple[Any, ...]:
 
 def parts_decoder(
     tool_input: Callable[[Any], Any] | None = None,
+    resolve: Callable[[int, str], Any] | None = None,
 ) -> Callable[[str], tuple[Any, ...]]:
     """:func:`parts_from_json` with its imports and lookups done once, for many rows.
 
@@ -67,6 +75,10 @@ def parts_decoder(
     raises, as it always does. ``tool_input``, when given, maps each tool
     part's input to the one the part gets (how a reader shows paths
     project-relative without copying every message afterwards).
+    ``resolve(ordinal, call_id)``, when given, returns the part a stored
+    reference stands for (the call's, or None when it cannot be found); a
+    reference it does not resolve reads as a part with only the name and
+    the call id.
     """
     from karni_historian.fastjson import orjson_loads
     from karni_historian.model import TextPart, ToolPart
@@ -84,6 +96,13 @@ def parts_decoder(
             if get("type") == "tool":
                 name, data, output = get("name", ""), get("input"), get("output")
                 call_id, metadata = get("call_id", ""), get("metadata")
+                copy_of = get("copy_of")
+                if copy_of is not None:
+                    if checked and type(copy_of) is float:
+                        return None
+                    if type(copy_of) is int and type(call_id) is str:
+                        parts.append(referenced(name, copy_of, call_id))
+                        continue
                 if checked and (
                     type(name) is float
                     or type(output) is float
@@ -103,6 +122,10 @@ def parts_decoder(
                     return None
                 parts.append(TextPart(text, bool(get("ignored", False))))
         return tuple(parts)
+
+    def referenced(name: Any, ordinal: int, call_id: str) -> Any:
+        found = resolve(ordinal, call_id) if resolve is not None else None
+        return found if found is not None else ToolPart(name, None, None, call_id)
 
     def decode(text: str) -> tuple[Any, ...]:
         if fast is not None and type(text) is str:

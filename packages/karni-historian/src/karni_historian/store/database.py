@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from karni_historian.store.schema import MIGRATIONS, SCHEMA_VERSION, db_path
+from karni_historian.store.schema import MIGRATIONS, READABLE_FROM, SCHEMA_VERSION, db_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class Database:
                 f"karni-historian understands ({SCHEMA_VERSION}); upgrade karni-historian"
             )
         if self.readonly:
-            if version < SCHEMA_VERSION:
+            if version < READABLE_FROM:
                 self.connection.close()
                 raise _store_error(
                     f"the historian store {self.path} needs an upgrade; "

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MessageTables"]
 
+_CALLS_REMEMBERED = 4096
+"""Tool calls a read keeps for the results that refer to them; it starts over when full."""
+
 
 class MessageTables(Database):
     """Raw messages, tool-call ordinals and touched files."""
@@ -171,7 +174,7 @@ class MessageTables(Database):
             " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? ORDER BY ordinal",
             (session_id, start, end if end is not None else 2**62),
         )
-        return _messages(session_id, rows)
+        return _messages(session_id, rows, None, self._parts_at(session_id))
 
     def messages_at(self, session_id: str, ordinals: Sequence[int]) -> list[Message]:
         """The session's messages at ``ordinals`` (those stored), in order, in one query."""
@@ -185,7 +188,7 @@ class MessageTables(Database):
             " ORDER BY ordinal",
             (session_id, dumps(list(ordinals))),
         )
-        return list(_messages(session_id, rows))
+        return list(_messages(session_id, rows, None, self._parts_at(session_id)))
 
     def message_batch(
         self,
@@ -205,7 +208,20 @@ class MessageTables(Database):
             " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
             (session_id, start, limit),
         )
-        return list(_messages(session_id, rows, tool_input))
+        return list(_messages(session_id, rows, tool_input, self._parts_at(session_id)))
+
+    def _parts_at(self, session_id: str) -> Callable[[int], str | None]:
+        """A reader of the stored parts JSON of the session's message at an ordinal."""
+        execute = self.connection.execute
+
+        def parts_at(ordinal: int) -> str | None:
+            row = execute(
+                "SELECT parts_json FROM raw_messages WHERE session_id = ? AND ordinal = ?",
+                (session_id, ordinal),
+            ).fetchone()
+            return row[0] if row else None
+
+        return parts_at
 
     def tool_part_calls(self, session_id: str, start: int = 1) -> Iterator[tuple[int, str, str]]:
         """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
@@ -307,7 +323,7 @@ class MessageTables(Database):
             " ORDER BY ordinal",
             (session_id, start, end, needle),
         )
-        return _messages(session_id, rows)
+        return _messages(session_id, rows, None, self._parts_at(session_id))
 
     def record_calls(self, calls: Sequence[tuple[str, str, int]]) -> None:
         """Remember which message made each call, from ``(session_id, call_id, ordinal)`` rows.
@@ -369,10 +385,41 @@ def _messages(
     session_id: str,
     rows: Iterable[Sequence[Any]],
     tool_input: Callable[[Any], Any] | None = None,
+    parts_at: Callable[[int], str | None] | None = None,
 ) -> Iterator[Message]:
-    """Model messages from ``(ordinal, role, parts_json, timestamp, message_id)`` rows."""
-    from karni_historian.model import Message
+    """Model messages from ``(ordinal, role, parts_json, timestamp, message_id)`` rows.
 
-    decode = parts_decoder(tool_input)
+    A tool result stored as a reference to its call (``copy_of``, see
+    :mod:`karni_historian.store.codec`) gets the call's part: the part of an
+    assistant message the rows held before it, or else the one
+    ``parts_at(ordinal)`` reads (the parts JSON of another message).
+    """
+    from karni_historian.model import Message, ToolPart
+
+    calls: dict[str, tuple[int, ToolPart]] = {}
+    plain: list[Callable[[str], tuple[Any, ...]]] = []
+
+    def resolve(ordinal: int, call_id: str) -> ToolPart | None:
+        known = calls.get(call_id)
+        if known is not None and known[0] == ordinal:
+            return known[1]
+        parts_json = parts_at(ordinal) if parts_at is not None else None
+        if parts_json is None:
+            return None
+        if not plain:
+            plain.append(parts_decoder(tool_input))  # references of references stay unresolved
+        for part in plain[0](parts_json):
+            if type(part) is ToolPart and part.call_id == call_id:
+                return part
+        return None
+
+    decode = parts_decoder(tool_input, resolve)
     for ordinal, role, parts_json, timestamp, message_id in rows:
-        yield Message(ordinal, role, decode(parts_json), session_id, timestamp, message_id)
+        parts = decode(parts_json)
+        if role == "assistant":
+            for part in parts:
+                if type(part) is ToolPart and part.call_id:
+                    if len(calls) >= _CALLS_REMEMBERED:
+                        calls.clear()
+                    calls[part.call_id] = (ordinal, part)
+        yield Message(ordinal, role, parts, session_id, timestamp, message_id)

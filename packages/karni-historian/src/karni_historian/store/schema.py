@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DB_RELATIVE_PATH", "MIGRATIONS", "SCHEMA_VERSION", "db_path"]
+__all__ = ["DB_RELATIVE_PATH", "MIGRATIONS", "READABLE_FROM", "SCHEMA_VERSION", "db_path"]
 
 DB_RELATIVE_PATH = (".karni", "local", "historian.db")
 """Where the database lives, relative to the project root."""
@@ -162,11 +162,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # Version 3: the model a session ran on, as its transcript records it (OpenCode's
     # ``providerID/modelID``), so an unconfigured historian can inherit it.
     ("ALTER TABLE sessions ADD COLUMN model TEXT",),
+    # Version 4: no table changes. A tool result whose call holds its output is stored
+    # as a reference to the call (``copy_of``, see ``docs/historian/store.md``), which an
+    # older karni-historian would read as a result without input or output.
+    (),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
+
+READABLE_FROM = 3
+"""The oldest schema version a read-only connection can read as it is.
+
+Versions after it change how rows are written, not the tables, so a brief
+can read an older store before the next ``ingest`` upgrades it.
+"""
 
 
 def db_path(root: str | os.PathLike[str]) -> str:
