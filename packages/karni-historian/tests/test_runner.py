@@ -304,3 +304,21 @@ def test_facts_record_their_source_and_never_quote_a_tool(root):
         ("CONSTRAINTS", "Never cache the payment pages."): (1, "user"),
         ("ARCHITECTURE", "We decided to use Redis for the cache."): (4, "agent"),
     }
+
+
+def test_a_run_collects_less_often_while_it_runs_and_restores_the_collector(root):
+    import gc
+
+    conversation(root, 12)
+    seen = []
+
+    def watching(chunk, messages):
+        seen.append((gc.get_threshold()[0], gc.isenabled()))
+        return one_per_line(chunk, messages)
+
+    before = gc.get_threshold()
+    with Store.open(root) as store:
+        assert runner.wrapup(store, "s", 2, historian=watching).status == "ok"
+    assert gc.get_threshold() == before
+    assert seen and all(t >= 50_000 and enabled for t, enabled in seen)
+    assert gc.get_freeze_count() == 0

@@ -22,6 +22,7 @@ from karni_historian.brief.prompts import (
     clean_prompt_part,
     prompt_text,
 )
+from karni_historian.condense.prose import rules_out
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
 
@@ -39,6 +40,7 @@ __all__ = [
     "ArcIndex",
     "Chunk",
     "ChunkCoverageError",
+    "ChunkDigest",
     "ChunkLine",
     "arcs_of_calls",
     "build_chunk",
@@ -138,6 +140,8 @@ class Chunk:
         lines: The emitted lines, in order.
         token_estimate: The estimated tokens of ``text``.
         truncated: True when pre-flight truncation cut ``text``.
+        digest: What the builder read of the range's messages, when it built
+            the chunk (not compared).
     """
 
     text: str
@@ -149,6 +153,7 @@ class Chunk:
     lines: tuple[ChunkLine, ...]
     token_estimate: int
     truncated: bool = False
+    digest: ChunkDigest | None = field(default=None, compare=False)
 
     @property
     def is_empty(self) -> bool:
@@ -160,9 +165,47 @@ class Chunk:
         return f"Chunk({self.start}-{self.end}, lines={len(self.lines)}, has_more={self.has_more})"
 
 
+class ChunkDigest:
+    """What the chunk builder read of each message, kept for the historian's own passes.
+
+    The builder walks every part of every message of its range; the built-in
+    historian reads the same messages again and needs some of what it
+    worked out (``docs/historian/chunk.md``). Valid for the messages in
+    :attr:`messages` only: a reader checks that it holds those objects.
+
+    Attributes:
+        messages: The messages of the chunk's range, in order, as read.
+        user_texts: The meaningful text of each user message among them, by
+            ordinal (:func:`meaningful_user_text`).
+    """
+
+    __slots__ = ("messages", "user_texts")
+
+    def __init__(self) -> None:
+        """Start with no message read."""
+        self.messages: list[Message] = []
+        self.user_texts: dict[int, str] = {}
+
+    def read(self, message: Message, parts: list[_Shown], *, has_text: bool) -> None:
+        """Keep ``message``, with its shown parts as the builder found them."""
+        self.messages.append(message)
+        if message.role == "user":  # its shown text parts are what meaningful_user_text joins
+            shown = (
+                [t for k, t, _c in parts if k == "text" and isinstance(t, str)] if has_text else []
+            )
+            self.user_texts[message.ordinal] = " / ".join(shown)
+
+    def covers(self, messages: Sequence[Message]) -> bool:
+        """Whether ``messages`` are the first ones read, the same objects in the same order."""
+        return self.messages[: len(messages)] == messages  # an identity check per item first
+
+
+_ROLE_LETTERS = {"assistant": "A", "user": "U"}
+
+
 def role_letter(role: str) -> str:
     """The chunk's letter for a role: ``A`` for assistant, ``U`` for user, else its initial."""
-    return {"assistant": "A", "user": "U"}.get(role) or (role[:1].upper() or "?")
+    return _ROLE_LETTERS.get(role) or (role[:1].upper() or "?")
 
 
 def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[str]) -> str:
@@ -248,10 +291,8 @@ _VERB_LITERALS = ("commit", "cherry", "merg", "rebas")
 
 
 def _extract_commits(text: str) -> tuple[str, list[str]]:
-    if text.isascii():
-        lowered = text.lower()
-        if not any(literal in lowered for literal in _VERB_LITERALS):
-            return text, []  # no verb: no commit, whatever hashes it names
+    if rules_out(text, _VERB_LITERALS):
+        return text, []  # no verb: no commit, whatever hashes it names
     hash_re = _regex("hash")
     found = hash_re.findall(text)
     if not found or not _regex("verb").search(text):
@@ -359,6 +400,7 @@ def build_chunk(
         budget_tokens=budget_tokens,
         expand_tools=expand_tools,
         estimate=estimate,
+        digest=True,
     )
     for message in messages:
         if not builder.read(message):
@@ -371,7 +413,9 @@ class ChunkBuilder:
 
     Feed it the session's messages in order with :meth:`read` until it
     returns False (the chunk is full), then take :meth:`chunk`. The arguments
-    are :func:`build_chunk`'s.
+    are :func:`build_chunk`'s; with ``digest`` the chunk carries a
+    :class:`ChunkDigest`, which holds the messages of its range (as
+    :func:`build_chunk` does: its chunk goes to a historian with them).
     """
 
     def __init__(
@@ -382,6 +426,7 @@ class ChunkBuilder:
         budget_tokens: int,
         expand_tools: Mapping[str, str | bool] | None = None,
         estimate: Callable[[str], int] = estimate_tokens,
+        digest: bool = False,
     ) -> None:
         """Start with no line."""
         from karni_historian.condense.templates import BUILTIN_TEMPLATES, expand_tool
@@ -403,6 +448,7 @@ class ChunkBuilder:
         self.pending_noise: int | None = None
         self.furthest = offset - 1
         self.last_ordinal = 0
+        self.digest = ChunkDigest() if digest else None
 
     def read(self, message: Message) -> bool:
         """Take the next message; False once the budget is full (read no more)."""
@@ -434,14 +480,17 @@ class ChunkBuilder:
         ordinal = message.ordinal
         parts, has_text = _message_parts(message, templates, self.expand_tool)
         self.furthest = ordinal
+        digest = self.digest
+        if digest is not None:
+            digest.read(message, parts, has_text=has_text)
         if message.role == "system" or not parts:
             if self.pending_noise is None:
                 self.pending_noise = ordinal  # noise is folded into the next block
             return True
         tool_results = message.role == "user" and not has_text
         role = "A" if tool_results else role_letter(message.role)
-        if not tool_results:
-            parts = [(k, t, c) for k, t, c in parts if k != "summary" or not has_text]
+        if has_text:  # a message with text shows no tool summary (tool results have none)
+            parts = [(k, t, c) for k, t, c in parts if k != "summary"]
         block = self._block_for(ordinal, role)
         if block is None:
             return False
@@ -487,6 +536,7 @@ class ChunkBuilder:
             lines=tuple(lines),
             token_estimate=token_estimate,
             truncated=truncated,
+            digest=self.digest,
         )
 
 

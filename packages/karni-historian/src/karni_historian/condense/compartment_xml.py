@@ -19,7 +19,7 @@ from karni_historian.xml_text import escape_attr, escape_body, unescape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Container, Iterable, Sequence
     from typing import Any
 
 __all__ = [
@@ -297,9 +297,19 @@ def _splits(boundary_end: int, arcs: Iterable[tuple[int, int]]) -> tuple[int, in
     return None
 
 
-def _present_ordinals(chunk: Any) -> set[int]:
+def _present_ordinals(chunk: Any) -> Container[int]:
+    """The ordinals the chunk's lines cover: one range when they follow each other."""
+    lines = chunk.lines
+    if lines:
+        expected = lines[0].start
+        for line in lines:
+            if line.start != expected or line.end < line.start:
+                break
+            expected = line.end + 1
+        else:
+            return range(lines[0].start, expected)
     present: set[int] = set()
-    for line in chunk.lines:
+    for line in lines:
         present.update(range(line.start, line.end + 1))
     return present
 
@@ -556,7 +566,20 @@ def read_back(
 
 
 def _read_back_row(c: Compartment) -> Compartment:
+    """``c`` as :func:`parse` reads it back: ``c`` itself when it already reads back so."""
     p1 = c.p1.strip()
+    if (
+        c.content == p1 == c.p1
+        and c.p2 == c.p2.strip()
+        and c.p3 == c.p3.strip()
+        and c.p4 == c.p4.strip()
+        and 1 <= c.importance <= 100
+        and c.episode_type != ""
+        and c.start_date is None
+        and c.end_date is None
+        and not c.legacy
+    ):
+        return c  # what the built-in historian writes: no copy
     return Compartment(
         start=c.start,
         end=c.end,

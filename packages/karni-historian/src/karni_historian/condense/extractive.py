@@ -361,8 +361,14 @@ def _classifiable(sentence: str) -> bool:
     return not (sentence.endswith("?") or len(_words(sentence)) < 4 or len(sentence) > 220)
 
 
-def _user_texts(by_ordinal: dict[int, Message]) -> dict[int, str]:
-    """The meaningful text of each user message, by ordinal: asked about more than once."""
+def _user_texts(by_ordinal: dict[int, Message], chunk: Chunk | None = None) -> dict[int, str]:
+    """The meaningful text of each user message, by ordinal: asked about more than once.
+
+    The chunk's digest has them when the chunk was built from these messages.
+    """
+    digest = chunk.digest if chunk is not None else None
+    if digest is not None and digest.covers(list(by_ordinal.values())):
+        return digest.user_texts
     from karni_historian.condense.chunk import meaningful_user_text
 
     return {o: meaningful_user_text(m) for o, m in by_ordinal.items() if m.role == "user"}
@@ -390,15 +396,13 @@ def _is_continuation(text: str) -> bool:
     words = _words(text)
     while len(words) > 1 and words[0] in _LEADING_ACK:
         words = words[1:]
-    lowered = " ".join(words)
+    # The continuations have at most three words: four tell as much as all of them.
+    lowered = " ".join(words[:4])
     return lowered in _CONTINUATION_WORDS or lowered.startswith(_CONTINUATION_PREFIXES)
 
 
-def _pieces(line: ChunkLine, starts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
-    """``line`` cut at the phase starts inside it; each piece keeps its own commits."""
-    cuts = [s for s in starts if line.start < s <= line.end]
-    if not cuts:
-        return [line]
+def _pieces(line: ChunkLine, cuts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
+    """``line`` cut at ``cuts``, the phase starts inside it; each piece keeps its own commits."""
     from dataclasses import replace
     from itertools import pairwise
 
@@ -426,10 +430,19 @@ def _phase_lines(
 
     inside = [by_ordinal[o] for o in sorted(by_ordinal)]  # the chunk's own (by_ordinal_of)
     starts = phase_starts(inside, completed_arcs(inside))
+    if not starts:
+        return list(chunk.lines), starts
+    from bisect import bisect_right
+
     ordered = sorted(starts)
     lines: list[ChunkLine] = []
     for line in chunk.lines:
-        lines += _pieces(line, ordered, by_ordinal)
+        first = bisect_right(ordered, line.start)  # the starts after the line's first ordinal
+        after = bisect_right(ordered, line.end, first)  # … through its last
+        if first == after:
+            lines.append(line)
+        else:
+            lines += _pieces(line, ordered[first:after], by_ordinal)
     return lines, starts
 
 
@@ -463,9 +476,10 @@ def _episodes(
     groups: list[list[ChunkLine]] = []
     current: list[ChunkLine] = []
     committed = False
+    answered = False  # whether a line of the current episode is not the user's
     for line in lines:
         new_task = current and line.start in starts
-        if line.role == "U" and current and any(ln.role != "U" for ln in current):
+        if line.role == "U" and answered:
             text = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal) or line.body
             new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
@@ -473,8 +487,10 @@ def _episodes(
         if new_task:
             groups.append(current)
             current = []
-            committed = False
+            committed = answered = False
         current.append(line)
+        if line.role != "U":
+            answered = True
         if line.commits:
             committed = True
     if current:
@@ -484,6 +500,35 @@ def _episodes(
 
 class _Episode:
     """Signals gathered from one episode's lines and messages."""
+
+    __slots__ = (
+        "agent_decisions",
+        "assistant",
+        "clusters",
+        "commit_subjects",
+        "commits",
+        "configs",
+        "decisions",
+        "edited",
+        "end",
+        "failed_run",
+        "fallback",
+        "fixing",
+        "naming",
+        "prohibitions",
+        "read",
+        "replacements",
+        "requests",
+        "reverted",
+        "rules",
+        "start",
+        "testing",
+        "texts",
+        "tool_names",
+        "topic",
+        "user_decisions",
+        "user_notes",
+    )
 
     def __init__(
         self,
@@ -531,9 +576,10 @@ class _Episode:
                 message = by_ordinal.get(ordinal)
                 if message is not None:
                     self._read_message(message)
-        bodies = [line.body for line in lines if line.body]
-        self.fallback = bodies[0].removeprefix("TC: ") if bodies else ""
-        self.read = [p for p in self.read if p not in self.edited]
+        body = next((line.body for line in lines if line.body), "")
+        self.fallback = body.removeprefix("TC: ")
+        if self.read:
+            self.read = [p for p in self.read if p not in self.edited]
 
     def _add(self, bucket: list[str], sentence: str) -> None:
         if sentence not in bucket:
@@ -593,15 +639,21 @@ class _Episode:
         self.agent_decisions = [d for d in self.agent_decisions if len(said & set(_words(d))) < 1]
 
     def _classify(self, sentence: str, *, user: bool) -> None:
+        if not user:  # the agent's sentences count only as decisions: the cheaper test first
+            if _has("decision", sentence) and _classifiable(sentence):
+                self._decision(sentence, user=False)
+            return
         if not _classifiable(sentence):
             return
         decided = _has("decision", sentence)
         if decided:
-            clause = _clause(sentence, "decision")
-            self._add(self.decisions, clause)
-            self._promote_decision(clause, user=user)
-        if user:
-            self._classify_user(sentence, decided=decided)
+            self._decision(sentence, user=True)
+        self._classify_user(sentence, decided=decided)
+
+    def _decision(self, sentence: str, *, user: bool) -> None:
+        clause = _clause(sentence, "decision")
+        self._add(self.decisions, clause)
+        self._promote_decision(clause, user=user)
 
     def _classify_user(self, sentence: str, *, decided: bool) -> None:
         if not decided and _P.correction.search(sentence):
@@ -720,12 +772,13 @@ def _objective(ep: _Episode) -> str:
         text = ep.fallback
     else:
         text = "Tool calls"
-    previous = None
-    while previous != text:
-        previous = text
+    while True:  # until nothing polite opens it: a text that no match or strip changes
         polite = _P.polite.match(text)  # anchored at the start: the one place it can be
-        text = (text[polite.end() :] if polite else text).strip()
-    return text.rstrip(" ?.!") or previous or "Untitled episode"
+        shorter = (text[polite.end() :] if polite else text).strip()
+        if shorter == text:
+            break
+        text = shorter
+    return text.rstrip(" ?.!") or text or "Untitled episode"
 
 
 def _title(objective: str) -> str:
@@ -757,7 +810,7 @@ def _project_file(path: str) -> bool:
 
 
 def _basename(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
+    return path.rstrip("/").rpartition("/")[2] or path
 
 
 def _files_sentence(ep: _Episode, limit: int, *, reads: bool) -> str:
@@ -805,14 +858,14 @@ def _fit(parts: list[str], limit: int) -> str:
     parts = [q for p in parts if p and (q := p.strip())]
     if not parts:
         return ""
-    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
     # Each sentence costs its length and a separator; a first one that is also
     # a commits sentence is counted twice, as it comes twice in the order below.
     total = sum(map(len, parts)) + 2 * len(parts)
-    if commits and commits[0] == 0:
+    if parts[0].startswith("Commits: "):
         total += len(parts[0]) + 2
-    if total <= limit:
-        return _cap(_join_stripped(parts), limit)  # everything fits
+    if total <= limit:  # everything fits: joined, it is shorter than the total (no cap)
+        return _join_stripped(parts)
+    commits = [i for i, p in enumerate(parts) if p.startswith("Commits: ")]
     order = [0, *commits, *(i for i in range(1, len(parts)) if i not in commits)]
     chosen: set[int] = set()
     used = 0
@@ -826,7 +879,7 @@ def _fit(parts: list[str], limit: int) -> str:
 
 def _join_stripped(sentences: list[str]) -> str:
     """Non-empty stripped sentences joined, each ended by a full stop unless it has an end."""
-    return " ".join(s if s[-1] in '.!?…"' else s + "." for s in sentences)
+    return " ".join([s if s[-1] in '.!?…"' else s + "." for s in sentences])
 
 
 def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str, str]:
@@ -844,13 +897,16 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
-    p2_parts += [_files_sentence(ep, 5, reads=False), commits]
+    files = _files_sentence(ep, 5, reads=False)
+    p2_parts += [files, commits]
     p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
     p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
-    p1_parts += [_files_sentence(ep, 10, reads=True), commits]
+    if ep.read or len(ep.edited) > 5:  # else it names the same files
+        files = _files_sentence(ep, 10, reads=True)
+    p1_parts += [files, commits]
     p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
@@ -929,7 +985,7 @@ def _processed(chunk: Chunk, compartments: list[Compartment]) -> tuple[int, int]
 def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartment], list[Fact]]:
     """The compartments (one per episode, tiling the chunk) and the facts of a chunk."""
     by_ordinal = by_ordinal_of(messages, chunk)
-    texts = _user_texts(by_ordinal)
+    texts = _user_texts(by_ordinal, chunk)
     lines, starts = _phase_lines(chunk, by_ordinal)
     groups = _episodes(by_ordinal, texts, lines, starts)
     edits: set[tuple[str, str, str]] = set()
@@ -953,6 +1009,7 @@ def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartmen
                 p4=p4,
                 importance=importance,
                 episode_type=ep.episode_type,
+                content=p1,  # as parsing fills it: read back without a copy
             )
         )
     return compartments, _facts(gathered)

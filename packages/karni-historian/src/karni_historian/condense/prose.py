@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["clean_sentence", "is_filler"]
+__all__ = ["clean_sentence", "is_filler", "rules_out"]
 
 _RE: dict[str, Any] = {}
 _MARKER_STARTS = frozenset("#>*+-|[")
@@ -51,12 +51,47 @@ def clean_sentence(sentence: str) -> str:
         text = _re("markers").sub("", text)
     if "**" in text or "__" in text or "```" in text:  # what every emphasis match holds
         text = _re("emphasis").sub("", text)
-    if "/" in text:  # every path the pattern shortens has one
+    if "/" in text and ("~" in text or text.count("/") > 1):  # what every path it shortens has
         text = _re("path").sub(r"\1", text)
     text = " ".join(text.split()).rstrip(" :;,")
     return text if text[:1].isalnum() or any(map(str.isalnum, text)) else ""
 
 
+_FILLER_STARTS = frozenset("lLiInNfFoOgGpPeEsSaAuU\u0130\u0131\u017f")
+"""The first letters of the filler openings, as the pattern matches them ignoring case."""
+
+
+_KEEP_LITERALS = (
+    "decid",
+    "instead",
+    "because",
+    "fail",
+    "error",
+    "revert",
+    "broke",
+    "commit",
+    "pass",
+)
+"""What lower-cased ASCII text holds when the ``keeps`` pattern matches it."""
+
+
 def is_filler(sentence: str) -> bool:
     """Whether ``sentence`` is narration: "Let me…", "I'll…", "Now…" with nothing to keep."""
-    return bool(_re("filler").match(sentence)) and not _re("keeps").search(sentence)
+    if sentence[:1] not in _FILLER_STARTS or not _re("filler").match(sentence):
+        return False  # the first letter opens no filler, or the words do not
+    return rules_out(sentence, _KEEP_LITERALS) or not _re("keeps").search(sentence)
+
+
+def rules_out(text: str, literals: tuple[str, ...]) -> bool:
+    """Whether ``text`` is ASCII and, lower-cased, holds none of ``literals``.
+
+    A case-insensitive pattern each match of which holds one of them (in
+    lower-cased ASCII text) cannot match it then: no need to search.
+    """
+    if not text.isascii():
+        return False
+    lowered = text.lower()
+    for literal in literals:  # noqa: SIM110 (a loop costs less than a generator)
+        if literal in lowered:
+            return False
+    return True

@@ -128,12 +128,16 @@ class MessageWindow:
 
     def forget_before(self, ordinal: int) -> None:
         """Drop the loaded messages before ``ordinal`` (a published chunk's)."""
-        keep = 0
-        while keep < len(self.loaded) and self.loaded[keep].ordinal < ordinal:
-            del self.by_ordinal[self.loaded[keep].ordinal]
-            keep += 1
+        from bisect import bisect_left
+        from operator import attrgetter
+
+        loaded = self.loaded
+        keep = bisect_left(loaded, ordinal, key=attrgetter("ordinal"))  # loaded in order
         if keep:
-            del self.loaded[:keep]
+            by_ordinal = self.by_ordinal
+            for message in loaded[:keep]:
+                del by_ordinal[message.ordinal]
+            del loaded[:keep]
 
     def for_historian(self, end: int, *, env_reads: bool = True) -> list[Message]:
         """What a historian reads for a chunk ending at ``end``.
