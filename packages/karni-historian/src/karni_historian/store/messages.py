@@ -397,7 +397,7 @@ def _messages(
     from karni_historian.model import Message, ToolPart
 
     calls: dict[str, tuple[int, ToolPart]] = {}
-    plain: list[Callable[[str], tuple[Any, ...]]] = []
+    plain = parts_decoder(tool_input)  # for a call read apart: its references stay unresolved
 
     def resolve(ordinal: int, call_id: str) -> ToolPart | None:
         known = calls.get(call_id)
@@ -406,9 +406,7 @@ def _messages(
         parts_json = parts_at(ordinal) if parts_at is not None else None
         if parts_json is None:
             return None
-        if not plain:
-            plain.append(parts_decoder(tool_input))  # references of references stay unresolved
-        for part in plain[0](parts_json):
+        for part in plain(parts_json):
             if type(part) is ToolPart and part.call_id == call_id:
                 return part
         return None
