@@ -275,15 +275,35 @@ def test_doctor_verbose_json_has_the_details_and_plain_json_does_not(
     assert not {"karni_cli_path", "cache_dir", "allowed_providers"} & set(plain)
 
 
-def test_doctor_imports_stay_lean(eventsite: Path, probe_imports) -> None:
-    """No pathlib, json or re when the tip was already shown (the usual run)."""
+@pytest.mark.parametrize("claude_settings", [False, True], ids=["no-settings", "claude-settings"])
+def test_doctor_imports_stay_lean(
+    eventsite: Path, tmp_path: Path, probe_imports, run_cli, claude_settings: bool
+) -> None:
+    """No pathlib, json or re when the tip was already shown (the usual run).
+
+    With Claude Code settings files in the project and the user's folder (Karni's
+    hooks in one of them), as most Claude Code users have: reading them must not
+    import ``json`` either (see docs/performance.md).
+    """
     (eventsite / ".karni" / "local").mkdir(parents=True)
     (eventsite / ".karni" / "local" / "state.json").write_text(
         '{\n  "history_tip_shown": true\n}\n', encoding="utf-8"
     )
-    done = probe_imports(eventsite, ["doctor"], env={"KARNI_HISTORY_PROVIDERS": "gigai-chronicle"})
+    user = tmp_path / "claude-user"
+    env = {"KARNI_HISTORY_PROVIDERS": "gigai-chronicle", "CLAUDE_CONFIG_DIR": str(user)}
+    if claude_settings:
+        user.mkdir()
+        (user / "settings.json").write_text('{"model": "opus", "hooks": {}}\n', encoding="utf-8")
+        (eventsite / ".claude").mkdir()
+        (eventsite / ".claude" / "settings.json").write_text(
+            '{\n  "permissions": {"allow": ["Bash(npm test)"]}\n}\n', encoding="utf-8"
+        )
+        installed = run_cli("hooks", "install", "--agent", "claude-code", cwd=eventsite, env=env)
+        assert installed.returncode == 0, installed.stderr
+    done = probe_imports(eventsite, ["doctor"], env=env)
     assert done.returncode == 0, done.stderr
     assert "tip:" not in done.stdout
+    assert ("claude-code local (installed)" in done.stdout) is claude_settings
     heavy = {"argparse", "json", "re", "pathlib", "subprocess", "typing", "dataclasses"}
     heavy |= {"importlib", "importlib.metadata", "tomllib", "zlib", "_ast", "fcntl"}
     assert not heavy & done.modules, heavy & done.modules

@@ -193,6 +193,24 @@ def test_corrupt_state_is_treated_as_empty_and_rewritten(project: Path, capsys) 
     assert read_state(str(project)) == {}
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'\xef\xbb\xbf{"history_tip_shown": true}', {STATE_KEY: True}),  # saved by an editor
+        (b'{"history_tip_shown": true}', {STATE_KEY: True}),
+        (b'\xef\xbb\xbf\xef\xbb\xbf{"a": 1}', {}),  # only one mark is a mark
+        (b'{"a": "\xff"}', {}),  # not UTF-8
+    ],
+)
+def test_state_is_read_as_utf8_with_an_optional_byte_order_mark(
+    project: Path, raw: bytes, expected: dict[str, object]
+) -> None:
+    state = project / ".karni" / "local" / "state.json"
+    state.parent.mkdir(parents=True)
+    state.write_bytes(raw)
+    assert read_state(str(project)) == expected
+
+
 def test_other_state_keys_are_kept(project: Path, capsys) -> None:
     state = project / ".karni" / "local" / "state.json"
     state.parent.mkdir(parents=True)

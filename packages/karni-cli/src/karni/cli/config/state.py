@@ -62,11 +62,15 @@ def read_state(root: str) -> dict[str, object]:
     from karni.agent.common.jsontext import loads
 
     try:
-        text = read_regular_file(_state_path(root), _MAX_STATE_BYTES).decode("utf-8-sig")
-        data = loads(text)
+        data = loads(_without_bom(read_regular_file(_state_path(root), _MAX_STATE_BYTES)))
     except (OSError, ValueError, RecursionError):  # a bad UTF-8 sequence is a ValueError
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _without_bom(data: bytes) -> str:
+    """``data.decode("utf-8-sig")``, without loading that codec's module on every run."""
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
 
 
 class ExclusiveLock:

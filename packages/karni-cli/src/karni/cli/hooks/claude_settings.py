@@ -65,11 +65,12 @@ def load(text: str) -> dict[str, Any]:
     """
     if not text.strip():
         return {}
-    import json
+    # `karni doctor` reads these files on every run; `json` would cost more than the rest of it.
+    from karni.agent.common.jsontext import loads
 
     try:
-        settings = json.loads(text)
-    except ValueError as error:
+        settings = loads(text)
+    except (ValueError, RecursionError) as error:
         raise SettingsError(f"not valid JSON ({error})") from None
     if not isinstance(settings, dict):
         raise SettingsError("not a JSON object")
