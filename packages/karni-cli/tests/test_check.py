@@ -268,6 +268,33 @@ def test_check_without_a_project_interpreter_imports_nothing_it_does_not_use(
     assert not CHECK_NEVER_IMPORTS & done.modules, CHECK_NEVER_IMPORTS & done.modules
 
 
+def test_check_of_settings_files_parsed_before_imports_no_toml_reader(
+    eventsite: Path, probe_imports
+) -> None:
+    """A settings file whose text was parsed before is read from Karni's cache (no ``tomllib``).
+
+    ``tomllib`` brings ``re`` and ``typing``: more work than the rest of the
+    check. If this fails, see ``karni.agent.common.config_cache``.
+    """
+    (eventsite / ".karni").mkdir()
+    (eventsite / ".karni" / "config.toml").write_text(
+        '[historian.claude_code]\nmodel = "anthropic/claude-haiku-4-5"\n', encoding="utf-8"
+    )
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "karni"
+    user.mkdir(parents=True)
+    (user / "config.toml").write_text("suggest_tools = false\n", encoding="utf-8")
+    first = probe_imports(eventsite, ["check"])
+    assert "tomllib" in first.modules
+    done = probe_imports(eventsite, ["check"])
+    assert done.returncode == 0, done.stderr
+    assert "ok       settings: valid" in done.stdout
+    assert not {"tomllib", "re", "typing"} & done.modules
+    (user / "config.toml").write_text("suggest_tools = 3\n", encoding="utf-8")
+    changed = probe_imports(eventsite, ["check"])
+    assert "tomllib" in changed.modules
+    assert "suggest_tools" in changed.stdout and changed.returncode == 1
+
+
 @pytest.mark.skipif(os.name == "nt", reason="the fake interpreter is a POSIX shell script")
 def test_trust_is_read_only_for_a_project_with_an_interpreter(
     project: Path, monkeypatch: pytest.MonkeyPatch

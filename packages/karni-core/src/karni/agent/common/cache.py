@@ -3,7 +3,9 @@
 Three caches spare ``karni context`` work it would otherwise repeat before
 every edit: the entry-point index (:mod:`karni.agent.common.entry_points`),
 the remembered store markers (:mod:`karni.agent.history.remembered`) and the
-CLI's rendered inventory (``karni.cli.inventory.cache``). Each decides what
+CLI's rendered inventory (``karni.cli.inventory.cache``); a fourth spares
+readers of the settings files a TOML parser
+(:mod:`karni.agent.common.config_cache`). Each decides what
 it stores and when an entry is stale; this module owns what they share:
 
 - **Where**: ``$KARNI_CACHE_DIR``, else ``$XDG_CACHE_HOME/karni`` (default

@@ -6,7 +6,8 @@ Two configuration files, both TOML: the project's ``.karni/config.toml``
 file wins over the user's, key by key. As the XDG Base Directory
 specification says, a relative ``XDG_CONFIG_HOME`` is ignored. Where caches
 live is :mod:`karni.agent.common.cache`'s (:func:`cache_dir` is re-exported
-here). :mod:`tomllib` is imported only when a file is actually parsed.
+here). :mod:`tomllib` is imported only when a file's text was never parsed
+before (:mod:`karni.agent.common.config_cache`).
 """
 
 from __future__ import annotations
@@ -99,17 +100,27 @@ def read_config_text(path: str) -> str | None:
 def parse_config(path: str, text: str) -> dict[str, Any]:
     """``text`` (read from ``path``) as a TOML document.
 
+    A text parsed before is read from :mod:`karni.agent.common.config_cache`
+    instead, without importing :mod:`tomllib`.
+
     Raises:
         ConfigFileError: It is not valid TOML.
     """
+    from karni.agent.common.config_cache import cached_document, remember_document
+
+    document = cached_document(path, text)
+    if document is not None:
+        return document
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigFileError(
             f"{path} is not valid TOML ({error}); fix or delete it", path
         ) from None
+    remember_document(path, text, document)
+    return document
 
 
 def read_config(path: str) -> dict[str, Any]:
