@@ -60,13 +60,18 @@ def _is_program(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
+_PRCTL: list[Callable[..., int]] = []
+"""The C library's ``prctl`` once looked up (a run switches the subreaper on, then off)."""
+
+
 def _set_subreaper(on: bool) -> bool:
     """Make this process the subreaper of its descendants (Linux only); whether it worked."""
     if not sys.platform.startswith("linux"):
         return False
     try:
-        prctl = _prctl()
-        return bool(prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
+        if not _PRCTL:
+            _PRCTL.append(_prctl())
+        return bool(_PRCTL[0](_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
     except (OSError, AttributeError, TypeError):
         return False
 
