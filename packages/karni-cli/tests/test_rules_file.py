@@ -175,7 +175,7 @@ def test_a_full_valid_file(tmp_path: Path) -> None:
         ADAPTERS = {"aider": False, "claude": "docs/CLAUDE.md", "agents": True}
         ''',
     )
-    assert rules_file.path == tmp_path / "karni.rules.py"
+    assert rules_file.path == str(tmp_path / "karni.rules.py")
     first, second = rules_file.add
     assert (first.code, first.summary, first.rule, first.category, first.severity) == (
         "P001",

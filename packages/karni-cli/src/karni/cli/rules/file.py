@@ -33,10 +33,6 @@ __all__ = [
     "parse_rules_source",
 ]
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-
 SETTINGS = ("ADD", "OVERRIDE", "DISABLE", "ADAPTERS")
 """The only names the file may assign."""
 
@@ -55,8 +51,10 @@ class RulesFileError(KarniError):
 def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
     """Read ``karni.rules.py`` at ``project_root``, without executing it.
 
-    Most projects have no such file, so ``pathlib`` and the AST reader
-    (:mod:`karni.cli.rules.parse`) are imported only when one exists.
+    The AST reader (:mod:`karni.cli.rules.parse`) is imported only when the
+    file exists and its text was not parsed before
+    (:mod:`karni.cli.rules.cache`); the path is kept as a string, so
+    ``pathlib`` is never imported.
 
     Returns:
         The project's settings; an empty :class:`RulesFile` when there is no file.
@@ -88,12 +86,16 @@ def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
         raise RulesFileError(
             1, f"cannot be read ({error.strerror})", "check the file's permissions"
         ) from None
-    from pathlib import Path
+    from karni.cli.rules.cache import cached_rules_file, remember_rules_file
 
-    return parse_rules_source(source, Path(name))
+    rules_file = cached_rules_file(name, source)
+    if rules_file is None:
+        rules_file = parse_rules_source(source, name)
+        remember_rules_file(name, source, rules_file)
+    return rules_file
 
 
-def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFile:
+def parse_rules_source(source: bytes | str, path: str | None = None) -> RulesFile:
     """Parse the text of a ``karni.rules.py``; see :func:`load_rules_file`.
 
     Raises:

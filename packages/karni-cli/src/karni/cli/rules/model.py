@@ -12,7 +12,6 @@ __all__ = ["CATEGORIES", "RULES_FILE_NAME", "SEVERITIES", "Rule", "RulesFile"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 CATEGORIES = ("workflow", "architecture", "backend", "frontend", "project")
@@ -108,7 +107,7 @@ class RulesFile:
 
     def __init__(
         self,
-        path: Path | None = None,
+        path: str | None = None,
         add: tuple[Rule, ...] = (),
         override: dict[str, dict[str, str]] | None = None,
         disable: frozenset[str] = frozenset(),
@@ -117,7 +116,7 @@ class RulesFile:
         """Hold the settings.
 
         Args:
-            path: The file read, or None when the project has none.
+            path: The file read (its path as a string), or None when the project has none.
             add: The project's own rules.
             override: Karni rule code → the fields that replace its own.
             disable: Karni rule codes switched off.

@@ -19,7 +19,6 @@ __all__ = ["parse_rules_source"]
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ast
-    from pathlib import Path
     from typing import Any
 
 _NOT_RUN = "karni reads this file without running it"
@@ -28,7 +27,7 @@ _OVERRIDE_FIELDS = ("summary", "rule", "severity", "rationale", "fix")
 _MAX_SUMMARY = 100
 
 
-def parse_rules_source(source: bytes | str, path: Path | None = None) -> RulesFile:
+def parse_rules_source(source: bytes | str, path: str | None = None) -> RulesFile:
     """Parse the text of a ``karni.rules.py``; see :func:`load_rules_file`."""
     # Python releases disagree on how compile() reports a NUL byte: say it ourselves.
     if isinstance(source, bytes):

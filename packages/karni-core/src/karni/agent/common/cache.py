@@ -3,9 +3,10 @@
 Three caches spare ``karni context`` work it would otherwise repeat before
 every edit: the entry-point index (:mod:`karni.agent.common.entry_points`),
 the remembered store markers (:mod:`karni.agent.history.remembered`) and the
-CLI's rendered inventory (``karni.cli.inventory.cache``); a fourth spares
+CLI's rendered inventory (``karni.cli.inventory.cache``); two more spare
 readers of the settings files a TOML parser
-(:mod:`karni.agent.common.config_cache`). Each decides what
+(:mod:`karni.agent.common.config_cache`) and of ``karni.rules.py`` the AST
+reader (``karni.cli.rules.cache``). Each decides what
 it stores and when an entry is stale; this module owns what they share:
 
 - **Where**: ``$KARNI_CACHE_DIR``, else ``$XDG_CACHE_HOME/karni`` (default
