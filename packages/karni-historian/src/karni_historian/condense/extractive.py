@@ -38,8 +38,8 @@ How it decides, in short:
 from __future__ import annotations
 
 from karni_historian.condense.prose import clean_sentence, is_filler
-from karni_historian.condense.work_phases import commit_of
-from karni_historian.model import PATH_KEYS, Compartment, Fact, Message, TextPart, ToolPart
+from karni_historian.condense.work_phases import commit_of, input_path
+from karni_historian.model import Compartment, Fact, Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -316,8 +316,13 @@ def _sentences(text: str) -> list[str]:
     A sentence ends at a line break, and at the whitespace after a ``.``,
     ``!`` or ``?``: after a word that ends with one of them.
     """
-    out: list[str] = []
     split = _P.sentence_end.split
+    if "\n" not in text:  # one line: the loop below, once
+        collapsed = " ".join(text.split())
+        if ". " in collapsed or "! " in collapsed or "? " in collapsed:
+            return split(collapsed)
+        return [collapsed] if collapsed else []
+    out: list[str] = []
     for line in text.split("\n"):
         collapsed = " ".join(line.split())
         if ". " in collapsed or "! " in collapsed or "? " in collapsed:
@@ -480,7 +485,7 @@ def _episodes(
     for line in lines:
         new_task = current and line.start in starts
         if line.role == "U" and answered:
-            text = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal) or line.body
+            text = _line_text(line, by_ordinal, texts)
             new_task = new_task or not _is_continuation(text)
             if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
@@ -496,6 +501,15 @@ def _episodes(
     if current:
         groups.append(current)
     return groups
+
+
+def _line_text(line: ChunkLine, by_ordinal: dict[int, Message], texts: dict[int, str]) -> str:
+    """The meaningful text of a user line's messages, joined; else the line's body."""
+    ordinals = line.ordinals
+    if len(ordinals) == 1:  # most lines: one message, nothing to join
+        ordinal = ordinals[0]
+        return (texts.get(ordinal, "") if ordinal in by_ordinal else "") or line.body
+    return " ".join(texts.get(o, "") for o in ordinals if o in by_ordinal) or line.body
 
 
 class _Episode:
@@ -576,8 +590,10 @@ class _Episode:
                 message = by_ordinal.get(ordinal)
                 if message is not None:
                     self._read_message(message)
-        body = next((line.body for line in lines if line.body), "")
-        self.fallback = body.removeprefix("TC: ")
+        for line in lines:  # the first line with a body, if any
+            if line.body:
+                self.fallback = line.body.removeprefix("TC: ")
+                break
         if self.read:
             self.read = [p for p in self.read if p not in self.edited]
 
@@ -678,7 +694,7 @@ class _Episode:
         if name not in self.tool_names:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
-        path = _path_of(data)
+        path = input_path(data)
         if name in ("bash", "shell"):  # the only calls commit_of reads
             commit = commit_of(part)
             if commit is not None:
@@ -793,15 +809,6 @@ def _title(objective: str) -> str:
     return objective[:1].upper() + objective[1:]
 
 
-def _path_of(data: dict[str, Any]) -> str | None:
-    """The first of :data:`PATH_KEYS` with a string value in a tool input."""
-    for key in PATH_KEYS:
-        value = data.get(key)
-        if isinstance(value, str):
-            return value
-    return None
-
-
 def _project_file(path: str) -> bool:
     """A project-relative file path, not a machine path or a glob pattern."""
     return (
@@ -886,15 +893,20 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     objective = objective[:1].upper() + objective[1:]
     request = _cap(ep.requests[0], 400) if ep.requests else ""
     substantive = [s for s in ep.assistant if len(_words(s)) >= 4] or ep.assistant
-    last_result = next((s for s in reversed(substantive) if _has("result", s)), None)
-    last = last_result or (substantive[-1] if substantive else "")
+    last = substantive[-1] if substantive else ""
+    for sentence in reversed(substantive):  # the last that reports a result, if one does
+        if _has("result", sentence):
+            last = sentence
+            break
     outcome = _cap(last, 200) if last else ""
 
     commits = _commits_sentence(ep)
     stated = ep.prohibitions + ep.rules
     p2_parts = [f"Asked: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
-    p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
-    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
+    if stated:  # (most episodes state nothing and decide nothing: no comprehension to run)
+        p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
+    if ep.decisions:
+        p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
     files = _files_sentence(ep, 5, reads=False)
@@ -902,8 +914,10 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
-    p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
-    p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
+    if ep.user_notes:
+        p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
+    if ep.assistant:
+        p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
     if ep.read or len(ep.edited) > 5:  # else it names the same files
         files = _files_sentence(ep, 10, reads=True)
     p1_parts += [files, commits]
