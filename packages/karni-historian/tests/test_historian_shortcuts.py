@@ -170,7 +170,7 @@ def test_four_words_tell_a_continuation_as_all_of_them_do() -> None:
         continues = whole in extractive._CONTINUATION_WORDS or whole.startswith(
             extractive._CONTINUATION_PREFIXES
         )
-        assert extractive._is_continuation(text) == (extractive._is_ack(text) or continues)
+        assert extractive._opens_as_continuation(text) == continues
 
 
 def test_a_sentence_without_two_slashes_or_a_tilde_has_no_path_to_shorten() -> None:

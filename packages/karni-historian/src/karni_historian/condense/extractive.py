@@ -395,9 +395,8 @@ def _is_ack(text: str) -> bool:
     return all(w in _ACKS for w in words) or " ".join(words) in _ACKS
 
 
-def _is_continuation(text: str) -> bool:
-    if _is_ack(text):
-        return True
+def _opens_as_continuation(text: str) -> bool:
+    """Whether ``text`` (past leading acknowledgements) opens with a continuation."""
     words = _words(text)
     while len(words) > 1 and words[0] in _LEADING_ACK:
         words = words[1:]
@@ -486,8 +485,9 @@ def _episodes(
         new_task = current and line.start in starts
         if line.role == "U" and answered:
             text = _line_text(line, by_ordinal, texts)
-            new_task = new_task or not _is_continuation(text)
-            if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
+            ack = _is_ack(text)
+            new_task = new_task or not (ack or _opens_as_continuation(text))
+            if not ack and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
         if new_task:
             groups.append(current)
@@ -612,7 +612,7 @@ class _Episode:
             if _is_ack(text):
                 return
             first_request = not self.requests
-            if first_request or not _is_continuation(text):
+            if first_request or not _opens_as_continuation(text):  # (not an acknowledgement)
                 self._add(self.requests, text)
             for sentence in _sentences(text):
                 signal = _any_user_signal(sentence)
@@ -638,8 +638,8 @@ class _Episode:
                 for sentence in map(clean_sentence, _sentences(text)):
                     if not sentence:
                         continue
-                    if not is_filler(sentence):
-                        self._add(self.assistant, sentence)
+                    if not is_filler(sentence) and sentence not in self.assistant:
+                        self.assistant.append(sentence)
                     self._classify(sentence, user=False)
 
     def _promote_decision(self, sentence: str, *, user: bool) -> None:
