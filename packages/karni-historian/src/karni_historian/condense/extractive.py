@@ -43,7 +43,7 @@ from karni_historian.model import Compartment, Fact, Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk, ChunkLine
@@ -316,7 +316,7 @@ def _sentences(text: str) -> list[str]:
     A sentence ends at a line break, and at the whitespace after a ``.``,
     ``!`` or ``?``: after a word that ends with one of them.
     """
-    split = _P.sentence_end.split
+    split: Callable[[str], list[str]] = _P.sentence_end.split
     if "\n" not in text:  # one line: the loop below, once
         collapsed = " ".join(text.split())
         if ". " in collapsed or "! " in collapsed or "? " in collapsed:
