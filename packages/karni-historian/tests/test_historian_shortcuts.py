@@ -170,7 +170,7 @@ def test_four_words_tell_a_continuation_as_all_of_them_do() -> None:
         continues = whole in extractive._CONTINUATION_WORDS or whole.startswith(
             extractive._CONTINUATION_PREFIXES
         )
-        assert extractive._is_continuation(text) == (extractive._is_ack(text) or continues)
+        assert extractive._opens_as_continuation(text) == continues
 
 
 def test_a_sentence_without_two_slashes_or_a_tilde_has_no_path_to_shorten() -> None:
@@ -231,3 +231,26 @@ def test_only_a_chunk_for_a_historian_holds_its_messages() -> None:
         builder.read(message)
     assert builder.chunk().digest is None  # the trigger scan lets each batch go
     assert _chunk(messages).digest is not None
+
+
+def test_a_user_lines_text_is_its_messages_texts_joined() -> None:
+    rng = random.Random(5)
+    for _ in range(100):
+        messages = _random_session(rng)
+        chunk = _chunk(messages, budget=rng.choice([60, 32_000]))
+        by_ordinal = {m.ordinal: m for m in messages if rng.random() < 0.9}
+        texts = {m.ordinal: meaningful_user_text(m) for m in messages if m.role == "user"}
+        for line in chunk.lines:
+            joined = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal)
+            assert extractive._line_text(line, by_ordinal, texts) == (joined or line.body)
+
+
+def test_a_tool_inputs_path_is_the_first_path_key_holding_a_string() -> None:
+    from karni_historian.condense.work_phases import input_path
+    from karni_historian.model import PATH_KEYS
+
+    rng = random.Random(9)
+    for _ in range(500):
+        data = {k: rng.choice(["a/b.py", 3, None, ""]) for k in PATH_KEYS if rng.random() < 0.6}
+        found = [data[k] for k in PATH_KEYS if isinstance(data.get(k), str)]
+        assert input_path(data) == (found[0] if found else None)

@@ -4,13 +4,16 @@ Every other module speaks in these few frozen records: transcript ingest turns
 agent sessions into :class:`Message` objects, the chunk builder reads them, the
 historian (built-in or model-backed) turns them into :class:`Compartment` and
 :class:`Fact` records, and rendering reads compartments back. Keeping them in one
-small module with no imports beyond the standard library lets the store and the
-pure core evolve independently.
+small module with no imports beyond the standard library (and
+:mod:`karni_historian.slot_init`, which builds them faster) lets the store and
+the pure core evolve independently.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from karni_historian.slot_init import slot_init
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,6 +25,7 @@ PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")
 """Tool input keys that name the file a call works on, in the order they are tried."""
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class TextPart:
     """A text part of a message.
@@ -36,6 +40,7 @@ class TextPart:
     ignored: bool = False
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class ToolPart:
     """One tool call, with its result attached when known.
@@ -58,6 +63,7 @@ class ToolPart:
     metadata: dict[str, Any] | None = None
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One message of a session.
@@ -79,6 +85,7 @@ class Message:
     message_id: str = ""
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Compartment:
     """A condensed episode covering an inclusive range of raw messages.
@@ -114,6 +121,7 @@ class Compartment:
     content: str = ""
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Fact:
     """A durable project-memory fact promoted from compartments.

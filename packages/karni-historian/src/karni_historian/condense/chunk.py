@@ -342,16 +342,18 @@ _Shown = tuple[str, "str | ToolPart", str]
 
 def _message_parts(
     message: Message, templates: Mapping[str, Any] | None, expand_tool: Callable[..., str | None]
-) -> tuple[list[_Shown], bool]:
-    """Return ``(kind, text, call_id)`` parts in order and whether any text exists.
+) -> tuple[list[_Shown], bool, bool]:
+    """Return ``(kind, text, call_id)`` parts in order, whether any text and any summary exist.
 
     ``kind`` is ``text``, ``expanded`` (always shown) or ``summary`` (shown only
     when the message has no text). A summary carries its tool part instead of
     its text, written only if it is shown (:func:`_fill_block`): most are not.
+    A tool without a template is not handed to ``expand_tool``, which would
+    give None for it.
     """
     user = message.role == "user"
     parts: list[_Shown] = []
-    has_text = False
+    has_text = has_summary = False
     for part in message.parts:
         if isinstance(part, TextPart):
             if part.ignored:
@@ -361,12 +363,18 @@ def _message_parts(
                 parts.append(("text", text, ""))
                 has_text = True
         elif isinstance(part, ToolPart):
-            expansion = expand_tool(part.name, part.input, part.output, templates)
+            template = templates.get(part.name) if templates else None
+            expansion = (
+                expand_tool(part.name, part.input, part.output, templates)
+                if isinstance(template, str)
+                else None
+            )
             if expansion is not None:
                 parts.append(("expanded", f"TC: {expansion}", part.call_id))
             else:
                 parts.append(("summary", part, part.call_id))
-    return parts, has_text
+                has_summary = True
+    return parts, has_text, has_summary
 
 
 def build_chunk(
@@ -478,7 +486,7 @@ class ChunkBuilder:
     def add(self, message: Message, templates: Mapping[str, Any]) -> bool:
         """Read one message of the range; False when the budget stopped the chunk."""
         ordinal = message.ordinal
-        parts, has_text = _message_parts(message, templates, self.expand_tool)
+        parts, has_text, has_summary = _message_parts(message, templates, self.expand_tool)
         self.furthest = ordinal
         digest = self.digest
         if digest is not None:
@@ -489,7 +497,7 @@ class ChunkBuilder:
             return True
         tool_results = message.role == "user" and not has_text
         role = "A" if tool_results else role_letter(message.role)
-        if has_text:  # a message with text shows no tool summary (tool results have none)
+        if has_text and has_summary:  # a message with text shows no tool summary
             parts = [(k, t, c) for k, t, c in parts if k != "summary"]
         block = self._block_for(ordinal, role)
         if block is None:

@@ -38,12 +38,12 @@ How it decides, in short:
 from __future__ import annotations
 
 from karni_historian.condense.prose import clean_sentence, is_filler
-from karni_historian.condense.work_phases import commit_of
-from karni_historian.model import PATH_KEYS, Compartment, Fact, Message, TextPart, ToolPart
+from karni_historian.condense.work_phases import commit_of, input_path
+from karni_historian.model import Compartment, Fact, Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk, ChunkLine
@@ -316,8 +316,13 @@ def _sentences(text: str) -> list[str]:
     A sentence ends at a line break, and at the whitespace after a ``.``,
     ``!`` or ``?``: after a word that ends with one of them.
     """
+    split: Callable[[str], list[str]] = _P.sentence_end.split
+    if "\n" not in text:  # one line: the loop below, once
+        collapsed = " ".join(text.split())
+        if ". " in collapsed or "! " in collapsed or "? " in collapsed:
+            return split(collapsed)
+        return [collapsed] if collapsed else []
     out: list[str] = []
-    split = _P.sentence_end.split
     for line in text.split("\n"):
         collapsed = " ".join(line.split())
         if ". " in collapsed or "! " in collapsed or "? " in collapsed:
@@ -390,9 +395,8 @@ def _is_ack(text: str) -> bool:
     return all(w in _ACKS for w in words) or " ".join(words) in _ACKS
 
 
-def _is_continuation(text: str) -> bool:
-    if _is_ack(text):
-        return True
+def _opens_as_continuation(text: str) -> bool:
+    """Whether ``text`` (past leading acknowledgements) opens with a continuation."""
     words = _words(text)
     while len(words) > 1 and words[0] in _LEADING_ACK:
         words = words[1:]
@@ -480,9 +484,10 @@ def _episodes(
     for line in lines:
         new_task = current and line.start in starts
         if line.role == "U" and answered:
-            text = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal) or line.body
-            new_task = new_task or not _is_continuation(text)
-            if not _is_ack(text) and (committed or len(current) >= MAX_EPISODE_LINES):
+            text = _line_text(line, by_ordinal, texts)
+            ack = _is_ack(text)
+            new_task = new_task or not (ack or _opens_as_continuation(text))
+            if not ack and (committed or len(current) >= MAX_EPISODE_LINES):
                 new_task = True
         if new_task:
             groups.append(current)
@@ -496,6 +501,15 @@ def _episodes(
     if current:
         groups.append(current)
     return groups
+
+
+def _line_text(line: ChunkLine, by_ordinal: dict[int, Message], texts: dict[int, str]) -> str:
+    """The meaningful text of a user line's messages, joined; else the line's body."""
+    ordinals = line.ordinals
+    if len(ordinals) == 1:  # most lines: one message, nothing to join
+        ordinal = ordinals[0]
+        return (texts.get(ordinal, "") if ordinal in by_ordinal else "") or line.body
+    return " ".join(texts.get(o, "") for o in ordinals if o in by_ordinal) or line.body
 
 
 class _Episode:
@@ -576,8 +590,10 @@ class _Episode:
                 message = by_ordinal.get(ordinal)
                 if message is not None:
                     self._read_message(message)
-        body = next((line.body for line in lines if line.body), "")
-        self.fallback = body.removeprefix("TC: ")
+        for line in lines:  # the first line with a body, if any
+            if line.body:
+                self.fallback = line.body.removeprefix("TC: ")
+                break
         if self.read:
             self.read = [p for p in self.read if p not in self.edited]
 
@@ -596,7 +612,7 @@ class _Episode:
             if _is_ack(text):
                 return
             first_request = not self.requests
-            if first_request or not _is_continuation(text):
+            if first_request or not _opens_as_continuation(text):  # (not an acknowledgement)
                 self._add(self.requests, text)
             for sentence in _sentences(text):
                 signal = _any_user_signal(sentence)
@@ -622,8 +638,8 @@ class _Episode:
                 for sentence in map(clean_sentence, _sentences(text)):
                     if not sentence:
                         continue
-                    if not is_filler(sentence):
-                        self._add(self.assistant, sentence)
+                    if not is_filler(sentence) and sentence not in self.assistant:
+                        self.assistant.append(sentence)
                     self._classify(sentence, user=False)
 
     def _promote_decision(self, sentence: str, *, user: bool) -> None:
@@ -678,7 +694,7 @@ class _Episode:
         if name not in self.tool_names:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
-        path = _path_of(data)
+        path = input_path(data)
         if name in ("bash", "shell"):  # the only calls commit_of reads
             commit = commit_of(part)
             if commit is not None:
@@ -793,15 +809,6 @@ def _title(objective: str) -> str:
     return objective[:1].upper() + objective[1:]
 
 
-def _path_of(data: dict[str, Any]) -> str | None:
-    """The first of :data:`PATH_KEYS` with a string value in a tool input."""
-    for key in PATH_KEYS:
-        value = data.get(key)
-        if isinstance(value, str):
-            return value
-    return None
-
-
 def _project_file(path: str) -> bool:
     """A project-relative file path, not a machine path or a glob pattern."""
     return (
@@ -886,15 +893,20 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     objective = objective[:1].upper() + objective[1:]
     request = _cap(ep.requests[0], 400) if ep.requests else ""
     substantive = [s for s in ep.assistant if len(_words(s)) >= 4] or ep.assistant
-    last_result = next((s for s in reversed(substantive) if _has("result", s)), None)
-    last = last_result or (substantive[-1] if substantive else "")
+    last = substantive[-1] if substantive else ""
+    for sentence in reversed(substantive):  # the last that reports a result, if one does
+        if _has("result", sentence):
+            last = sentence
+            break
     outcome = _cap(last, 200) if last else ""
 
     commits = _commits_sentence(ep)
     stated = ep.prohibitions + ep.rules
     p2_parts = [f"Asked: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
-    p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
-    p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
+    if stated:  # (most episodes state nothing and decide nothing: no comprehension to run)
+        p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
+    if ep.decisions:
+        p2_parts += [_cap(s, 160) for s in ep.decisions[:2] if s not in stated]
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
     files = _files_sentence(ep, 5, reads=False)
@@ -902,8 +914,10 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     p2 = _fit(p2_parts, 700)
 
     p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
-    p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
-    p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
+    if ep.user_notes:
+        p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
+    if ep.assistant:
+        p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
     if ep.read or len(ep.edited) > 5:  # else it names the same files
         files = _files_sentence(ep, 10, reads=True)
     p1_parts += [files, commits]

@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Message
 
-__all__ = ["MIN_PHASE_MESSAGES", "PAUSE_SECONDS", "SHIFT_EDITS", "commit_of", "phase_starts"]
+__all__ = [
+    "MIN_PHASE_MESSAGES",
+    "PAUSE_SECONDS",
+    "SHIFT_EDITS",
+    "commit_of",
+    "input_path",
+    "phase_starts",
+]
 
 MIN_PHASE_MESSAGES = 8
 """A phase shorter than this is merged into the next one."""
@@ -48,6 +55,15 @@ def _re(name: str) -> Any:
         _RE["commit"] = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
         _RE["git_commit"] = re.compile(r"\bgit\b[^|;&]*\bcommit\b")
     return _RE[name]
+
+
+def input_path(data: dict[str, Any]) -> str | None:
+    """The first of :data:`~karni_historian.model.PATH_KEYS` with a string value in a tool input."""
+    for key in PATH_KEYS:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def commit_of(part: ToolPart) -> tuple[str, str] | None:
@@ -103,7 +119,7 @@ class _Scan:
     def _edit(self, ordinal: int, part: ToolPart) -> None:
         """An edit in a folder the phase has not edited, after a few edits: the focus moved."""
         data = part.input if isinstance(part.input, dict) else {}
-        path = next((data[k] for k in PATH_KEYS if isinstance(data.get(k), str)), None)
+        path = input_path(data)
         if path is None or (part.call_id and part.call_id in self.calls):
             return  # a result carries its call again
         self.calls.add(part.call_id)

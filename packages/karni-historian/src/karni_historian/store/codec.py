@@ -107,19 +107,18 @@ def parts_decoder(
                     or type(output) is float
                     or type(call_id) is float
                     or _holds_float(data)
-                    or _holds_float(metadata)
+                    or (metadata is not None and _holds_float(metadata))
                 ):
                     return None
                 if tool_input is not None:
                     data = tool_input(data)
-                parts.append(
-                    ToolPart(name, data, output, call_id, bool(get("is_error", False)), metadata)
-                )
+                error = bool(get("is_error"))
+                parts.append(ToolPart(name, data, output, call_id, error, metadata))
             else:
                 text = get("text", "")
                 if checked and type(text) is float:
                     return None
-                parts.append(TextPart(text, bool(get("ignored", False))))
+                parts.append(TextPart(text, bool(get("ignored"))))
         return tuple(parts)
 
     def referenced(name: Any, ordinal: int, call_id: str) -> Any:
