@@ -109,6 +109,21 @@ def test_a_field_slot_init_cannot_set_as_the_dataclass_does_is_refused() -> None
             slot_init(cls)
 
 
+def test_a_class_with_a_post_init_is_refused() -> None:
+    """The fast ``__init__`` never calls ``__post_init__``: such a class keeps the dataclass's."""
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            if self.value < 0:
+                raise ValueError("negative")
+
+    with pytest.raises(TypeError, match="__post_init__"):
+        slot_init(Checked)
+
+
 def test_a_new_field_is_set_too() -> None:
     @slot_init
     @dataclasses.dataclass(frozen=True, slots=True)

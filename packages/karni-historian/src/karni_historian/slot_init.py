@@ -26,12 +26,14 @@ def slot_init(cls: _Class) -> _Class:
     """Replace the ``__init__`` of a frozen, slotted dataclass by one that sets its slots directly.
 
     Only plain fields are supported: each one an ``__init__`` parameter,
-    positional, with no default factory. Anything else raises ``TypeError``
+    positional, with no default factory, and no ``__post_init__``. Anything else raises ``TypeError``
     when the class is defined, so a field the fast ``__init__`` could not
     set as the dataclass does is never added unnoticed.
     """
     from dataclasses import MISSING, fields
 
+    if hasattr(cls, "__post_init__"):  # the fast __init__ would never call it
+        raise TypeError(f"slot_init: {cls.__name__} has a __post_init__")
     namespace: dict[str, Any] = {}
     parameters, body = ["self"], []
     for field in fields(cls):
