@@ -26,9 +26,9 @@ def slot_init(cls: _Class) -> _Class:
     """Replace the ``__init__`` of a frozen, slotted dataclass by one that sets its slots directly.
 
     Only plain fields are supported: each one an ``__init__`` parameter,
-    positional, with no default factory, and no ``__post_init__``. Anything else raises ``TypeError``
-    when the class is defined, so a field the fast ``__init__`` could not
-    set as the dataclass does is never added unnoticed.
+    positional, with no default factory, and no ``__post_init__``. Anything
+    else raises ``TypeError`` when the class is defined, so a field the fast
+    ``__init__`` could not set as the dataclass does is never added unnoticed.
     """
     from dataclasses import MISSING, fields
 
