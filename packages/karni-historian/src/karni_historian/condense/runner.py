@@ -400,14 +400,21 @@ class RunPlan:
     def decision(self) -> TriggerDecision:
         """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
 
-        The messages are read in batches, never all at once, in one pass.
+        The raw tokens are measured from the stored rows, read once
+        (:mod:`karni_historian.condense.trigger_facts`); only the messages the
+        chunk scan reads are built, in batches.
         """
+        from karni_historian.condense.trigger_facts import raw_token_counts
         from karni_historian.condense.triggers import evaluate_trigger, session_state
         from karni_historian.condense.window import stream_messages
 
         settings, offset = self.settings, self.covered_to + 1
         state = session_state(
-            stream_messages(self.store, self.session_id, offset), offset, self.target, settings
+            raw_token_counts(self.store, self.session_id, offset),
+            stream_messages(self.store, self.session_id, offset),
+            offset,
+            self.target,
+            settings,
         )
         return evaluate_trigger(
             state, settings.context_limit, settings.execute_threshold_percentage
