@@ -16,9 +16,9 @@ import random
 
 import pytest
 from karni_historian import fastjson
+from karni_historian.condense import runner
 from karni_historian.condense.chunk import ChunkBuilder, raw_tokens
 from karni_historian.condense.settings import Settings
-from karni_historian.condense import runner
 from karni_historian.condense.trigger_facts import SessionMeasure, raw_token_counts
 from karni_historian.condense.triggers import TriggerState, session_state, trigger_budget
 from karni_historian.condense.window import stream_messages

@@ -151,8 +151,12 @@ class _RowMeasure:
         from karni_historian.condense.project_view import input_view
         from karni_historian.fastjson import orjson_loads
         from karni_historian.model import ToolPart
-        from karni_historian.store.codec import parts_decoder
+        from karni_historian.store.codec import _holds_float, parts_decoder
         from karni_historian.store.messages import _CALLS_REMEMBERED
+
+        # The store reader's own rules, which the counts must follow: which rows
+        # orjson may read otherwise, and how many calls a batch remembers.
+        self.holds_float = _holds_float
 
         self.store = store
         self.session_id = session_id
@@ -211,7 +215,7 @@ class _RowMeasure:
                 tokens = self._referenced(copy_of, call_id)
             else:
                 data = get("input")
-                if checked and _holds_float(data):
+                if checked and self.holds_float(data):
                     return None
                 tokens = _tool_tokens(self.view(data), get("output"))
             total += tokens
@@ -255,20 +259,3 @@ def _tool_tokens(data: Any, output: Any) -> int:
     if output:
         total += estimate_tokens(output)
     return total
-
-
-def _holds_float(value: Any) -> bool:
-    """Whether a decoded JSON value has a float anywhere in it."""
-    kind = type(value)
-    if kind is not dict and kind is not list:
-        return kind is float
-    stack = [value]
-    while stack:
-        container = stack.pop()
-        for item in container.values() if type(container) is dict else container:
-            kind = type(item)
-            if kind is float:
-                return True
-            if kind is dict or kind is list:
-                stack.append(item)
-    return False
