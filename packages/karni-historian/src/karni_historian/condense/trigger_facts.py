@@ -106,9 +106,12 @@ class SessionMeasure:
 
         measure = _RowMeasure(self.store, self.session_id)
         read, usual = 0, orjson_loads() is not None
+        keep_ordinal, keep_tokens, row = self.ordinals.append, self.tokens.append, measure.row
         for ordinal, role, parts_json in _measured_rows(measure, self.start, self.batch):
-            self.ordinals.append(ordinal)
-            self.tokens.append(measure.row(ordinal, role, parts_json))
+            keep_ordinal(ordinal)
+            keep_tokens(row(ordinal, role, parts_json))
+            if measure.found is None and not measure.odd_call:
+                continue  # no call id in the row
             ids = _stored_calls(measure, parts_json) if usual else ()
             if ids is None:
                 usual = False
@@ -130,8 +133,6 @@ def _stored_calls(measure: _RowMeasure, parts_json: Any) -> list[str] | None:
     None when the store reads the row otherwise than from its decoded JSON.
     """
     found = measure.found
-    if found is None and not measure.odd_call:
-        return []
     if type(parts_json) is not str:
         return None
     if '"call_id"' not in parts_json:
