@@ -198,31 +198,33 @@ def evaluate_trigger(
 
 
 def session_state(
-    messages: Iterable[Message],
+    counts: Iterable[tuple[int, int]],
+    scan: Iterable[Message],
     offset: int,
     target: int,
     settings: Settings,
-    *,
-    scan: Iterable[Message] | None = None,
 ) -> TriggerState:
     """Measure a session for :func:`evaluate_trigger`.
 
     Args:
-        messages: The session's messages from ``offset`` on (after the last
-            compartment), in ordinal order; read once, the chunk scan
-            included.
+        counts: ``(ordinal, true-raw tokens)`` of the session's messages from
+            ``offset`` on (after the last compartment), in ordinal order, as
+            :func:`karni_historian.condense.chunk.raw_tokens` measures them
+            (:func:`karni_historian.condense.trigger_facts.raw_token_counts`
+            reads them from the store).
+        scan: The session's messages from ``offset`` on, in ordinal order,
+            for the chunk scan: read only until the scan is full or has read
+            the last settled ordinal, so it may be a lazy iterator.
         offset: The first ordinal after the last compartment.
         target: The exclusive end of the settled messages.
         settings: The project's settings.
-        scan: The same messages again for the chunk scan, which stops early
-            (None: the scan reads ``messages`` as they go by).
 
     Returns:
         The usage of the raw messages after the last compartment, and the
         settled messages scanned as a chunk of at most
         ``max(6000, 3 * trigger budget)`` tokens.
     """
-    from karni_historian.condense.chunk import ChunkBuilder, raw_tokens
+    from karni_historian.condense.chunk import ChunkBuilder
 
     limit = settings.context_limit
     budget = trigger_budget(limit, settings.execute_threshold_percentage)
@@ -232,21 +234,17 @@ def session_state(
         budget_tokens=max(MEANINGFUL_TOKENS, 3 * budget),
         expand_tools=settings.expand_tools,
     )
-    scanning = True
-    if scan is not None:
-        for message in scan:
-            if not builder.read(message):
-                break
-        scanning = False
+    for message in scan:
+        # A message after the last settled one changes nothing the scan says: the
+        # settled end bounds how far it looks for more (``has_more``).
+        if not builder.read(message) or message.ordinal >= target - 1:
+            break
     live_tokens = settled_tokens = settled = 0
-    for message in messages:  # the chunk scan reads the same pass while it is open
-        if scanning:
-            scanning = builder.read(message)
-        if message.ordinal < offset:
+    for ordinal, tokens in counts:
+        if ordinal < offset:
             continue
-        tokens = raw_tokens(message)
         live_tokens += tokens
-        if message.ordinal < target:
+        if ordinal < target:
             settled_tokens += tokens
             settled += 1
     scanned = builder.chunk()

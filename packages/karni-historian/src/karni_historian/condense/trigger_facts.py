@@ -1,0 +1,262 @@
+"""The true-raw tokens of a session's messages, measured from the stored rows.
+
+``run``'s triggers (``docs/historian/triggers.md``) count the true-raw tokens
+(text, tool inputs as JSON, tool outputs) of every message after the last
+compartment. Building every message of the session only to measure it took
+about a sixth of a ``run``; :func:`raw_token_counts` reads each row's JSON and
+measures its parts where they lie instead.
+
+The counts are those of :func:`karni_historian.condense.chunk.raw_tokens` on
+the messages :func:`karni_historian.condense.window.stream_messages` gives:
+tool inputs shown project-relative, and a tool result stored as a reference
+to its call (``docs/historian/store.md``) measured as the call's part. The
+rows are read as the store's decoder reads them: by orjson when it gives what
+the JSON module gives for every measured value, and a reference is resolved
+as a batch's reader resolves it (the calls of the batch's earlier messages
+first, else the call's own row).
+"""
+
+from __future__ import annotations
+
+from karni_historian.brief.budget import estimate_tokens, tokens_for_length
+from karni_historian.fastjson import spaced_length
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from karni_historian.store import Store
+
+__all__ = ["SessionMeasure", "raw_token_counts"]
+
+
+def raw_token_counts(
+    store: Store, session_id: str, start: int, batch: int | None = None
+) -> Iterator[tuple[int, int]]:
+    """``(ordinal, true-raw tokens)`` of the session's messages from ``start`` on, in order.
+
+    Args:
+        store: The project's store.
+        session_id: The session.
+        start: The first ordinal measured.
+        batch: The batch size of the reader whose messages are measured
+            (:data:`karni_historian.condense.window.BATCH_MESSAGES` when None);
+            a reference is resolved within its batch first, as that reader does.
+    """
+    measure = _RowMeasure(store, session_id)
+    for ordinal, role, parts_json in _measured_rows(measure, start, batch):
+        yield ordinal, measure.row(ordinal, role, parts_json)
+
+
+def _measured_rows(
+    measure: _RowMeasure, start: int, batch: int | None
+) -> Iterator[tuple[int, str, Any]]:
+    """The stored rows from ``start`` on, each batch's memory of calls started afresh."""
+    from karni_historian.condense.window import BATCH_MESSAGES
+    from karni_historian.store.trigger_rows import stored_rows
+
+    batch = batch or BATCH_MESSAGES
+    rows = stored_rows(measure.store.connection, measure.session_id, start)
+    for index, row in enumerate(rows):
+        if index % batch == 0:
+            measure.calls = {}  # each batch is decoded with its own memory of calls
+        yield row
+
+
+class SessionMeasure:
+    """One read of a session's rows for ``run``'s plan: the tool calls and the raw tokens.
+
+    The plan needs the session's tool arcs after the last compartment (from
+    every tool part's call id) and the triggers the raw tokens of the same
+    messages; :meth:`calls` reads both off each row as it goes, and
+    :meth:`counts` gives the tokens afterwards (8 bytes a message each for
+    the ordinals and the counts).
+
+    Args:
+        store: The project's store.
+        session_id: The session.
+        start: The first ordinal read.
+        batch: As for :func:`raw_token_counts`.
+    """
+
+    def __init__(self, store: Store, session_id: str, start: int, batch: int | None = None) -> None:
+        """Start with nothing read."""
+        from array import array
+
+        self.store = store
+        self.session_id = session_id
+        self.start = start
+        self.batch = batch
+        self.ordinals = array("q")
+        self.tokens = array("q")
+
+    def calls(self) -> Iterator[tuple[int, str, str]]:
+        """What :meth:`karni_historian.store.Store.tool_part_calls` gives from :attr:`start` on.
+
+        Read with the tokens from the rows that name a ``call_id``, as the
+        store reads them; from the first row it reads otherwise (not text,
+        a call id that is not a string) the rest comes from the store's own
+        reading, which the tokens are counted apart from. Without orjson the
+        store's reading is SQLite's, so it gives all the calls.
+        """
+        from itertools import islice
+
+        from karni_historian.fastjson import orjson_loads
+
+        measure = _RowMeasure(self.store, self.session_id)
+        read, usual = 0, orjson_loads() is not None
+        keep_ordinal, keep_tokens, row = self.ordinals.append, self.tokens.append, measure.row
+        for ordinal, role, parts_json in _measured_rows(measure, self.start, self.batch):
+            keep_ordinal(ordinal)
+            keep_tokens(row(ordinal, role, parts_json))
+            if measure.found is None and not measure.odd_call:
+                continue  # no call id in the row
+            ids = _stored_calls(measure, parts_json) if usual else ()
+            if ids is None:
+                usual = False
+                continue
+            for call_id in ids:
+                yield ordinal, role, call_id
+                read += 1
+        if not usual:
+            yield from islice(self.store.tool_part_calls(self.session_id, self.start), read, None)
+
+    def counts(self) -> Iterator[tuple[int, int]]:
+        """``(ordinal, true-raw tokens)`` of the rows :meth:`calls` read, in order."""
+        return zip(self.ordinals, self.tokens, strict=True)
+
+
+def _stored_calls(measure: _RowMeasure, parts_json: Any) -> list[str] | None:
+    """The call ids the store's reading finds in the row last measured, in order.
+
+    None when the store reads the row otherwise than from its decoded JSON.
+    """
+    found = measure.found
+    if type(parts_json) is not str:
+        return None
+    if '"call_id"' not in parts_json:
+        return []  # the store reads calls only from the rows naming the key
+    if found is None or measure.odd_call:
+        return None
+    ids = [call_id for call_id, _tokens in found]
+    return ids if all(type(call_id) is str for call_id in ids) else None
+
+
+class _RowMeasure:
+    """The raw tokens of stored rows read in order, with the current batch's calls remembered."""
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        import json
+
+        from karni_historian.condense.project_view import input_view
+        from karni_historian.fastjson import orjson_loads
+        from karni_historian.model import ToolPart
+        from karni_historian.store.codec import _holds_float, parts_decoder
+        from karni_historian.store.messages import _CALLS_REMEMBERED
+
+        # The store reader's own rules, which the counts must follow: which rows
+        # orjson may read otherwise, and how many calls a batch remembers.
+        self.holds_float = _holds_float
+
+        self.store = store
+        self.session_id = session_id
+        self.view = input_view(store.root, {})
+        self.fast = orjson_loads()
+        self.exact = json.loads
+        self.plain = parts_decoder(self.view)  # a call's row read apart, as the store reads it
+        self.tool_class = ToolPart
+        self.calls: dict[Any, tuple[int, int]] = {}
+        """The tokens of the batch's assistant tool parts so far, by call id."""
+        self.limit = _CALLS_REMEMBERED  # calls a batch remembers before it starts over
+        self.found: list[tuple[Any, int]] | None = None
+        """``(call id, tokens)`` of the tool parts of the row last measured."""
+        self.odd_call = False
+        """Whether the row last measured has a call id that is neither text nor null."""
+
+    def row(self, ordinal: int, role: str, parts_json: Any) -> int:
+        """The raw tokens of one row's message."""
+        total = None
+        if self.fast is not None and type(parts_json) is str:
+            try:
+                items = self.fast(parts_json)
+            except ValueError:
+                items = None  # the JSON module accepts more, or raises its own error
+            if type(items) is list:
+                total = self._measure(items, checked=True)
+        if total is None:
+            total = self._measure(self.exact(parts_json), checked=False)
+            assert total is not None  # only a checked reading gives up
+        found = self.found
+        if found is not None and role == "assistant":
+            self._remember(ordinal, found)
+        return total
+
+    def _measure(self, items: Any, *, checked: bool) -> int | None:
+        """The row's tokens; its tool parts' ``(call id, tokens)`` go to :attr:`found`.
+
+        None when ``checked`` meets a float in a tool input: orjson reads an
+        integer beyond 64 bits as one, and the JSON module writes the two
+        differently, so it reads the row instead. Elsewhere the reading
+        changes no count (a text or output that is a number cannot be
+        measured either way), except a reference to a message number beyond
+        64 bits, which no stored message has: it is measured as a part of
+        its own, where the store's reader fails to look it up.
+        """
+        total = 0
+        self.found = found = None
+        self.odd_call = False
+        for item in items:
+            get = item.get
+            if get("type") != "tool":
+                total += tokens_for_length(len(get("text", "")))  # estimate_tokens(text)
+                continue
+            call_id, copy_of = get("call_id", ""), get("copy_of")
+            if copy_of is not None and type(copy_of) is int and type(call_id) is str and call_id:
+                tokens = self._referenced(copy_of, call_id)
+            else:
+                data = get("input")
+                if checked and self.holds_float(data):
+                    return None
+                tokens = _tool_tokens(self.view(data), get("output"))
+            total += tokens
+            if call_id:
+                if found is None:
+                    self.found = found = []
+                found.append((call_id, tokens))
+            elif call_id is not None and type(call_id) is not str:
+                self.odd_call = True  # a call id like 0 or false, which no call has
+        return total
+
+    def _remember(self, ordinal: int, found: list[tuple[Any, int]]) -> None:
+        """Keep an assistant row's tool parts for the references after it, as a batch does."""
+        remembered, limit = self.calls, self.limit
+        for call_id, tokens in found:
+            if len(remembered) >= limit:
+                remembered.clear()
+            remembered[call_id] = (ordinal, tokens)
+
+    def _referenced(self, ordinal: int, call_id: str) -> int:
+        """The tokens of the call part a stored reference stands for."""
+        known = self.calls.get(call_id)
+        if known is not None and known[0] == ordinal:
+            return known[1]
+        from karni_historian.store.trigger_rows import parts_json_at
+
+        parts_json = parts_json_at(self.store.connection, self.session_id, ordinal)
+        if parts_json is not None:
+            for part in self.plain(parts_json):
+                if type(part) is self.tool_class and part.call_id == call_id:
+                    return _tool_tokens(part.input, part.output)
+        return _tool_tokens(None, None)  # an unresolved reference: a part without input
+
+
+def _tool_tokens(data: Any, output: Any) -> int:
+    """The raw tokens of a tool part: its input as JSON, and its output."""
+    try:
+        total = tokens_for_length(spaced_length(data))
+    except (TypeError, ValueError):
+        total = estimate_tokens(str(data))
+    if output:
+        total += estimate_tokens(output)
+    return total
