@@ -52,12 +52,12 @@ def _staged_json(compartment: Compartment, message_ids: tuple[str, str] | None) 
         "legacy": compartment.legacy,
         "content": compartment.content,
     }
-    fields = dumps(row)
-    if _ESCAPED_NUL in fields:
-        return fields
     row[_MESSAGE_IDS[0]], row[_MESSAGE_IDS[1]] = message_ids or (None, None)
     text = dumps(row)
-    return fields if _ESCAPED_NUL in text else text
+    if _ESCAPED_NUL in text:
+        del row[_MESSAGE_IDS[0]], row[_MESSAGE_IDS[1]]
+        return dumps(row)
+    return text
 
 
 def _compartment(row: dict[str, Any]) -> Compartment:
