@@ -53,21 +53,12 @@ def expected(kept, staged):
 
 
 def published_as_stored(compartment):
-    clamped = max(1, min(100, compartment.importance))
-    return Compartment(
-        compartment.start,
-        compartment.end,
-        compartment.title,
-        compartment.p1,
-        compartment.p2,
-        compartment.p3,
-        compartment.p4,
-        clamped,
-        compartment.start_date,
-        compartment.end_date,
-        compartment.episode_type,
-        False,
-        compartment.p1,
+    """What a published row reads back as: importance clamped, the body in ``content``."""
+    import dataclasses
+
+    importance = max(1, min(100, compartment.importance))
+    return dataclasses.replace(
+        compartment, importance=importance, legacy=False, content=compartment.p1
     )
 
 
@@ -121,3 +112,22 @@ def vars_of(compartment):
     return {
         field.name: getattr(compartment, field.name) for field in dataclasses.fields(compartment)
     }
+
+
+def test_a_kept_row_starting_inside_the_range_renumbers_the_whole_session(tmp_path):
+    # A row whose start lies after its end survives the range's removal inside it.
+    with Store.open(tmp_path, create=True) as store:
+        store.ensure_session("s", "claude-code")
+        with store.transaction():
+            for ordinal in range(1, 11):
+                store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
+            old = [compartment(a, b, a) for a, b in [(1, 3), (6, 2), (4, 8), (9, 10)]]
+            store.insert_compartments("s", 0, old)
+        kept = [(0, old[0]), (1, old[1]), (3, old[3])]
+        new = [compartment(4, 5, 40), compartment(6, 8, 60)]
+        store.start_recomp("s", 4, 8)
+        store.stage("s", new)
+        assert store.publish_recomp("s", RunRecord("s", "recomp", "ok", historian="x")) == 2
+        want = [(seq, published_as_stored(c)) for seq, c in expected(kept, new)]
+        assert [c.start for _, c in want] == [1, 4, 6, 6, 9]
+        assert rows(store) == want
