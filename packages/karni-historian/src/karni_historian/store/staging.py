@@ -114,18 +114,18 @@ class StagingTables(Database):
         each compartment's first and last messages; publishing looks up
         those it is not given.
         """
-        ids = (
+        ids: Sequence[tuple[str, str] | None] = (
             message_ids
             if message_ids is not None and len(message_ids) == len(compartments)
-            else None
+            else [None] * len(compartments)
         )
         with self.transaction():
             self.connection.executemany(
                 "INSERT OR REPLACE INTO recomp_staging"
                 " (session_id, start_message, compartment_json) VALUES (?, ?, ?)",
                 [
-                    (session_id, compartment.start, _staged_json(compartment, ids and ids[index]))
-                    for index, compartment in enumerate(compartments)
+                    (session_id, compartment.start, _staged_json(compartment, known))
+                    for compartment, known in zip(compartments, ids, strict=True)
                 ],
             )
 
