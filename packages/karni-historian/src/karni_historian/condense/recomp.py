@@ -12,7 +12,7 @@ they were promoted when the messages were first condensed
 
 from __future__ import annotations
 
-from karni_historian.condense.runner import RunOutcome, _Condensation
+from karni_historian.condense.runner import RunOutcome, _Condensation, _end_ids
 from karni_historian.condense.window import MessageWindow
 from karni_historian.errors import RecompError
 
@@ -63,8 +63,9 @@ class _Recomposition(_Condensation):
     def _publish(self, result: ValidationResult, record: RunRecord) -> None:
         from karni_historian.condense.dates import dated
 
-        compartments = dated(result.compartments, self.window.by_ordinal)
-        self.store.stage(self.outcome.session_id, compartments)
+        by_ordinal = self.window.by_ordinal
+        compartments = dated(result.compartments, by_ordinal)
+        self.store.stage(self.outcome.session_id, compartments, _end_ids(compartments, by_ordinal))
         self.outcome.status = "ok"
         self.outcome.compartments += len(compartments)
         self.last_record = record

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Compartment
 
-__all__ = ["CompartmentTables", "compartment_row"]
+__all__ = ["COMPARTMENT_COLUMNS", "CompartmentTables", "compartment_row", "message_id_at"]
 
 
 class CompartmentTables(Database):
@@ -112,13 +112,67 @@ class CompartmentTables(Database):
             return
         self.connection.executemany(
             _COMPARTMENT_INSERT.format(
-                start_id="COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
-                " AND ordinal = ?3), '')",
-                end_id="COALESCE((SELECT message_id FROM raw_messages WHERE session_id = ?1"
-                " AND ordinal = ?4), '')",
+                start_id=message_id_at("?1", "?3"), end_id=message_id_at("?1", "?4")
             ),
             rows,
         )
+
+    def make_room(self, session_id: str, start: int, end: int, count: int) -> int | None:
+        """Renumber the compartments around a removed range so ``count`` new ones fit in it.
+
+        The compartments before ``start`` are numbered 0, 1, … in order of
+        their start (ties: their present order), those after ``end`` follow
+        ``count`` numbers later; only the rows whose number changes are
+        written. Returns the first number left free for the new ones, or
+        None (nothing changed) when a compartment still starts inside the
+        range, whose place among the new ones only a renumbering of all
+        can give.
+        """
+        connection = self.connection
+        inside = connection.execute(
+            "SELECT 1 FROM compartments WHERE session_id = ? AND start_message BETWEEN ? AND ?"
+            " LIMIT 1",
+            (session_id, start, end),
+        ).fetchone()
+        if inside is not None:
+            return None
+        connection.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS recomp_moves"
+            " (id INTEGER PRIMARY KEY, sequence INTEGER NOT NULL)"
+        )
+        moved = connection.execute(
+            "INSERT INTO temp.recomp_moves (id, sequence) SELECT id, renumbered FROM"
+            " (SELECT id, sequence, row_number() OVER (ORDER BY start_message, sequence) - 1"
+            " + (CASE WHEN start_message > ?2 THEN ?3 ELSE 0 END) AS renumbered"
+            " FROM compartments WHERE session_id = ?1) WHERE renumbered != sequence",
+            (session_id, end, count),
+        ).rowcount
+        if moved > 0:
+            self._move(session_id)
+        connection.execute("DROP TABLE temp.recomp_moves")
+        row = connection.execute(
+            "SELECT COUNT(*) FROM compartments WHERE session_id = ? AND start_message < ?",
+            (session_id, start),
+        ).fetchone()
+        return int(row[0])
+
+    def _move(self, session_id: str) -> None:
+        """Give the rows of ``temp.recomp_moves`` their new numbers.
+
+        Each first goes below the session's lowest number, where no row is,
+        so that no two rows ever hold one number (the uniqueness is checked
+        row by row).
+        """
+        connection = self.connection
+        (lowest,) = connection.execute(
+            "SELECT MIN(sequence) FROM compartments WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        new_number = "(SELECT m.sequence FROM temp.recomp_moves m WHERE m.id = compartments.id)"
+        moving = "id IN (SELECT id FROM temp.recomp_moves)"
+        connection.execute(
+            f"UPDATE compartments SET sequence = ? - {new_number} WHERE {moving}", (lowest - 1,)
+        )
+        connection.execute(f"UPDATE compartments SET sequence = {new_number} WHERE {moving}")
 
     def next_sequence(self, session_id: str) -> int:
         """The sequence number the session's next compartment gets."""
@@ -129,13 +183,30 @@ class CompartmentTables(Database):
         return int(row[0])
 
 
+COMPARTMENT_COLUMNS = (
+    "session_id, sequence, start_message, end_message, start_message_id, end_message_id,"
+    " title, content, p1, p2, p3, p4, importance, episode_type, legacy, start_date, end_date,"
+    " created_at"
+)
+"""The columns a new compartment row is written with, in the order of the inserts here."""
+
 _COMPARTMENT_INSERT = (
-    "INSERT INTO compartments (session_id, sequence, start_message, end_message,"
-    " start_message_id, end_message_id, title, content, p1, p2, p3, p4,"
-    " importance, episode_type, legacy, start_date, end_date, created_at)"
+    f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
     " VALUES (?1, ?2, ?3, ?4, {start_id}, {end_id},"
     " ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13, ?14)"
 )
+
+
+def message_id_at(session_id: str, ordinal: str) -> str:
+    """SQL for the provider id of the message at ``ordinal`` of ``session_id`` ('' when none).
+
+    Both arguments are SQL expressions (a parameter, a column).
+    """
+    return (
+        f"COALESCE((SELECT message_id FROM raw_messages WHERE session_id = {session_id}"
+        f" AND ordinal = {ordinal}), '')"
+    )
+
 
 _COMPARTMENT_SELECT = (
     "SELECT id, session_id, sequence, start_message, end_message, title, content, p1, p2, p3, p4,"

@@ -110,8 +110,10 @@ class Store(
 
         One transaction, in SQL without reading the compartments here:
         compartments outside the range keep their rows and their place, the
-        sequence is renumbered oldest first, the staging and the job are
-        removed and ``run`` is recorded. Returns how many were staged.
+        sequence is renumbered oldest first (only the rows after the range
+        move, when the count changes), the staged rows are copied in by one
+        statement, the staging and the job are removed and ``run`` is
+        recorded. Returns how many were staged.
         """
         job = self.recomp_job(session_id)
         assert job is not None
@@ -123,21 +125,21 @@ class Store(
                 " AND start_message <= ?",
                 (session_id, start, end),
             )
-            # Out of the way of the final numbers: kept rows negated, staged ones below them.
-            connection.execute(
-                "UPDATE compartments SET sequence = -1 - sequence WHERE session_id = ?",
-                (session_id,),
-            )
-            staged = 0
-            batch: list[Compartment] = []
-            for compartment in self.iter_staged(session_id):
-                batch.append(compartment)
-                if len(batch) == _INSERT_BATCH:
-                    self.insert_compartments(session_id, _STAGED_SEQUENCE + staged, batch)
-                    staged, batch = staged + len(batch), []
-            self.insert_compartments(session_id, _STAGED_SEQUENCE + staged, batch)
-            staged += len(batch)
-            self._renumber(session_id)
+            staged, first_start, last_start = self.staged_span(session_id)
+            first = None
+            if staged == 0 or (start <= first_start and last_start <= end):
+                first = self.make_room(session_id, start, end, staged)
+            if first is None:
+                # Out of the way of the final numbers: kept rows negated, staged ones below them.
+                connection.execute(
+                    "UPDATE compartments SET sequence = -1 - sequence WHERE session_id = ?",
+                    (session_id,),
+                )
+            numbered_from = _STAGED_SEQUENCE if first is None else first
+            for sequence, compartment in self.insert_staged(session_id, numbered_from, staged):
+                self.insert_compartment(session_id, sequence, compartment)
+            if first is None:
+                self._renumber(session_id)
             self.clear_staging(session_id)
             self.record_run(run)
             connection.execute("UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,))
@@ -171,11 +173,9 @@ class Store(
 
 
 _STAGED_SEQUENCE = -(1 << 40)
-"""Where :meth:`Store.publish_recomp` numbers the staged compartments before renumbering.
+"""Where :meth:`Store.publish_recomp` numbers the staged compartments before renumbering all.
 
-Below every kept row's negated number; the staged rows' own order does not
-matter there, as no two of them, nor one of them and a kept row, start at
-the same message."""
-
-_INSERT_BATCH = 500
-"""Staged compartments :meth:`Store.publish_recomp` inserts per statement."""
+Below every kept row's negated number. Only a compartment kept although it
+starts inside the range (a row whose start lies after its end), or a staged
+one starting outside it, takes that way: then a kept row and a staged one
+may start at the same message, and the kept one comes first."""

@@ -1,0 +1,133 @@
+"""recomp's publishing in SQL: the same rows as renumbering every compartment in Python."""
+
+import json
+import random
+
+from karni_historian.model import Compartment
+from karni_historian.store import RunRecord, Store
+
+
+def compartment(start, end, seed):
+    rng = random.Random(seed)
+    text = "".join(rng.choice(["a", "é", "🙂", '"', "\\", "\n", "\x00", " "]) for _ in range(12))
+    return Compartment(
+        start,
+        end,
+        f"t{start}{text if seed % 3 == 0 else ''}",
+        p1=f"p1 {text}",
+        p2="p2",
+        p3="",
+        importance=rng.choice([1, 50, 100, 150, -3]),
+        start_date=rng.choice([None, "2026-03-02"]),
+        episode_type=rng.choice([None, "debugging"]),
+    )
+
+
+def spans(rng, first, last):
+    """Contiguous random spans covering first-last."""
+    out, start = [], first
+    while start <= last:
+        end = min(last, start + rng.randint(0, 4))
+        out.append((start, end))
+        start = end + 1
+    return out
+
+
+def rows(store):
+    return [(s.sequence, s.compartment) for s in store.compartments("s")]
+
+
+def ids(store):
+    return store.connection.execute(
+        "SELECT sequence, start_message_id, end_message_id FROM compartments ORDER BY sequence"
+    ).fetchall()
+
+
+def expected(kept, staged):
+    """Kept compartments and staged ones in order of start, kept first on a tie."""
+    merged = sorted(
+        [(c.start, 0, seq, c) for seq, c in kept] + [(c.start, 1, 0, c) for c in staged],
+        key=lambda item: item[:3],
+    )
+    return [(sequence, item[3]) for sequence, item in enumerate(merged)]
+
+
+def published_as_stored(compartment):
+    """What a published row reads back as: importance clamped, the body in ``content``."""
+    import dataclasses
+
+    importance = max(1, min(100, compartment.importance))
+    return dataclasses.replace(
+        compartment, importance=importance, legacy=False, content=compartment.p1
+    )
+
+
+def test_publishing_matches_a_full_renumbering(tmp_path):
+    for seed in range(30):
+        rng = random.Random(seed)
+        root = tmp_path / str(seed)
+        root.mkdir()
+        last = rng.randint(8, 40)
+        with Store.open(root, create=True) as store:
+            store.ensure_session("s", "claude-code")
+            with store.transaction():
+                for ordinal in range(1, last + 1):
+                    store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
+            old = [compartment(a, b, seed * 100 + a) for a, b in spans(rng, 1, last)]
+            with store.transaction():
+                store.insert_compartments("s", 0, old)
+            start, end = store.snapped_range(
+                "s", rng.randint(1, last), rng.randint(1, last) if rng.random() < 0.5 else last
+            )
+            if start > end:
+                start, end = end, start
+                start, end = store.snapped_range("s", start, end)
+            kept = [
+                (s.sequence, s.compartment)
+                for s in store.compartments("s")
+                if s.compartment.end < start or s.compartment.start > end
+            ]
+            new = [compartment(a, b, seed * 1000 + a) for a, b in spans(rng, start, end)]
+            store.start_recomp("s", start, end)
+            half = len(new) // 2
+            store.stage("s", new[:half], [(f"m{c.start}", f"m{c.end}") for c in new[:half]])
+            store.stage("s", new[half:])  # ids unknown: looked up
+            if seed % 4 == 0 and new:  # a row as an earlier version wrote it
+                first = new[0]
+                store.connection.execute(
+                    "UPDATE recomp_staging SET compartment_json = ? WHERE start_message = ?",
+                    (json.dumps(vars_of(first)), first.start),
+                )
+            count = store.publish_recomp("s", RunRecord("s", "recomp", "ok", historian="x"))
+            assert count == len(new)
+            want = [(seq, published_as_stored(c)) for seq, c in expected(kept, new)]
+            assert rows(store) == want, seed
+            assert ids(store) == [(seq, f"m{c.start}", f"m{c.end}") for seq, c in want]
+            assert store.staged("s") == [] and store.recomp_job("s") is None
+
+
+def vars_of(compartment):
+    import dataclasses
+
+    return {
+        field.name: getattr(compartment, field.name) for field in dataclasses.fields(compartment)
+    }
+
+
+def test_a_kept_row_starting_inside_the_range_renumbers_the_whole_session(tmp_path):
+    # A row whose start lies after its end survives the range's removal inside it.
+    with Store.open(tmp_path, create=True) as store:
+        store.ensure_session("s", "claude-code")
+        with store.transaction():
+            for ordinal in range(1, 11):
+                store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
+            old = [compartment(a, b, a) for a, b in [(1, 3), (6, 2), (4, 8), (9, 10)]]
+            store.insert_compartments("s", 0, old)
+        kept = [(0, old[0]), (1, old[1]), (3, old[3])]
+        new = [compartment(4, 5, 40), compartment(6, 8, 60)]
+        store.start_recomp("s", 4, 8)
+        store.stage("s", new)
+        assert store.publish_recomp("s", RunRecord("s", "recomp", "ok", historian="x")) == 2
+        want = [(seq, published_as_stored(c)) for seq, c in expected(kept, new)]
+        assert [c.start for _, c in want] == [1, 4, 6, 6, 9]
+        assert rows(store) == want
