@@ -54,10 +54,9 @@ def _measured_rows(
 ) -> Iterator[tuple[int, str, Any]]:
     """The stored rows from ``start`` on, each batch's memory of calls started afresh."""
     from karni_historian.condense.window import BATCH_MESSAGES
-    from karni_historian.store.trigger_rows import stored_rows
 
     batch = batch or BATCH_MESSAGES
-    rows = stored_rows(measure.store.connection, measure.session_id, start)
+    rows = measure.store.stored_rows(measure.session_id, start)
     for index, row in enumerate(rows):
         if index % batch == 0:
             measure.calls = {}  # each batch is decoded with its own memory of calls
@@ -165,6 +164,7 @@ class _RowMeasure:
         self.fast = orjson_loads()
         self.exact = json.loads
         self.plain = parts_decoder(self.view)  # a call's row read apart, as the store reads it
+        self.parts_at = store.parts_reader(session_id)
         self.tool_class = ToolPart
         self.calls: dict[Any, tuple[int, int]] = {}
         """The tokens of the batch's assistant tool parts so far, by call id."""
@@ -241,9 +241,7 @@ class _RowMeasure:
         known = self.calls.get(call_id)
         if known is not None and known[0] == ordinal:
             return known[1]
-        from karni_historian.store.trigger_rows import parts_json_at
-
-        parts_json = parts_json_at(self.store.connection, self.session_id, ordinal)
+        parts_json = self.parts_at(ordinal)
         if parts_json is not None:
             for part in self.plain(parts_json):
                 if type(part) is self.tool_class and part.call_id == call_id:

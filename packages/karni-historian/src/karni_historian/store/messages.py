@@ -174,7 +174,7 @@ class MessageTables(Database):
             " WHERE session_id = ? AND ordinal >= ? AND ordinal <= ? ORDER BY ordinal",
             (session_id, start, end if end is not None else 2**62),
         )
-        return _messages(session_id, rows, None, self._parts_at(session_id))
+        return _messages(session_id, rows, None, self.parts_reader(session_id))
 
     def messages_at(self, session_id: str, ordinals: Sequence[int]) -> list[Message]:
         """The session's messages at ``ordinals`` (those stored), in order, in one query."""
@@ -188,7 +188,7 @@ class MessageTables(Database):
             " ORDER BY ordinal",
             (session_id, dumps(list(ordinals))),
         )
-        return list(_messages(session_id, rows, None, self._parts_at(session_id)))
+        return list(_messages(session_id, rows, None, self.parts_reader(session_id)))
 
     def message_batch(
         self,
@@ -208,10 +208,23 @@ class MessageTables(Database):
             " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
             (session_id, start, limit),
         )
-        return list(_messages(session_id, rows, tool_input, self._parts_at(session_id)))
+        return list(_messages(session_id, rows, tool_input, self.parts_reader(session_id)))
 
-    def _parts_at(self, session_id: str) -> Callable[[int], str | None]:
-        """A reader of the stored parts JSON of the session's message at an ordinal."""
+    def stored_rows(self, session_id: str, start: int) -> Iterator[tuple[int, str, str]]:
+        """``(ordinal, role, parts_json)`` of the session's messages from ``start`` on, undecoded.
+
+        A cursor over the rows, in order: for readers that measure the stored
+        JSON itself (``run``'s triggers, :mod:`karni_historian.condense.trigger_facts`).
+        """
+        rows: Iterator[tuple[int, str, str]] = self.connection.execute(
+            "SELECT ordinal, role, parts_json FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal",
+            (session_id, start),
+        )
+        return rows
+
+    def parts_reader(self, session_id: str) -> Callable[[int], str | None]:
+        """A reader of the stored parts JSON of the session's message at an ordinal (None: none)."""
         execute = self.connection.execute
 
         def parts_at(ordinal: int) -> str | None:
@@ -323,7 +336,7 @@ class MessageTables(Database):
             " ORDER BY ordinal",
             (session_id, start, end, needle),
         )
-        return _messages(session_id, rows, None, self._parts_at(session_id))
+        return _messages(session_id, rows, None, self.parts_reader(session_id))
 
     def record_calls(self, calls: Sequence[tuple[str, str, int]]) -> None:
         """Remember which message made each call, from ``(session_id, call_id, ordinal)`` rows.
