@@ -1,4 +1,5 @@
 import os
+import random
 import sqlite3
 import stat
 from dataclasses import replace
@@ -15,6 +16,7 @@ from karni_historian.store import (
     parts_from_json,
     parts_to_json,
 )
+from karni_historian.store.messages import tool_part_rows
 
 
 @pytest.fixture
@@ -104,19 +106,26 @@ def test_readonly_refuses_an_old_schema(root):
 
 
 def test_readonly_reads_a_store_whose_tables_are_current(root):
-    # Version 4 changed how results are written, not the tables: a brief reads a
-    # version-3 store as it is, and the next writer upgrades it.
+    # Version 4 changed how results are written and version 5 added a table only
+    # writers read: a brief reads a version-3 store as it is, and the next writer
+    # upgrades it, listing the tool parts its messages already hold.
+    call = '[{"type":"text","text":"hi"},{"type":"tool","name":"Read","call_id":"t1"}]'
     with Store.open(root, create=True) as store, store.transaction():
         store.ensure_session("s", "claude-code")
-        store.write_message("s", 1, "user", '[{"type":"text","text":"hi"}]')
+        store.write_message("s", 1, "assistant", call)
+        store.write_message("s", 2, "user", '[{"type":"tool","call_id":"t1","copy_of":1}]')
+        store.write_message("s", 3, "user", '[{"type":"tool","call_id":"t2"')  # malformed
     connection = sqlite3.connect(db_path(root))
+    connection.execute("DROP TABLE tool_parts")
     connection.execute("PRAGMA user_version = 3")
+    connection.commit()
     connection.close()
     with Store.open(root, readonly=True) as store:
         assert store.schema_version == 3
-        assert store.message("s", 1).parts == (TextPart("hi"),)
+        assert store.message("s", 1).parts[0] == TextPart("hi")
     with Store.open(root) as store:
         assert store.schema_version == SCHEMA_VERSION
+        assert list(store.tool_part_calls("s")) == [(1, "assistant", "t1"), (2, "user", "t1")]
     connection = sqlite3.connect(db_path(root))
     connection.execute("PRAGMA user_version = 2")
     connection.close()
@@ -324,23 +333,25 @@ def test_tool_part_calls_skip_rows_that_are_not_json(root, malformed_at):
 
 
 ODD_CALL_ROWS = [
-    '{"type":"tool","call_id":"top-level object"}',
-    '[{"type":"tool","call_id":7}]',
-    '[{"type":"tool","call_id":""},{"type":"tool","call_id":null},{"type":"text","call_id":"t"}]',
-    '[{"type":"tool","name":"A","input":{"call_id":"nested"},"call_id":"c1"}, "x", 3]',
-    '[{"type":"tool","call_id":"c2","input":{"n":18446744073709551616}}]',
-    '[{"type":"tool","call_id":"c3",}]',
-    '[{"type":"tool","call_id":"c4"}] trailing',
+    ('{"type":"tool","call_id":"top-level object"}', [(1, "assistant", "t1")]),
+    ('[{"type":"tool","call_id":7}]', [(1, "assistant", "t1"), (2, "assistant", 7)]),
+    (
+        '[{"type":"tool","call_id":""},{"type":"tool","call_id":null},'
+        '{"type":"text","call_id":"t"},{"type":"tool","call_id":false}]',
+        [(1, "assistant", "t1")],
+    ),
+    (
+        '[{"type":"tool","name":"A","input":{"call_id":"nested"},"call_id":"c1"}, "x", 3]',
+        [(1, "assistant", "t1"), (2, "assistant", "c1")],
+    ),
+    ('[{"type":"tool","call\\u005fid":"escaped"}]', [(1, "assistant", "t1")]),
+    ('[{"type":"tool","call_id":"c3",}]', [(1, "assistant", "t1")]),
+    ('[{"type":"tool","call_id":"c4"}] trailing', [(1, "assistant", "t1")]),
 ]
 
 
-@pytest.mark.parametrize("odd", ODD_CALL_ROWS)
-@pytest.mark.parametrize("speedups", [True, False])
-def test_tool_part_calls_read_every_row_as_sqlite_json_functions_do(
-    root, odd, speedups, monkeypatch
-):
-    if not speedups:
-        monkeypatch.setattr(fastjson, "_orjson_loads", None)  # as without the speedups extra
+@pytest.mark.parametrize(("odd", "before_the_result"), ODD_CALL_ROWS)
+def test_tool_parts_are_read_as_sqlite_json_functions_read_the_row(root, odd, before_the_result):
     rows = [
         '[{"type":"tool","name":"Read","input":{},"call_id":"t1"}]',
         odd,
@@ -351,8 +362,75 @@ def test_tool_part_calls_read_every_row_as_sqlite_json_functions_do(
             store.ensure_session("s", "generic")
             for ordinal, stored in enumerate(rows, 1):
                 store.write_message("s", ordinal, "assistant", stored)
-        assert list(store.tool_part_calls("s")) == list(store._sql_tool_part_calls("s", 1))
-        assert list(store.tool_part_calls("s", 2)) == list(store._sql_tool_part_calls("s", 2))
+        assert list(store.tool_part_calls("s")) == [*before_the_result, (3, "assistant", "t1")]
+        assert list(store.tool_part_calls("s", 3)) == [(3, "assistant", "t1")]
+
+
+def test_a_replaced_message_replaces_its_tool_parts(root):
+    call = [ToolPart("Read", {"path": "a"}, call_id="t1")]
+    answered = [ToolPart("Read", {"path": "a"}, "text", call_id="t1"), TextPart("and more")]
+    with Store.open(root, create=True) as store:
+        with store.transaction():
+            store.ensure_session("s", "generic")
+            store.write_message("s", 1, "assistant", parts_to_json(call))
+            store.write_message("s", 1, "assistant", parts_to_json([TextPart("x"), *answered]))
+        assert list(store.tool_part_calls("s")) == [(1, "assistant", "t1")]
+        assert store.connection.execute("SELECT position FROM tool_parts").fetchall() == [(1,)]
+
+
+def _random_parts(rng: random.Random) -> list[dict[str, object]]:
+    parts: list[dict[str, object]] = []
+    for _ in range(rng.randint(0, 4)):
+        kind = rng.random()
+        if kind < 0.3:
+            parts.append({"type": "text", "text": rng.choice(["a", "call_id", '"call_id"'])})
+        else:
+            part: dict[str, object] = {"type": "tool", "name": "Bash", "input": {"n": 1}}
+            call_id = rng.choice([None, "", "c1", "c2", "ü-ñ", 'q"uote'])
+            if rng.random() < 0.05:
+                call_id = rng.choice([0, 5, False, True, {}])  # never from a reader
+            if call_id is not None or rng.random() < 0.5:
+                part["call_id"] = call_id
+            if rng.random() < 0.2:
+                part["copy_of"] = 1
+            parts.append(part)
+    return parts
+
+
+@pytest.mark.parametrize("speedups", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_writers_tool_parts_are_those_the_store_reads_from_the_json(
+    tmp_path, speedups, seed, monkeypatch
+):
+    """tool_part_rows (what ingest hands the store) must give what the stored JSON holds."""
+    if not speedups:
+        monkeypatch.setattr(fastjson, "_orjson_loads", None)
+        monkeypatch.setattr(fastjson, "_orjson_dumps", None)
+    rng = random.Random(seed)
+    messages = [(rng.choice(["user", "assistant"]), _random_parts(rng)) for _ in range(80)]
+    tables = []
+    for given in (True, False):
+        root = tmp_path / str(given)
+        root.mkdir()
+        with Store.open(root, create=True) as store:
+            with store.transaction():
+                store.ensure_session("s", "generic")
+                rows = [
+                    (n, role, fastjson.dumps(parts), None, "")
+                    for n, (role, parts) in enumerate(messages[:40], 1)
+                ]
+                known = [
+                    tool_part_rows(n, role, parts)
+                    for n, (role, parts) in enumerate(messages[:40], 1)
+                ]
+                joined = None if None in known else [row for rows_ in known for row in rows_]
+                store.insert_messages("s", rows, joined if given else None)
+                for n, (role, parts) in enumerate(messages[40:], 41):
+                    found = tool_part_rows(n, role, parts) if given else None
+                    store.write_message("s", n, role, fastjson.dumps(parts), tool_parts=found)
+            tables.append(list(store.tool_part_calls("s")))
+    assert tables[0] == tables[1]
+    assert any(call for call in tables[0])
 
 
 def test_messages_at_ordinals_come_in_order_in_one_query(root):

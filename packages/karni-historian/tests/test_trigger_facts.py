@@ -17,9 +17,9 @@ import random
 import pytest
 from karni_historian import fastjson
 from karni_historian.condense import runner
-from karni_historian.condense.chunk import ChunkBuilder, raw_tokens
+from karni_historian.condense.chunk import ChunkBuilder, completed_arcs, raw_tokens
 from karni_historian.condense.settings import Settings
-from karni_historian.condense.trigger_facts import SessionMeasure, raw_token_counts
+from karni_historian.condense.trigger_facts import raw_token_counts
 from karni_historian.condense.triggers import TriggerState, session_state, trigger_budget
 from karni_historian.condense.window import stream_messages
 from karni_historian.store import Store
@@ -139,7 +139,7 @@ _ODD_ROWS = [
 
 @pytest.mark.parametrize("accelerated", [True, False])
 @pytest.mark.parametrize("seed", range(6))
-def test_one_pass_gives_the_stores_calls_and_the_counts(tmp_path, monkeypatch, seed, accelerated):
+def test_counts_hold_with_call_ids_no_call_has(tmp_path, monkeypatch, seed, accelerated):
     if not accelerated:
         monkeypatch.setattr(fastjson, "_orjson_loads", None)
     (tmp_path / "manage.py").write_text("")
@@ -151,23 +151,20 @@ def test_one_pass_gives_the_stores_calls_and_the_counts(tmp_path, monkeypatch, s
     _store_rows(tmp_path, rows)
     with Store.open(tmp_path) as store:
         for start, batch in ((1, 1000), (1, 7), (60, 5)):
-            measure = SessionMeasure(store, "s", start, batch)
-            assert list(measure.calls()) == list(store.tool_part_calls("s", start))
-            assert list(measure.counts()) == list(raw_token_counts(store, "s", start, batch))
+            expected = _decoded_counts(store, start, batch)
+            assert list(raw_token_counts(store, "s", start, batch)) == expected
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_a_plan_that_measures_decides_as_one_that_does_not(tmp_path, seed):
+def test_the_plans_arcs_are_those_of_the_messages(tmp_path, seed):
     (tmp_path / "manage.py").write_text("")
     rng = random.Random(seed)
     _store_rows(tmp_path, _conversation_rows(rng, 40))
     with Store.open(tmp_path) as store:
-        measured = runner.plan_run(store, "s")
-        plain = runner.plan_run(store, "s", measure=False)
-        assert measured.measured is not None and plain.measured is None
-        assert (measured.target, measured.arcs) == (plain.target, plain.arcs)
-        assert measured.decision() == plain.decision()
-        assert measured.target == 106  # the newest five prompts stay raw
+        plan = runner.plan_run(store, "s")
+        assert plan.arcs == completed_arcs(store.messages("s"))
+        assert plan.arcs  # the conversation has answered calls
+        assert plan.target == 106  # the newest five prompts stay raw
 
 
 def test_a_path_inside_the_project_is_measured_as_shown(tmp_path):

@@ -412,7 +412,7 @@ def _run_session(
     from karni_historian.condense import runner
 
     historian = _traced(args, session_id, prepared.historian)
-    plan = runner.plan_run(store, session_id, prepared.settings, measure=not args.force)
+    plan = runner.plan_run(store, session_id, prepared.settings)
     if not plan.settled:
         return runner.run(store, session_id, plan=plan)  # says why nothing is settled
     decision = None if args.force else plan.decision()

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
     from karni_historian.condense.chunk import Chunk
     from karni_historian.condense.compartment_xml import ParsedOutput, ValidationResult
-    from karni_historian.condense.trigger_facts import SessionMeasure
     from karni_historian.condense.triggers import TriggerDecision
     from karni_historian.condense.window import MessageWindow
     from karni_historian.model import Compartment, Fact, Message
@@ -384,8 +383,6 @@ class RunPlan:
         store: The store the plan reads the session's messages from.
         arcs: The session's completed tool arcs after ``covered_to``, as the
             plan found them (the run checks its chunks against them).
-        measured: The raw tokens of the messages after ``covered_to``, when
-            the plan read them with the arcs (for :meth:`decision`).
     """
 
     session_id: str
@@ -394,7 +391,6 @@ class RunPlan:
     settings: Settings
     store: Store
     arcs: list[tuple[int, int]] | None = None
-    measured: SessionMeasure | None = None
 
     @property
     def settled(self) -> bool:
@@ -405,20 +401,16 @@ class RunPlan:
         """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
 
         The raw tokens are measured from the stored rows, read once
-        (:mod:`karni_historian.condense.trigger_facts`), by the plan when it
-        read them with the arcs; only the messages the chunk scan reads are
-        built, in batches.
+        (:mod:`karni_historian.condense.trigger_facts`); only the messages
+        the chunk scan reads are built, in batches.
         """
         from karni_historian.condense.trigger_facts import raw_token_counts
         from karni_historian.condense.triggers import evaluate_trigger, session_state
         from karni_historian.condense.window import stream_messages
 
         settings, offset = self.settings, self.covered_to + 1
-        measured = self.measured
         state = session_state(
-            measured.counts()
-            if measured is not None
-            else raw_token_counts(self.store, self.session_id, offset),
+            raw_token_counts(self.store, self.session_id, offset),
             stream_messages(self.store, self.session_id, offset),
             offset,
             self.target,
@@ -429,17 +421,14 @@ class RunPlan:
         )
 
 
-def plan_run(
-    store: Store, session_id: str, settings: Settings | None = None, *, measure: bool = True
-) -> RunPlan:
+def plan_run(store: Store, session_id: str, settings: Settings | None = None) -> RunPlan:
     """Find the settled messages of a session: those before the protected tail.
 
     The tail starts at the fifth-from-last meaningful user prompt
     (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
     never splits a completed tool call and its result. The messages are read
-    newest first, in batches, only until that prompt is found. With
-    ``measure`` (for :meth:`RunPlan.decision`), the rows the arcs are read
-    from give the triggers' raw tokens in the same pass.
+    newest first, in batches, only until that prompt is found; the arcs
+    come from the store's list of tool parts.
     """
     from karni_historian.condense.chunk import (
         PROTECTED_TAIL_USER_TURNS,
@@ -447,17 +436,14 @@ def plan_run(
         fence_boundary,
         tail_start,
     )
-    from karni_historian.condense.trigger_facts import SessionMeasure
     from karni_historian.condense.window import newest_first
 
     last_end = store.last_compartment_end(session_id)
     offset = last_end + 1
     newest = newest_first(store, session_id, offset)
-    measured = SessionMeasure(store, session_id, offset) if measure else None
-    calls = store.tool_part_calls(session_id, offset) if measured is None else measured.calls()
-    arcs = arcs_of_calls(calls)
+    arcs = arcs_of_calls(store.tool_part_calls(session_id, offset))
     target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), arcs)
-    return RunPlan(session_id, last_end, target, settings or Settings(), store, arcs, measured)
+    return RunPlan(session_id, last_end, target, settings or Settings(), store, arcs)
 
 
 def run(
@@ -486,7 +472,7 @@ def run(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when no settled
         message lies after the last compartment.
     """
-    plan = plan or plan_run(store, session_id, settings, measure=False)
+    plan = plan or plan_run(store, session_id, settings)
     outcome = RunOutcome(session_id, "run", covered_to=plan.covered_to)
     if not plan.settled:
         outcome.note = (

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["SessionMeasure", "raw_token_counts"]
+__all__ = ["raw_token_counts"]
 
 
 def raw_token_counts(
@@ -63,85 +63,6 @@ def _measured_rows(
         yield row
 
 
-class SessionMeasure:
-    """One read of a session's rows for ``run``'s plan: the tool calls and the raw tokens.
-
-    The plan needs the session's tool arcs after the last compartment (from
-    every tool part's call id) and the triggers the raw tokens of the same
-    messages; :meth:`calls` reads both off each row as it goes, and
-    :meth:`counts` gives the tokens afterwards (8 bytes a message each for
-    the ordinals and the counts).
-
-    Args:
-        store: The project's store.
-        session_id: The session.
-        start: The first ordinal read.
-        batch: As for :func:`raw_token_counts`.
-    """
-
-    def __init__(self, store: Store, session_id: str, start: int, batch: int | None = None) -> None:
-        """Start with nothing read."""
-        from array import array
-
-        self.store = store
-        self.session_id = session_id
-        self.start = start
-        self.batch = batch
-        self.ordinals = array("q")
-        self.tokens = array("q")
-
-    def calls(self) -> Iterator[tuple[int, str, str]]:
-        """What :meth:`karni_historian.store.Store.tool_part_calls` gives from :attr:`start` on.
-
-        Read with the tokens from the rows that name a ``call_id``, as the
-        store reads them; from the first row it reads otherwise (not text,
-        a call id that is not a string) the rest comes from the store's own
-        reading, which the tokens are counted apart from. Without orjson the
-        store's reading is SQLite's, so it gives all the calls.
-        """
-        from itertools import islice
-
-        from karni_historian.fastjson import orjson_loads
-
-        measure = _RowMeasure(self.store, self.session_id)
-        read, usual = 0, orjson_loads() is not None
-        keep_ordinal, keep_tokens, row = self.ordinals.append, self.tokens.append, measure.row
-        for ordinal, role, parts_json in _measured_rows(measure, self.start, self.batch):
-            keep_ordinal(ordinal)
-            keep_tokens(row(ordinal, role, parts_json))
-            if measure.found is None and not measure.odd_call:
-                continue  # no call id in the row
-            ids = _stored_calls(measure, parts_json) if usual else ()
-            if ids is None:
-                usual = False
-                continue
-            for call_id in ids:
-                yield ordinal, role, call_id
-                read += 1
-        if not usual:
-            yield from islice(self.store.tool_part_calls(self.session_id, self.start), read, None)
-
-    def counts(self) -> Iterator[tuple[int, int]]:
-        """``(ordinal, true-raw tokens)`` of the rows :meth:`calls` read, in order."""
-        return zip(self.ordinals, self.tokens, strict=True)
-
-
-def _stored_calls(measure: _RowMeasure, parts_json: Any) -> list[str] | None:
-    """The call ids the store's reading finds in the row last measured, in order.
-
-    None when the store reads the row otherwise than from its decoded JSON.
-    """
-    found = measure.found
-    if type(parts_json) is not str:
-        return None
-    if '"call_id"' not in parts_json:
-        return []  # the store reads calls only from the rows naming the key
-    if found is None or measure.odd_call:
-        return None
-    ids = [call_id for call_id, _tokens in found]
-    return ids if all(type(call_id) is str for call_id in ids) else None
-
-
 class _RowMeasure:
     """The raw tokens of stored rows read in order, with the current batch's calls remembered."""
 
@@ -171,8 +92,6 @@ class _RowMeasure:
         self.limit = _CALLS_REMEMBERED  # calls a batch remembers before it starts over
         self.found: list[tuple[Any, int]] | None = None
         """``(call id, tokens)`` of the tool parts of the row last measured."""
-        self.odd_call = False
-        """Whether the row last measured has a call id that is neither text nor null."""
 
     def row(self, ordinal: int, role: str, parts_json: Any) -> int:
         """The raw tokens of one row's message."""
@@ -205,7 +124,6 @@ class _RowMeasure:
         """
         total = 0
         self.found = found = None
-        self.odd_call = False
         for item in items:
             get = item.get
             if get("type") != "tool":
@@ -224,8 +142,6 @@ class _RowMeasure:
                 if found is None:
                     self.found = found = []
                 found.append((call_id, tokens))
-            elif call_id is not None and type(call_id) is not str:
-                self.odd_call = True  # a call id like 0 or false, which no call has
         return total
 
     def _remember(self, ordinal: int, found: list[tuple[Any, int]]) -> None:

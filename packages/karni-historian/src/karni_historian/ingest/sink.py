@@ -296,23 +296,32 @@ class SessionWriter:
     def flush(self) -> None:
         """Write the changed messages to the store."""
         from karni_historian.fastjson import dumps
+        from karni_historian.store.messages import tool_part_rows
 
         store = self.store
         new: list[tuple[int, str, str, str | None, str]] = []
+        new_parts: list[tuple[int, int, str, str]] | None = []
         for ordinal in sorted(self._cache):
             pending = self._cache[ordinal]
             if not pending.dirty:
                 continue
             parts_json = dumps(pending.parts)
+            tool_parts = tool_part_rows(ordinal, pending.role, pending.parts)
             if pending.stored:
-                store.write_message(self.session_id, ordinal, pending.role, parts_json)
+                store.write_message(
+                    self.session_id, ordinal, pending.role, parts_json, tool_parts=tool_parts
+                )
             else:
                 new.append(
                     (ordinal, pending.role, parts_json, pending.timestamp, pending.message_id)
                 )
+                if tool_parts is None:
+                    new_parts = None  # the store reads the rows of all the new messages
+                elif new_parts is not None:
+                    new_parts += tool_parts
                 pending.stored = True
             pending.dirty = False
-        store.insert_messages(self.session_id, new)
+        store.insert_messages(self.session_id, new, new_parts)
         if self._new_calls:
             store.record_calls(self._new_calls)
             self._new_calls = []

@@ -1,6 +1,11 @@
 """Raw messages and what their tool calls touched.
 
-Tables ``raw_messages``, ``tool_calls`` and ``message_files``.
+Tables ``raw_messages``, ``tool_parts``, ``tool_calls`` and ``message_files``.
+``tool_parts`` lists, for each message, its tool parts that carry a call id
+(``(position, role, call_id)``): what condensing builds tool arcs from. Every
+write of a message writes its rows, from the caller's parts when it has them
+(ingest) or else from the stored JSON
+(:data:`~karni_historian.store.schema.TOOL_PARTS_OF_MESSAGES`).
 
 Raw messages are copied from the transcripts and never deleted: compartments
 are a view on them, and ``expand`` recovers any message in full.
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 from karni_historian.store.codec import parts_decoder
 from karni_historian.store.database import Database, utc_now
+from karni_historian.store.schema import TOOL_PARTS_OF_MESSAGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,7 +24,7 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Message
 
-__all__ = ["MessageTables"]
+__all__ = ["MessageTables", "tool_part_rows"]
 
 _CALLS_REMEMBERED = 4096
 """Tool calls a read keeps for the results that refer to them; it starts over when full."""
@@ -44,23 +50,32 @@ class MessageTables(Database):
         *,
         timestamp: str | None = None,
         message_id: str = "",
+        tool_parts: Sequence[tuple[int, int, str, str]] | None = None,
     ) -> None:
         """Insert the message at ``ordinal``, or replace its parts when it exists.
 
         Raw messages are never deleted; a replacement only ever adds to a
         message (a later block of the same response, a tool result).
+        ``tool_parts`` are its ``(ordinal, position, role, call_id)`` rows
+        when the caller has them (:func:`tool_part_rows`); else they are
+        read from ``parts_json``.
         """
         cursor = self.connection.execute(
             "UPDATE raw_messages SET parts_json = ? WHERE session_id = ? AND ordinal = ?",
             (parts_json, session_id, ordinal),
         )
         if cursor.rowcount:
+            self.connection.execute(
+                "DELETE FROM tool_parts WHERE session_id = ? AND ordinal = ?", (session_id, ordinal)
+            )
+            self._add_tool_parts(session_id, [ordinal], tool_parts)
             return
         self.connection.execute(
             "INSERT INTO raw_messages (session_id, ordinal, message_id, role, parts_json,"
             " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
             (session_id, ordinal, message_id, role, parts_json, timestamp),
         )
+        self._add_tool_parts(session_id, [ordinal], tool_parts)
         self.connection.execute(
             "UPDATE sessions SET message_count = MAX(message_count, ?), updated_at = ?,"
             " first_ts = CASE WHEN first_ts IS NULL OR (? IS NOT NULL AND ? < first_ts)"
@@ -81,12 +96,17 @@ class MessageTables(Database):
         )
 
     def insert_messages(
-        self, session_id: str, rows: Sequence[tuple[int, str, str, str | None, str]]
+        self,
+        session_id: str,
+        rows: Sequence[tuple[int, str, str, str | None, str]],
+        tool_parts: Sequence[tuple[int, int, str, str]] | None = None,
     ) -> None:
         """Insert new messages as ``(ordinal, role, parts_json, timestamp, message_id)`` rows.
 
         Faster than :meth:`write_message` for messages known to be new: one
         statement for all rows, one update of the session's counters.
+        ``tool_parts``: as for :meth:`write_message`, the rows of all these
+        messages.
         """
         if not rows:
             return
@@ -95,6 +115,7 @@ class MessageTables(Database):
             " message_id) VALUES (?, ?, ?, ?, ?, ?)",
             [(session_id, *row) for row in rows],
         )
+        self._add_tool_parts(session_id, [row[0] for row in rows], tool_parts)
         stamps = [row[3] for row in rows if row[3]]
         self.connection.execute(
             "UPDATE sessions SET message_count = MAX(message_count, ?), updated_at = ?,"
@@ -110,6 +131,25 @@ class MessageTables(Database):
                 session_id,
             ),
         )
+
+    def _add_tool_parts(
+        self,
+        session_id: str,
+        ordinals: Sequence[int],
+        rows: Sequence[tuple[int, int, str, str]] | None,
+    ) -> None:
+        """Write the ``tool_parts`` rows of the messages at ``ordinals``: ``rows``, or read."""
+        if rows is None:
+            self.connection.executemany(
+                TOOL_PARTS_OF_MESSAGES.format(messages="m.session_id = ?1 AND m.ordinal = ?2"),
+                [(session_id, ordinal) for ordinal in ordinals],
+            )
+        elif rows:
+            self.connection.executemany(
+                "INSERT INTO tool_parts (session_id, ordinal, position, role, call_id)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(session_id, *row) for row in rows],
+            )
 
     def raw_message(self, session_id: str, ordinal: int) -> tuple[str, str, str | None, str] | None:
         """``(role, parts_json, timestamp, message_id)`` of one message, or None."""
@@ -239,92 +279,15 @@ class MessageTables(Database):
     def tool_part_calls(self, session_id: str, start: int = 1) -> Iterator[tuple[int, str, str]]:
         """``(ordinal, role, call_id)`` of every tool part with a call id, from ``start`` on.
 
-        In message and part order (what tool arcs are computed from). Only
-        the rows that name a ``call_id`` are read, and each is decoded
-        without building its message. A row that SQLite's JSON functions
-        may read otherwise than the JSON module (not a list of parts, a call
-        id that is not a string, JSON the module refuses) sends the rest of
-        the rows to those functions instead (:meth:`_sql_tool_part_calls`),
-        which read every row without orjson (the standard library's JSON
-        module is slower than they are).
+        In message and part order (what tool arcs are computed from), read
+        from ``tool_parts``, not from the messages' JSON.
         """
-        from itertools import islice
-
-        from karni_historian.fastjson import orjson_loads
-
-        if orjson_loads() is None:
-            yield from self._sql_tool_part_calls(session_id, start)
-            return
-        read = 0
-        try:
-            for row in self._decoded_tool_part_calls(session_id, start):
-                yield row
-                read += 1
-            return
-        except _UnusualRow:
-            pass
-        yield from islice(self._sql_tool_part_calls(session_id, start), read, None)
-
-    def _decoded_tool_part_calls(
-        self, session_id: str, start: int
-    ) -> Iterator[tuple[int, str, str]]:
-        from karni_historian.store.codec import json_reader
-
-        items_of = json_reader()
-        rows = self.connection.execute(
-            "SELECT ordinal, role, parts_json FROM raw_messages WHERE session_id = ?"
-            " AND ordinal >= ? AND instr(parts_json, '\"call_id\"') > 0 ORDER BY ordinal",
+        rows: Iterator[tuple[int, str, str]] = self.connection.execute(
+            "SELECT ordinal, role, call_id FROM tool_parts WHERE session_id = ? AND ordinal >= ?"
+            " ORDER BY ordinal, position",
             (session_id, start),
         )
-        for ordinal, role, parts_json in rows:
-            try:
-                items = items_of(parts_json)
-            except (TypeError, ValueError, RecursionError) as error:
-                raise _UnusualRow from error
-            if type(items) is not list:
-                raise _UnusualRow
-            for item in items:
-                if type(item) is dict and item.get("type") == "tool":
-                    call_id = item.get("call_id")
-                    if type(call_id) is str:
-                        if call_id:
-                            yield ordinal, role, call_id
-                    elif call_id is not None:
-                        raise _UnusualRow
-
-    def _sql_tool_part_calls(self, session_id: str, start: int) -> Iterator[tuple[int, str, str]]:
-        """:meth:`tool_part_calls` by SQLite's JSON functions.
-
-        A row whose parts are not valid JSON has none: the rows are read
-        without checking each one's JSON first (most of the query's work),
-        and read again with the check, from where they stopped, only if one
-        is not.
-        """
-        from itertools import islice
-
-        read = 0
-        try:
-            for row in self._tool_part_rows(session_id, start, checked=False):
-                yield row
-                read += 1
-            return
-        except self.connection.OperationalError:  # malformed JSON in a stored row
-            pass
-        yield from islice(self._tool_part_rows(session_id, start, checked=True), read, None)
-
-    def _tool_part_rows(
-        self, session_id: str, start: int, *, checked: bool
-    ) -> Iterator[tuple[int, str, str]]:
-        parts = "CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END"
-        rows = self.connection.execute(
-            "SELECT m.ordinal, m.role, json_extract(m.parts_json, p.fullkey || '.call_id')"
-            f" FROM raw_messages m, json_each({parts if checked else 'm.parts_json'}) p"
-            " WHERE m.session_id = ? AND m.ordinal >= ? AND instr(m.parts_json, '\"call_id\"') > 0"
-            " AND json_extract(m.parts_json, p.fullkey || '.type') = 'tool'"
-            " ORDER BY m.ordinal, p.key",
-            (session_id, start),
-        )
-        return ((row[0], row[1], row[2]) for row in rows if row[2])
+        return rows
 
     def messages_mentioning(
         self, session_id: str, needle: str, start: int, end: int
@@ -390,10 +353,6 @@ class MessageTables(Database):
         ).fetchall()
 
 
-class _UnusualRow(Exception):
-    """A stored row the JSON module may read otherwise than SQLite's JSON functions."""
-
-
 def _messages(
     session_id: str,
     rows: Iterable[Sequence[Any]],
@@ -434,3 +393,24 @@ def _messages(
                         calls.clear()
                     calls[part.call_id] = (ordinal, part)
         yield Message(ordinal, role, parts, session_id, timestamp, message_id)
+
+
+def tool_part_rows(
+    ordinal: int, role: str, parts: Sequence[dict[str, Any]]
+) -> list[tuple[int, int, str, str]] | None:
+    """The ``tool_parts`` rows of a message whose stored parts are ``parts`` (plain objects).
+
+    What :data:`~karni_historian.store.schema.TOOL_PARTS_OF_MESSAGES` reads
+    from their JSON, for parts whose call ids are text or absent; None when
+    one is anything else (the store then reads the rows from the JSON).
+    """
+    rows = []
+    for position, part in enumerate(parts):
+        if type(part) is dict and part.get("type") == "tool":
+            call_id = part.get("call_id")
+            if type(call_id) is str:
+                if call_id:
+                    rows.append((ordinal, position, role, call_id))
+            elif call_id is not None:
+                return None
+    return rows

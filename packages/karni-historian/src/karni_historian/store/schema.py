@@ -10,10 +10,37 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DB_RELATIVE_PATH", "MIGRATIONS", "READABLE_FROM", "SCHEMA_VERSION", "db_path"]
+__all__ = [
+    "DB_RELATIVE_PATH",
+    "MIGRATIONS",
+    "READABLE_FROM",
+    "SCHEMA_VERSION",
+    "TOOL_PARTS_OF_MESSAGES",
+    "db_path",
+]
 
 DB_RELATIVE_PATH = (".karni", "local", "historian.db")
 """Where the database lives, relative to the project root."""
+
+TOOL_PARTS_OF_MESSAGES = (
+    "INSERT INTO tool_parts (session_id, ordinal, position, role, call_id)"
+    " SELECT session_id, ordinal, position, role, call_id FROM ("
+    "SELECT m.session_id, m.ordinal, p.key AS position, m.role,"
+    " json_extract(m.parts_json, p.fullkey || '.call_id') AS call_id"
+    " FROM raw_messages m,"
+    " json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+    " WHERE {messages} AND instr(m.parts_json, '\"call_id\"') > 0"
+    " AND json_extract(m.parts_json, p.fullkey || '.type') = 'tool'"
+    ") WHERE call_id IS NOT NULL AND call_id != '' AND call_id != 0"
+)
+"""Fills ``tool_parts`` from the stored JSON of the messages ``{messages}`` selects (from ``m``).
+
+A row for each part of type ``tool`` whose ``call_id`` is set (not null,
+empty, zero or false), as SQLite's JSON functions read it, in rows that name
+the key ``"call_id"``; a message whose JSON is malformed has none. Version 5's
+migration runs it over every message, so it is part of a released migration:
+never edit it, add another.
+"""
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # Version 1: the first schema.
@@ -166,6 +193,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # as a reference to the call (``copy_of``, see ``docs/historian/store.md``), which an
     # older karni-historian would read as a result without input or output.
     (),
+    # Version 5: the tool parts that carry a call id, one row each (what tool arcs are
+    # made of), so condensing reads them without scanning every message's JSON.
+    (
+        """CREATE TABLE tool_parts (
+            session_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            call_id NOT NULL,
+            PRIMARY KEY (session_id, ordinal, position)
+        ) WITHOUT ROWID""",
+        TOOL_PARTS_OF_MESSAGES.format(messages="1"),
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -175,8 +215,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 3
 """The oldest schema version a read-only connection can read as it is.
 
-Versions after it change how rows are written, not the tables, so a brief
-can read an older store before the next ``ingest`` upgrades it.
+Versions after it change how rows are written (4) or add a table only the
+writers read (5, ``tool_parts``), so a brief can read an older store before
+the next ``ingest`` upgrades it.
 """
 
 
