@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["COMMANDS", "console", "main"]
+__all__ = ["COMMANDS", "YOUNG_COLLECTION_OBJECTS", "console", "main"]
 
 COMMANDS: dict[str, str] = {
     "context": "karni.cli.commands.context",
@@ -91,6 +91,10 @@ def _interrupted() -> int:
     return 130
 
 
+YOUNG_COLLECTION_OBJECTS = 10_000
+"""Allocations between two collections of the youngest generation in a ``karni`` process."""
+
+
 def console() -> None:
     """The ``karni`` command and ``python -m karni.cli``: :func:`main` in a process Karni owns.
 
@@ -99,7 +103,16 @@ def console() -> None:
     ends at once with its status, so nothing a provider left behind can add
     output or keep it alive. Ctrl-C at any point after this module is
     imported ends with "karni: interrupted" and status 130.
+
+    The collector's youngest generation is collected every
+    :data:`YOUNG_COLLECTION_OBJECTS` allocations instead of 700: a command
+    lasts tens of milliseconds and mostly imports modules, whose objects
+    live to the end, so the default collected them over and over (about 4 %
+    of ``karni doctor``'s instructions, see ``docs/performance.md``).
     """
+    import gc
+
+    gc.set_threshold(YOUNG_COLLECTION_OBJECTS)
     try:
         from karni.agent.common.output import claim
 
