@@ -104,13 +104,20 @@ def test_readonly_refuses_an_old_schema(root):
 
 
 def test_readonly_reads_a_store_whose_tables_are_current(root):
-    # Version 4 changed how results are written, not the tables: a brief reads a
-    # version-3 store as it is, and the next writer upgrades it.
-    with Store.open(root, create=True) as store, store.transaction():
-        store.ensure_session("s", "claude-code")
-        store.write_message("s", 1, "user", '[{"type":"text","text":"hi"}]')
-    connection = sqlite3.connect(db_path(root))
-    connection.execute("PRAGMA user_version = 3")
+    # Version 4 changed how results are written, version 5 the staging of recomp,
+    # which a brief never reads: it reads a version-3 store as it is, and the next
+    # writer upgrades it.
+    from conftest import store_at_version
+
+    connection = store_at_version(root, 3)
+    connection.execute(
+        "INSERT INTO sessions (id, source, created_at, updated_at)"
+        " VALUES ('s', 'claude-code', '', '')"
+    )
+    connection.execute(
+        "INSERT INTO raw_messages (session_id, ordinal, role, parts_json)"
+        """ VALUES ('s', 1, 'user', '[{"type":"text","text":"hi"}]')"""
+    )
     connection.close()
     with Store.open(root, readonly=True) as store:
         assert store.schema_version == 3

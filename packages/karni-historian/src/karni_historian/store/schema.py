@@ -2,7 +2,8 @@
 
 The schema is versioned with ``PRAGMA user_version``: version N is the list of
 statements ``MIGRATIONS[N-1]``, applied in order by
-:meth:`karni_historian.store.database.Database.migrate`. A new version appends
+:meth:`karni_historian.store.database.Database.migrate` (version 5's then
+ends with a step in Python, :data:`RESTAGED_VERSION`). A new version appends
 a tuple; released tuples are never edited. See ``docs/historian/store.md``.
 """
 
@@ -10,7 +11,14 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DB_RELATIVE_PATH", "MIGRATIONS", "READABLE_FROM", "SCHEMA_VERSION", "db_path"]
+__all__ = [
+    "DB_RELATIVE_PATH",
+    "MIGRATIONS",
+    "READABLE_FROM",
+    "RESTAGED_VERSION",
+    "SCHEMA_VERSION",
+    "db_path",
+]
 
 DB_RELATIVE_PATH = (".karni", "local", "historian.db")
 """Where the database lives, relative to the project root."""
@@ -166,8 +174,37 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # as a reference to the call (``copy_of``, see ``docs/historian/store.md``), which an
     # older karni-historian would read as a result without input or output.
     (),
+    # Version 5: a pending recomp's compartments staged in columns (``recomp_staged``),
+    # so that publishing copies them in SQL. The rows of ``recomp_staging`` (JSON) are
+    # moved there by Python, which reads them exactly (``store/staging.py``,
+    # ``restage_json_rows``), and the table is then dropped.
+    (
+        """CREATE TABLE recomp_staged (
+            session_id TEXT NOT NULL,
+            start_message INTEGER NOT NULL,
+            end_message INTEGER NOT NULL,
+            start_message_id TEXT,
+            end_message_id TEXT,
+            title TEXT NOT NULL,
+            content TEXT NOT NULL,
+            p1 TEXT, p2 TEXT, p3 TEXT, p4 TEXT,
+            importance INTEGER NOT NULL,
+            episode_type TEXT,
+            legacy INTEGER NOT NULL,
+            start_date TEXT,
+            end_date TEXT,
+            PRIMARY KEY (session_id, start_message)
+        ) WITHOUT ROWID""",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
+
+RESTAGED_VERSION = 5
+"""The version whose migration ends in Python: ``recomp_staging``'s JSON rows moved to columns.
+
+:func:`karni_historian.store.staging.restage_json_rows` runs after the
+version's statements, in the same transaction.
+"""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
@@ -175,8 +212,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 READABLE_FROM = 3
 """The oldest schema version a read-only connection can read as it is.
 
-Versions after it change how rows are written, not the tables, so a brief
-can read an older store before the next ``ingest`` upgrades it.
+Versions after it change how rows are written, or tables a brief never reads
+(the staging of ``recomp``, version 5), so a brief can read an older store
+before the next ``ingest`` upgrades it.
 """
 
 
