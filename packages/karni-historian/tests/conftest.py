@@ -130,3 +130,22 @@ def add_memory(project, content, category="NOTES"):
             " VALUES (?, ?, ?, '', '')",
             (category, content, content),
         )
+
+
+def store_at_version(project, version):
+    """A new store at ``project`` with the schema of ``version``: an older release's store.
+
+    Returns the open ``sqlite3`` connection, in autocommit mode, for the caller
+    to fill and close.
+    """
+    import sqlite3
+
+    from karni_historian.store import MIGRATIONS, db_path
+
+    os.makedirs(os.path.dirname(db_path(project)), mode=0o700, exist_ok=True)
+    connection = sqlite3.connect(db_path(project), isolation_level=None)
+    for statements in MIGRATIONS[:version]:
+        for statement in statements:
+            connection.execute(statement)
+    connection.execute(f"PRAGMA user_version = {version}")
+    return connection

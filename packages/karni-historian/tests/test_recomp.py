@@ -1,6 +1,7 @@
 """``recomp``: rebuilt through the configured chain, staged, resumed, published at once."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from conftest import write_session
@@ -132,38 +133,24 @@ def test_recomp_errors_are_one_line(project, capsys):
 
 
 def test_staged_compartments_read_back_as_they_were_staged(project):
-    # Staged rows are compact JSON; rows an earlier version wrote with the standard
-    # library's spacing read the same.
+    # Each field has a column: text holds a NUL and every other character exactly.
     from karni_historian.model import Compartment
 
     unusual = [
         Compartment(
             1, 4, "Ünïcödé 🙂 title", p1='a\nb\t"c"', importance=99, start_date="2026-03-02"
         ),
-        Compartment(5, 9, "an escaped \\ud800 and a NUL \x00", p2="x", legacy=True, content="body"),
-        Compartment(10, 12, "", episode_type="debugging", end_date=None),
+        Compartment(5, 9, "an escaped \\ud800 and a NUL \x00", p2="x", legacy=True, content="b"),
+        Compartment(10, 12, "", p1="\x00", p4="\\u0000 \x00", importance=150, end_date=None),
     ]
     with Store.open(project, create=True) as store:
         store.ensure_session("s", "claude-code")
         store.start_recomp("s", 1, 12)
-        store.stage("s", unusual)
+        store.stage("s", unusual[:1])
+        store.stage("s", unusual[1:])
         assert store.staged("s") == unusual
         assert store.last_staged_end("s") == 12
-        old_form = json.dumps({**vars_of(unusual[0]), "start": 13, "end": 14}, ensure_ascii=False)
-        store.connection.execute(
-            "INSERT INTO recomp_staging (session_id, start_message, compartment_json)"
-            " VALUES ('s', 13, ?)",
-            (old_form,),
-        )
-        assert store.staged("s")[-1] == Compartment(
-            **{**vars_of(unusual[0]), "start": 13, "end": 14}
-        )
-        assert store.last_staged_end("s") == 14
-
-
-def vars_of(compartment):
-    import dataclasses
-
-    return {
-        field.name: getattr(compartment, field.name) for field in dataclasses.fields(compartment)
-    }
+        assert store.staged_span("s") == (3, 1, 10)
+        store.stage("s", [replace(unusual[2], end=13, title="again")])  # a start staged twice
+        assert store.staged("s") == [*unusual[:2], replace(unusual[2], end=13, title="again")]
+        assert store.last_staged_end("s") == 13

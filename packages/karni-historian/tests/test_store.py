@@ -106,19 +106,26 @@ def test_readonly_refuses_an_old_schema(root):
 
 
 def test_readonly_reads_a_store_whose_tables_are_current(root):
-    # Version 4 changed how results are written and version 5 added a table only
-    # writers read: a brief reads a version-3 store as it is, and the next writer
-    # upgrades it, listing the tool parts its messages already hold.
-    call = '[{"type":"text","text":"hi"},{"type":"tool","name":"Read","call_id":"t1"}]'
-    with Store.open(root, create=True) as store, store.transaction():
-        store.ensure_session("s", "claude-code")
-        store.write_message("s", 1, "assistant", call)
-        store.write_message("s", 2, "user", '[{"type":"tool","call_id":"t1","copy_of":1}]')
-        store.write_message("s", 3, "user", '[{"type":"tool","call_id":"t2"')  # malformed
-    connection = sqlite3.connect(db_path(root))
-    connection.execute("DROP TABLE tool_parts")
-    connection.execute("PRAGMA user_version = 3")
-    connection.commit()
+    # Version 4 changed how results are written, versions 5 and 6 tables a brief
+    # never reads (the staging of recomp, the tool parts): a brief reads a version-3
+    # store as it is, and the next writer upgrades it, listing the tool parts its
+    # messages already hold.
+    from conftest import store_at_version
+
+    connection = store_at_version(root, 3)
+    connection.execute(
+        "INSERT INTO sessions (id, source, created_at, updated_at)"
+        " VALUES ('s', 'claude-code', '', '')"
+    )
+    messages = [
+        ("assistant", '[{"type":"text","text":"hi"},{"type":"tool","name":"Read","call_id":"t1"}]'),
+        ("user", '[{"type":"tool","call_id":"t1","copy_of":1}]'),
+        ("user", '[{"type":"tool","call_id":"t2"'),  # malformed: no tool part
+    ]
+    connection.executemany(
+        "INSERT INTO raw_messages (session_id, ordinal, role, parts_json) VALUES ('s', ?, ?, ?)",
+        [(ordinal, role, parts) for ordinal, (role, parts) in enumerate(messages, 1)],
+    )
     connection.close()
     with Store.open(root, readonly=True) as store:
         assert store.schema_version == 3

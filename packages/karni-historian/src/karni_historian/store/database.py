@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import os
 
-from karni_historian.store.schema import MIGRATIONS, READABLE_FROM, SCHEMA_VERSION, db_path
+from karni_historian.store.schema import (
+    MIGRATIONS,
+    READABLE_FROM,
+    RESTAGED_VERSION,
+    SCHEMA_VERSION,
+    db_path,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -168,11 +174,18 @@ class Database:
             self.migrate(version)
 
     def migrate(self, version: int) -> None:
-        """Apply the migrations after ``version``, each in its own transaction."""
+        """Apply the migrations after ``version``, each in its own transaction.
+
+        Version 5's ends in Python (:data:`~karni_historian.store.schema.RESTAGED_VERSION`).
+        """
         for number in range(version + 1, SCHEMA_VERSION + 1):
             with self.transaction():
                 for statement in MIGRATIONS[number - 1]:
                     self.connection.execute(statement)
+                if number == RESTAGED_VERSION:
+                    from karni_historian.store.staging import restage_json_rows
+
+                    restage_json_rows(self.connection)
                 self.connection.execute(f"PRAGMA user_version = {number}")
 
     def close(self) -> None:

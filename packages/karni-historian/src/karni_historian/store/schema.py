@@ -2,7 +2,8 @@
 
 The schema is versioned with ``PRAGMA user_version``: version N is the list of
 statements ``MIGRATIONS[N-1]``, applied in order by
-:meth:`karni_historian.store.database.Database.migrate`. A new version appends
+:meth:`karni_historian.store.database.Database.migrate` (version 5's then
+ends with a step in Python, :data:`RESTAGED_VERSION`). A new version appends
 a tuple; released tuples are never edited. See ``docs/historian/store.md``.
 """
 
@@ -14,6 +15,7 @@ __all__ = [
     "DB_RELATIVE_PATH",
     "MIGRATIONS",
     "READABLE_FROM",
+    "RESTAGED_VERSION",
     "SCHEMA_VERSION",
     "TOOL_PARTS_OF_MESSAGES",
     "db_path",
@@ -37,7 +39,7 @@ TOOL_PARTS_OF_MESSAGES = (
 
 A row for each part of type ``tool`` whose ``call_id`` is set (not null,
 empty, zero or false), as SQLite's JSON functions read it, in rows that name
-the key ``"call_id"``; a message whose JSON is malformed has none. Version 5's
+the key ``"call_id"``; a message whose JSON is malformed has none. Version 6's
 migration runs it over every message, so it is part of a released migration:
 never edit it, add another.
 """
@@ -193,7 +195,29 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # as a reference to the call (``copy_of``, see ``docs/historian/store.md``), which an
     # older karni-historian would read as a result without input or output.
     (),
-    # Version 5: the tool parts that carry a call id, one row each (what tool arcs are
+    # Version 5: a pending recomp's compartments staged in columns (``recomp_staged``),
+    # so that publishing copies them in SQL. The rows of ``recomp_staging`` (JSON) are
+    # moved there by Python, which reads them exactly (``store/staging.py``,
+    # ``restage_json_rows``), and the table is then dropped.
+    (
+        """CREATE TABLE recomp_staged (
+            session_id TEXT NOT NULL,
+            start_message INTEGER NOT NULL,
+            end_message INTEGER NOT NULL,
+            start_message_id TEXT,
+            end_message_id TEXT,
+            title TEXT NOT NULL,
+            content TEXT NOT NULL,
+            p1 TEXT, p2 TEXT, p3 TEXT, p4 TEXT,
+            importance INTEGER NOT NULL,
+            episode_type TEXT,
+            legacy INTEGER NOT NULL,
+            start_date TEXT,
+            end_date TEXT,
+            PRIMARY KEY (session_id, start_message)
+        ) WITHOUT ROWID""",
+    ),
+    # Version 6: the tool parts that carry a call id, one row each (what tool arcs are
     # made of), so condensing reads them without scanning every message's JSON.
     (
         """CREATE TABLE tool_parts (
@@ -209,15 +233,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
+RESTAGED_VERSION = 5
+"""The version whose migration ends in Python: ``recomp_staging``'s JSON rows moved to columns.
+
+:func:`karni_historian.store.staging.restage_json_rows` runs after the
+version's statements, in the same transaction.
+"""
+
 SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes."""
 
 READABLE_FROM = 3
 """The oldest schema version a read-only connection can read as it is.
 
-Versions after it change how rows are written (4) or add a table only the
-writers read (5, ``tool_parts``), so a brief can read an older store before
-the next ``ingest`` upgrades it.
+Versions after it change how rows are written (4) or add tables a brief
+never reads (5, the staging of ``recomp``; 6, ``tool_parts``), so a brief can
+read an older store before the next ``ingest`` upgrades it.
 """
 
 

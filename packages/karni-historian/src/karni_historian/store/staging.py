@@ -4,82 +4,67 @@ A recomp writes each rebuilt chunk's compartments here in its own
 transaction, so an interrupted recomp resumes after the last staged one.
 :meth:`karni_historian.store.Store.publish_recomp` replaces the published
 compartments of the range in one transaction at the end (``docs/historian/recomp.md``).
+Staged rows hold the compartments' fields in columns (schema version 5), so
+publishing copies them in one statement.
 """
 
 from __future__ import annotations
 
-from karni_historian.model import Compartment
 from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Iterator, Sequence
-    from typing import Any
 
-__all__ = ["StagingTables"]
+    from karni_historian.model import Compartment
 
-_ESCAPED_NUL = "\\u0000"
-"""How a staged row's JSON spells the NUL character, where SQLite's JSON functions stop."""
+__all__ = ["StagingTables", "restage_json_rows"]
 
-_MESSAGE_IDS = ("start_message_id", "end_message_id")
-"""The keys of a staged row besides the compartment's fields: its end messages' ids.
-
-A row has them (null when unknown) when this version wrote it and SQL can read
-it exactly, which is how publishing tells which rows it may copy in SQL."""
-
-
-def _staged_json(compartment: Compartment, message_ids: tuple[str, str] | None) -> str:
-    """A staged row: the compartment's fields as ``asdict()`` gives them, then the ids.
-
-    Built directly: every field is a plain value, so ``asdict()``'s deep copy
-    has nothing to do. A row whose JSON holds an escaped NUL goes without the
-    ids, for publishing to read it in Python.
-    """
-    from karni_historian.fastjson import dumps
-
-    row = {
-        "start": compartment.start,
-        "end": compartment.end,
-        "title": compartment.title,
-        "p1": compartment.p1,
-        "p2": compartment.p2,
-        "p3": compartment.p3,
-        "p4": compartment.p4,
-        "importance": compartment.importance,
-        "start_date": compartment.start_date,
-        "end_date": compartment.end_date,
-        "episode_type": compartment.episode_type,
-        "legacy": compartment.legacy,
-        "content": compartment.content,
-    }
-    row[_MESSAGE_IDS[0]], row[_MESSAGE_IDS[1]] = message_ids or (None, None)
-    text = dumps(row)
-    if _ESCAPED_NUL in text:
-        del row[_MESSAGE_IDS[0]], row[_MESSAGE_IDS[1]]
-        return dumps(row)
-    return text
-
-
-def _compartment(row: dict[str, Any]) -> Compartment:
-    """The compartment a decoded staged row holds."""
-    for key in _MESSAGE_IDS:
-        row.pop(key, None)
-    return Compartment(**row)
-
-
-def _field(name: str) -> str:
-    """SQL reading the field ``name`` of the JSON of a staged row ``s``."""
-    return f"json_extract(s.compartment_json, '$.{name}')"
-
-
-_RANKED = (
-    "(SELECT start_message AS start, row_number() OVER (ORDER BY start_message) - 1 AS rank"
-    " FROM recomp_staging WHERE session_id = ?1) r"
-    " JOIN recomp_staging s ON s.session_id = ?1 AND s.start_message = r.start"
+_STAGED_COLUMNS = (
+    "session_id, start_message, end_message, start_message_id, end_message_id, title, content,"
+    " p1, p2, p3, p4, importance, episode_type, legacy, start_date, end_date"
 )
-"""The session's staged rows ``s`` with their rank ``r.rank`` by start (0 first)."""
+"""The columns of ``recomp_staged``, in the order of :func:`_staged_row`."""
 
-_HAS_IDS = f"json_type(s.compartment_json, '$.{_MESSAGE_IDS[0]}')"
+_STAGE = (
+    f"INSERT OR REPLACE INTO recomp_staged ({_STAGED_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+_READ_STAGED = (
+    "SELECT start_message, end_message, title, p1, p2, p3, p4, importance, start_date, end_date,"
+    " episode_type, legacy, content FROM recomp_staged WHERE session_id = ?"
+    " ORDER BY start_message"
+)
+
+
+def _staged_row(
+    session_id: str, compartment: Compartment, message_ids: tuple[str | None, str | None] | None
+) -> tuple[object, ...]:
+    """The values of a ``recomp_staged`` row: the compartment as it is, its end messages' ids.
+
+    The ids are null when unknown; publishing looks them up.
+    """
+    start_id, end_id = message_ids or (None, None)
+    return (
+        session_id,
+        compartment.start,
+        compartment.end,
+        start_id,
+        end_id,
+        compartment.title,
+        compartment.content,
+        compartment.p1,
+        compartment.p2,
+        compartment.p3,
+        compartment.p4,
+        compartment.importance,
+        compartment.episode_type,
+        compartment.legacy,
+        compartment.start_date,
+        compartment.end_date,
+    )
 
 
 class StagingTables(Database):
@@ -114,17 +99,16 @@ class StagingTables(Database):
         each compartment's first and last messages; publishing looks up
         those it is not given.
         """
-        ids: Sequence[tuple[str, str] | None] = (
+        ids: Sequence[tuple[str | None, str | None] | None] = (
             message_ids
             if message_ids is not None and len(message_ids) == len(compartments)
             else [None] * len(compartments)
         )
         with self.transaction():
             self.connection.executemany(
-                "INSERT OR REPLACE INTO recomp_staging"
-                " (session_id, start_message, compartment_json) VALUES (?, ?, ?)",
+                _STAGE,
                 [
-                    (session_id, compartment.start, _staged_json(compartment, known))
+                    _staged_row(session_id, compartment, known)
                     for compartment, known in zip(compartments, ids, strict=True)
                 ],
             )
@@ -135,32 +119,34 @@ class StagingTables(Database):
 
     def last_staged_end(self, session_id: str) -> int | None:
         """The last ordinal the session's staged compartments cover, None when none is staged."""
-        from karni_historian.store.codec import json_reader
-
         row = self.connection.execute(
-            "SELECT compartment_json FROM recomp_staging WHERE session_id = ?"
+            "SELECT end_message FROM recomp_staged WHERE session_id = ?"
             " ORDER BY start_message DESC LIMIT 1",
             (session_id,),
         ).fetchone()
-        return int(json_reader()(row[0])["end"]) if row else None
+        return int(row[0]) if row else None
 
     def iter_staged(self, session_id: str) -> Iterator[Compartment]:
-        """:meth:`staged`, one at a time.
+        """:meth:`staged`, one at a time."""
+        from karni_historian.model import Compartment
 
-        Rows are compact JSON (earlier versions wrote the standard library's
-        spaced form; both read the same), decoded by orjson with the
-        ``speedups`` extra: every field is a string, a small integer, a
-        boolean or null, which it reads as ``json.loads`` does.
-        """
-        from karni_historian.store.codec import json_reader
-
-        decode = json_reader()
-        rows = self.connection.execute(
-            "SELECT compartment_json FROM recomp_staging WHERE session_id = ?"
-            " ORDER BY start_message",
-            (session_id,),
-        )
-        return (_compartment(decode(row[0])) for row in rows)
+        for row in self.connection.execute(_READ_STAGED, (session_id,)):
+            start, end, title, p1, p2, p3, p4, importance, start_date, end_date = row[:10]
+            yield Compartment(
+                start,
+                end,
+                title,
+                p1,
+                p2,
+                p3,
+                p4,
+                importance,
+                start_date,
+                end_date,
+                episode_type=row[10],
+                legacy=bool(row[11]),
+                content=row[12],
+            )
 
     def staged_span(self, session_id: str) -> tuple[int, int, int]:
         """How many compartments the session has staged, and the first and last one's start.
@@ -169,51 +155,72 @@ class StagingTables(Database):
         """
         row = self.connection.execute(
             "SELECT COUNT(*), COALESCE(MIN(start_message), 0), COALESCE(MAX(start_message), 0)"
-            " FROM recomp_staging WHERE session_id = ?",
+            " FROM recomp_staged WHERE session_id = ?",
             (session_id,),
         ).fetchone()
         return int(row[0]), int(row[1]), int(row[2])
 
-    def insert_staged(
-        self, session_id: str, first_sequence: int, count: int
-    ) -> list[tuple[int, Compartment]]:
-        """Copy the ``count`` staged compartments into ``compartments``, from ``first_sequence`` on.
+    def insert_staged(self, session_id: str, first_sequence: int) -> None:
+        """Copy the staged compartments into ``compartments``, numbered from ``first_sequence`` on.
 
-        In order of their start, by one ``INSERT … SELECT`` that reads each
-        row's fields with SQLite's JSON functions: the columns get what
+        In order of their start, by one ``INSERT … SELECT`` of the columns:
+        each row gets what
         :meth:`~karni_historian.store.compartments.CompartmentTables.insert_compartments`
-        writes for the compartment the row decodes to, and the message ids
-        staged with it (looked up when unknown). Rows without the ids (an
-        earlier version's, or holding a NUL, which SQLite's JSON functions
-        read as the end of the text) are left out and returned, each with
-        its number, for the caller to insert from Python.
+        writes for the staged compartment (importance clamped to 1-100,
+        ``content`` a copy of p1, not legacy) and the message ids staged
+        with it, looked up when unknown.
         """
         from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
 
-        end = _field("end")
-        start_id = f"COALESCE({_field(_MESSAGE_IDS[0])}, {message_id_at('?1', 's.start_message')})"
-        end_id = f"COALESCE({_field(_MESSAGE_IDS[1])}, {message_id_at('?1', end)})"
-        copied = self.connection.execute(
+        start_id = f"COALESCE(start_message_id, {message_id_at('?1', 'start_message')})"
+        end_id = f"COALESCE(end_message_id, {message_id_at('?1', 'end_message')})"
+        self.connection.execute(
             f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
-            f" SELECT ?1, ?2 + r.rank, s.start_message, {end}, {start_id}, {end_id},"
-            f" {_field('title')}, {_field('p1')}, {_field('p1')}, {_field('p2')}, {_field('p3')},"
-            f" {_field('p4')}, MAX(1, MIN(100, CAST({_field('importance')} AS INTEGER))),"
-            f" {_field('episode_type')}, 0, {_field('start_date')}, {_field('end_date')}, ?3"
-            f" FROM {_RANKED} WHERE {_HAS_IDS} IS NOT NULL ORDER BY r.start",
+            f" SELECT ?1, ?2 - 1 + row_number() OVER (ORDER BY start_message), start_message,"
+            f" end_message, {start_id}, {end_id}, title, p1, p1, p2, p3, p4,"
+            f" MAX(1, MIN(100, CAST(importance AS INTEGER))), episode_type, 0, start_date,"
+            f" end_date, ?3 FROM recomp_staged WHERE session_id = ?1 ORDER BY start_message",
             (session_id, first_sequence, utc_now()),
-        ).rowcount
-        if copied == count:
-            return []
-        from karni_historian.store.codec import json_reader
-
-        decode = json_reader()
-        rows = self.connection.execute(
-            f"SELECT r.rank, s.compartment_json FROM {_RANKED} WHERE {_HAS_IDS} IS NULL",
-            (session_id,),
         )
-        return [(first_sequence + rank, _compartment(decode(text))) for rank, text in rows]
 
     def clear_staging(self, session_id: str) -> None:
-        """Remove the session's pending recomp and its staged compartments."""
-        self.connection.execute("DELETE FROM recomp_staging WHERE session_id = ?", (session_id,))
-        self.connection.execute("DELETE FROM recomp_jobs WHERE session_id = ?", (session_id,))
+        """Remove the session's pending recomp and its staged compartments.
+
+        When no other session has any staged, the whole table is emptied,
+        which SQLite does without visiting (and rewriting) each row's page.
+        """
+        connection = self.connection
+        others = connection.execute(
+            "SELECT EXISTS (SELECT 1 FROM recomp_staged WHERE session_id < ?1)"
+            " OR EXISTS (SELECT 1 FROM recomp_staged WHERE session_id > ?1)",
+            (session_id,),
+        ).fetchone()[0]
+        if others:
+            connection.execute("DELETE FROM recomp_staged WHERE session_id = ?", (session_id,))
+        else:
+            connection.execute("DELETE FROM recomp_staged")
+        connection.execute("DELETE FROM recomp_jobs WHERE session_id = ?", (session_id,))
+
+
+def restage_json_rows(connection: sqlite3.Connection) -> None:
+    """Move the rows of ``recomp_staging`` (JSON, before version 5) to ``recomp_staged``.
+
+    The end of the migration to version 5, in Python: SQLite's JSON
+    functions read an escaped NUL character as the end of a string, and
+    ``json.loads`` reads every row exactly as the earlier versions did.
+    Rows from before the message ids were staged get them looked up when
+    published. The old table is dropped.
+    """
+    import json
+
+    from karni_historian.model import Compartment
+
+    rows = []
+    for session_id, text in connection.execute(
+        "SELECT session_id, compartment_json FROM recomp_staging"
+    ):
+        fields = json.loads(text)
+        ids = (fields.pop("start_message_id", None), fields.pop("end_message_id", None))
+        rows.append(_staged_row(session_id, Compartment(**fields), ids))
+    connection.executemany(_STAGE, rows)
+    connection.execute("DROP TABLE recomp_staging")

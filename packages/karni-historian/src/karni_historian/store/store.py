@@ -136,8 +136,7 @@ class Store(
                     (session_id,),
                 )
             numbered_from = _STAGED_SEQUENCE if first is None else first
-            for sequence, compartment in self.insert_staged(session_id, numbered_from, staged):
-                self.insert_compartment(session_id, sequence, compartment)
+            self.insert_staged(session_id, numbered_from)
             if first is None:
                 self._renumber(session_id)
             self.clear_staging(session_id)
