@@ -16,7 +16,7 @@ import random
 
 import pytest
 from karni_historian import fastjson
-from karni_historian.condense import runner
+from karni_historian.condense import runner, trigger_facts
 from karni_historian.condense.chunk import ChunkBuilder, completed_arcs, raw_tokens
 from karni_historian.condense.settings import Settings
 from karni_historian.condense.trigger_facts import raw_token_counts
@@ -165,6 +165,33 @@ def test_the_plans_arcs_are_those_of_the_messages(tmp_path, seed):
         assert plan.arcs == completed_arcs(store.messages("s"))
         assert plan.arcs  # the conversation has answered calls
         assert plan.target == 106  # the newest five prompts stay raw
+
+
+@pytest.mark.parametrize("limit", [300, 2_000, 20_000, 200_000])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_decision_that_stops_at_the_force_band_decides_as_the_whole_count(
+    tmp_path, seed, limit, monkeypatch
+):
+    (tmp_path / "manage.py").write_text("")
+    _store_rows(tmp_path, _conversation_rows(random.Random(seed), 40))
+    measured = []
+    row = trigger_facts._RowMeasure.row
+    monkeypatch.setattr(
+        trigger_facts._RowMeasure, "row", lambda self, *a: measured.append(a[0]) or row(self, *a)
+    )
+    with Store.open(tmp_path) as store:
+        plan = runner.plan_run(store, "s", Settings(context_limit=limit))
+        exact = plan.decision()
+        counted = len(measured)
+        early = plan.decision(exact=False)
+    assert (early.fire, early.reason) == (exact.fire, exact.reason)
+    if early != exact:  # only the usage, counted up to the band, reads otherwise
+        assert exact.reason == "force_band"
+        assert early.detail.startswith("context use at least ~")
+    if limit == 200_000:  # far below the band: the whole count either way
+        assert early == exact and len(measured) == 2 * counted
+    if limit == 300:  # the first messages reach the band: the rest is never counted
+        assert exact.reason == "force_band" and len(measured) - counted < counted / 10
 
 
 def test_a_path_inside_the_project_is_measured_as_shown(tmp_path):

@@ -415,7 +415,7 @@ def _run_session(
     plan = runner.plan_run(store, session_id, prepared.settings)
     if not plan.settled:
         return runner.run(store, session_id, plan=plan)  # says why nothing is settled
-    decision = None if args.force else plan.decision()
+    decision = None if args.force else plan.decision(exact=False)
     name = f"session {session_id}"
     if args.dry_run:
         span = f"messages {plan.covered_to + 1}-{plan.target - 1}"

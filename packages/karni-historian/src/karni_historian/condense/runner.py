@@ -397,28 +397,38 @@ class RunPlan:
         """Whether any settled message lies after the last compartment."""
         return self.target > self.covered_to + 1
 
-    def decision(self) -> TriggerDecision:
+    def decision(self, *, exact: bool = True) -> TriggerDecision:
         """Evaluate the triggers for the settled messages (``docs/historian/triggers.md``).
 
         The raw tokens are measured from the stored rows, read once
         (:mod:`karni_historian.condense.trigger_facts`); only the messages
-        the chunk scan reads are built, in batches.
+        the chunk scan reads are built, in batches. Unless ``exact``, the
+        count stops once the usage reaches the force band, which fires
+        then whatever the rest holds, and the decision's detail gives the
+        usage as a lower bound ("at least"): what ``run`` needs, where
+        ``status`` shows the whole count.
         """
         from karni_historian.condense.trigger_facts import raw_token_counts
-        from karni_historian.condense.triggers import evaluate_trigger, session_state
+        from karni_historian.condense.triggers import (
+            TriggerThresholds,
+            evaluate_trigger,
+            session_state,
+        )
         from karni_historian.condense.window import stream_messages
 
         settings, offset = self.settings, self.covered_to + 1
+        limit, threshold = settings.context_limit, settings.execute_threshold_percentage
         state = session_state(
             raw_token_counts(self.store, self.session_id, offset),
             stream_messages(self.store, self.session_id, offset),
             offset,
             self.target,
             settings,
+            stop_at_pct=None
+            if exact
+            else TriggerThresholds.derive(limit, threshold).force_band_pct,
         )
-        return evaluate_trigger(
-            state, settings.context_limit, settings.execute_threshold_percentage
-        )
+        return evaluate_trigger(state, limit, threshold)
 
 
 def plan_run(store: Store, session_id: str, settings: Settings | None = None) -> RunPlan:

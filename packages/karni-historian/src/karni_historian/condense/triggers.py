@@ -105,6 +105,9 @@ class TriggerState:
         has_more: The scan stopped on its budget before the settled end.
         settled_raw_tokens: True-raw tokens of the settled messages.
         settled_messages: How many messages are settled.
+        usage_at_least: The count stopped once the usage reached the force
+            band (:func:`session_state`'s ``stop_at_pct``): ``usage_pct`` and
+            the settled figures cover only the messages counted.
     """
 
     usage_pct: float
@@ -113,6 +116,7 @@ class TriggerState:
     has_more: bool = False
     settled_raw_tokens: int = 0
     settled_messages: int = 0
+    usage_at_least: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +180,7 @@ def evaluate_trigger(
         The decision, its reason and the numbers behind it.
     """
     limits = TriggerThresholds.derive(context_limit, execute_threshold_pct)
-    usage = f"context use ~{state.usage_pct:.0f}%"
+    usage = f"context use {'at least ' if state.usage_at_least else ''}~{state.usage_pct:.0f}%"
     if state.usage_pct >= limits.force_band_pct:
         detail = f"{usage}, at or above {limits.force_band_pct:g}%"
         return TriggerDecision(True, "force_band", detail)
@@ -203,6 +207,7 @@ def session_state(
     offset: int,
     target: int,
     settings: Settings,
+    stop_at_pct: float | None = None,
 ) -> TriggerState:
     """Measure a session for :func:`evaluate_trigger`.
 
@@ -218,6 +223,9 @@ def session_state(
         offset: The first ordinal after the last compartment.
         target: The exclusive end of the settled messages.
         settings: The project's settings.
+        stop_at_pct: Stop counting once the usage reaches this (the force
+            band, which then fires whatever the rest holds): a session far
+            past it is not read to its end.
 
     Returns:
         The usage of the raw messages after the last compartment, and the
@@ -240,6 +248,7 @@ def session_state(
         if not builder.read(message) or message.ordinal >= target - 1:
             break
     live_tokens = settled_tokens = settled = 0
+    stopped = False
     for ordinal, tokens in counts:
         if ordinal < offset:
             continue
@@ -247,6 +256,9 @@ def session_state(
         if ordinal < target:
             settled_tokens += tokens
             settled += 1
+        if stop_at_pct is not None and live_tokens * 100 / limit >= stop_at_pct:
+            stopped = True
+            break
     scanned = builder.chunk()
     return TriggerState(
         usage_pct=live_tokens * 100 / limit,
@@ -255,4 +267,5 @@ def session_state(
         has_more=scanned.has_more,
         settled_raw_tokens=settled_tokens,
         settled_messages=settled,
+        usage_at_least=stopped,
     )
