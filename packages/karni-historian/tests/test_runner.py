@@ -1,10 +1,11 @@
 import itertools
+import random
 import time
 
 import pytest
 from karni_historian.condense import runner
 from karni_historian.condense.compartment_xml import emit
-from karni_historian.condense.dates import local_date
+from karni_historian.condense.dates import LocalDays, local_date
 from karni_historian.condense.settings import Settings, load_settings
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
 from karni_historian.store import Store, parts_to_json
@@ -245,6 +246,45 @@ def test_local_date(monkeypatch):
         assert local_date("2026-03-02") == "2026-03-02"
         assert local_date("garbage") is None
         assert local_date(None) is None
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+@pytest.mark.parametrize(
+    "zone",
+    [
+        "UTC",
+        "America/New_York",
+        "Australia/Lord_Howe",
+        "Asia/Kathmandu",
+        "Pacific/Chatham",
+        "AAA-0:20BBB,M3.2.0/23:30,M10.5.0/23:30",
+    ],
+)
+def test_local_days_are_those_local_date_gives(monkeypatch, zone):
+    # Whole hours, half hours and 45-minute offsets; DST changes of an hour and of
+    # half an hour (Lord Howe), around them minute by minute and at random. The
+    # made-up zone moves its clocks at 23:30, 10 minutes into a UTC hour: a day
+    # computed with the hour's first offset would be wrong for half an hour.
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        rng = random.Random(zone)
+        stamps = ["2026-03-02", "2026-03-02T10:00:00+05:00", "nonsense", "", None]
+        stamps += ["2026-13-02T10:00:00Z", "20260302T101233Z", "2026-03-02T23:59:59.999999Z"]
+        for day in ("2026-03-08", "2026-11-01", "2026-04-05", "2026-10-04", "2026-09-27"):
+            for minute in range(0, 24 * 60, 7):
+                stamps.append(
+                    f"{day}T{minute // 60:02d}:{minute % 60:02d}:{rng.randint(0, 59):02d}Z"
+                )
+        for _ in range(2000):
+            moment = 1_700_000_000 + rng.randint(0, 100_000_000) + rng.random()
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment))
+            stamps.append(f"{stamp}.{int(moment % 1 * 1000):03d}Z")
+        days = LocalDays()
+        assert [days.day(stamp) for stamp in stamps] == [local_date(stamp) for stamp in stamps]
+        assert [days.day(stamp) for stamp in stamps[::-1]] == [local_date(s) for s in stamps[::-1]]
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()

@@ -3,6 +3,12 @@
 Transcripts carry ISO 8601 timestamps; a compartment shows the day in the
 machine's local time zone (``YYYY-MM-DD``), so an evening session is not dated
 tomorrow. A timestamp without a zone is taken as local already.
+
+Converting an instant to local time (``astimezone()``) costs about a
+microsecond, twice per compartment; :class:`LocalDays` asks the zone's offset
+once per UTC hour instead, at both ends of the hour, and adds it to each UTC
+instant of an hour where the two agree (an hour holding a change of offset
+converts each instant).
 """
 
 from __future__ import annotations
@@ -10,11 +16,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from datetime import datetime
+    from datetime import datetime, timedelta
 
     from karni_historian.model import Compartment, Message
 
-__all__ = ["dated", "local_date"]
+__all__ = ["LocalDays", "dated", "local_date"]
 
 
 def local_date(timestamp: str | None) -> str | None:
@@ -37,23 +43,74 @@ def _local_date(timestamp: str | None, moments: type[datetime]) -> str | None:
     return moment.astimezone().date().isoformat()
 
 
-def dated(
-    compartments: Sequence[Compartment], by_ordinal: Mapping[int, Message]
-) -> list[Compartment]:
-    """The compartments with ``start_date`` and ``end_date`` from their messages."""
-    from datetime import datetime
+_REMEMBERED = 4096
+"""Timestamps (and hours) a :class:`LocalDays` remembers; it starts over when full."""
 
+
+class LocalDays:
+    """:func:`local_date` for many timestamps, the zone's offset looked up once per UTC hour."""
+
+    def __init__(self) -> None:
+        """Start with nothing converted."""
+        from datetime import datetime, timedelta
+
+        self._moments = datetime
+        self._rest_of_hour = timedelta(hours=1) - timedelta(microseconds=1)
+        self._days: dict[str | None, str | None] = {}
+        self._offsets: dict[tuple[int, int, int, int], timedelta | None] = {}
+
+    def day(self, timestamp: str | None) -> str | None:
+        """The local ``YYYY-MM-DD`` of ``timestamp``, as :func:`local_date` gives it."""
+        days = self._days
+        if timestamp not in days:
+            if len(days) >= _REMEMBERED:
+                days.clear()
+            days[timestamp] = self._convert(timestamp)
+        return days[timestamp]
+
+    def _convert(self, timestamp: str | None) -> str | None:
+        if not timestamp:
+            return None
+        try:
+            moment = self._moments.fromisoformat(timestamp.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            return moment.date().isoformat()
+        if not moment.utcoffset():  # a UTC instant: the hour's offset, when steady
+            offset = self._steady_offset(moment)
+            if offset is not None:
+                return (moment + offset).date().isoformat()
+        return moment.astimezone().date().isoformat()
+
+    def _steady_offset(self, moment: datetime) -> timedelta | None:
+        """The local offset throughout ``moment``'s UTC hour; None when it changes in it."""
+        hour = (moment.year, moment.month, moment.day, moment.hour)
+        if hour not in self._offsets:
+            if len(self._offsets) >= _REMEMBERED:
+                self._offsets.clear()
+            first = moment.replace(minute=0, second=0, microsecond=0)
+            offset = first.astimezone().utcoffset()
+            last = (first + self._rest_of_hour).astimezone().utcoffset()
+            self._offsets[hour] = offset if offset == last else None
+        return self._offsets[hour]
+
+
+def dated(
+    compartments: Sequence[Compartment],
+    by_ordinal: Mapping[int, Message],
+    days: LocalDays | None = None,
+) -> list[Compartment]:
+    """The compartments with ``start_date`` and ``end_date`` from their messages.
+
+    ``days``: the converter to use (one kept across calls remembers more).
+    """
     from karni_historian.model import Compartment
 
-    days: dict[str | None, str | None] = {}
+    local = (days or LocalDays()).day
 
     def day(message: Message | None) -> str | None:
-        if message is None:
-            return None
-        stamp = message.timestamp
-        if stamp not in days:
-            days[stamp] = _local_date(stamp, datetime)
-        return days[stamp]
+        return None if message is None else local(message.timestamp)
 
     result: list[Compartment] = []
     for c in compartments:

@@ -64,7 +64,7 @@ class _Recomposition(_Condensation):
         from karni_historian.condense.dates import dated
 
         by_ordinal = self.window.by_ordinal
-        compartments = dated(result.compartments, by_ordinal)
+        compartments = dated(result.compartments, by_ordinal, self.days)
         self.store.stage(self.outcome.session_id, compartments, _end_ids(compartments, by_ordinal))
         self.outcome.status = "ok"
         self.outcome.compartments += len(compartments)

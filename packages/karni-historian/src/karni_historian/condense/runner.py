@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from karni_historian.condense.dates import local_date
+from karni_historian.condense.dates import LocalDays, local_date
 from karni_historian.condense.extractive import HISTORIAN_NAME
 from karni_historian.condense.project_view import project_view
 from karni_historian.condense.settings import Settings, load_settings
@@ -154,6 +154,8 @@ class _Condensation:
 
         self.arcs = ArcIndex(window.arcs())
         self.progress_stream = progress_stream
+        self.days = LocalDays()
+        """The compartments' dates, remembered across rounds."""
         self._covered_to: int | None = None  # the last compartment's end, once read
 
     def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
@@ -268,7 +270,7 @@ class _Condensation:
         from karni_historian.condense.dates import dated
         from karni_historian.condense.fact_sources import trace_facts
 
-        compartments = dated(result.compartments, self.window.by_ordinal)
+        compartments = dated(result.compartments, self.window.by_ordinal, self.days)
         traced = trace_facts(result.facts, compartments, self.window.by_ordinal)
         facts: list[Fact] = traced.facts
         record.status = "ok"
