@@ -187,7 +187,7 @@ def test_a_decision_that_stops_at_the_force_band_decides_as_the_whole_count(
     assert (early.fire, early.reason) == (exact.fire, exact.reason)
     if early != exact:  # only the usage, counted up to the band, reads otherwise
         assert exact.reason == "force_band"
-        assert early.detail.startswith("context use at least ~")
+        assert early.detail == "context use reached 85% (counted up to there)"
     if limit == 200_000:  # far below the band: the whole count either way
         assert early == exact and len(measured) == 2 * counted
     if limit == 300:  # the first messages reach the band: the rest is never counted

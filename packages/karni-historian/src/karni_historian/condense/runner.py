@@ -406,9 +406,9 @@ class RunPlan:
         (:mod:`karni_historian.condense.trigger_facts`); only the messages
         the chunk scan reads are built, in batches. Unless ``exact``, the
         count stops once the usage reaches the force band, which fires
-        then whatever the rest holds, and the decision's detail gives the
-        usage as a lower bound ("at least"): what ``run`` needs, where
-        ``status`` shows the whole count.
+        then whatever the rest holds, and the decision's detail says the use
+        reached the band: what ``run`` needs, where ``status`` shows the
+        whole count.
         """
         from karni_historian.condense.trigger_facts import raw_token_counts
         from karni_historian.condense.triggers import (

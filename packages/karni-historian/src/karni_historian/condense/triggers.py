@@ -180,9 +180,11 @@ def evaluate_trigger(
         The decision, its reason and the numbers behind it.
     """
     limits = TriggerThresholds.derive(context_limit, execute_threshold_pct)
-    usage = f"context use {'at least ' if state.usage_at_least else ''}~{state.usage_pct:.0f}%"
+    usage = f"context use ~{state.usage_pct:.0f}%"
     if state.usage_pct >= limits.force_band_pct:
         detail = f"{usage}, at or above {limits.force_band_pct:g}%"
+        if state.usage_at_least:
+            detail = f"context use reached {limits.force_band_pct:g}% (counted up to there)"
         return TriggerDecision(True, "force_band", detail)
     work = _work_trigger(state, limits)
     if work is not None:
