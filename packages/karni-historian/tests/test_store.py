@@ -437,7 +437,7 @@ def test_the_writers_tool_parts_are_those_the_store_reads_from_the_json(
                     store.write_message("s", n, role, fastjson.dumps(parts), tool_parts=found)
             tables.append(list(store.tool_part_calls("s")))
     assert tables[0] == tables[1]
-    assert any(call for call in tables[0])
+    assert len(tables[0]) > 20  # the messages' parts hold calls of every kind
 
 
 def test_messages_at_ordinals_come_in_order_in_one_query(root):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from datetime import datetime, timedelta
 
     from karni_historian.model import Compartment, Message
@@ -30,8 +30,17 @@ def local_date(timestamp: str | None) -> str | None:
     return _local_date(timestamp, datetime)
 
 
-def _local_date(timestamp: str | None, moments: type[datetime]) -> str | None:
-    """:func:`local_date` with the ``datetime`` class already imported."""
+def _local_date(
+    timestamp: str | None,
+    moments: type[datetime],
+    utc_offset: Callable[[datetime], timedelta | None] | None = None,
+) -> str | None:
+    """:func:`local_date` with the ``datetime`` class already imported.
+
+    ``utc_offset``, when given, is asked for the local offset of a UTC
+    instant first (:meth:`LocalDays._steady_offset`); None from it means
+    convert as usual.
+    """
     if not timestamp:
         return None
     try:
@@ -40,6 +49,10 @@ def _local_date(timestamp: str | None, moments: type[datetime]) -> str | None:
         return None
     if moment.tzinfo is None:
         return moment.date().isoformat()
+    if utc_offset is not None and not moment.utcoffset():
+        offset = utc_offset(moment)
+        if offset is not None:
+            return (moment + offset).date().isoformat()
     return moment.astimezone().date().isoformat()
 
 
@@ -65,23 +78,8 @@ class LocalDays:
         if timestamp not in days:
             if len(days) >= _REMEMBERED:
                 days.clear()
-            days[timestamp] = self._convert(timestamp)
+            days[timestamp] = _local_date(timestamp, self._moments, self._steady_offset)
         return days[timestamp]
-
-    def _convert(self, timestamp: str | None) -> str | None:
-        if not timestamp:
-            return None
-        try:
-            moment = self._moments.fromisoformat(timestamp.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if moment.tzinfo is None:
-            return moment.date().isoformat()
-        if not moment.utcoffset():  # a UTC instant: the hour's offset, when steady
-            offset = self._steady_offset(moment)
-            if offset is not None:
-                return (moment + offset).date().isoformat()
-        return moment.astimezone().date().isoformat()
 
     def _steady_offset(self, moment: datetime) -> timedelta | None:
         """The local offset throughout ``moment``'s UTC hour; None when it changes in it."""

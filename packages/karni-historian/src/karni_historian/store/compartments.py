@@ -67,10 +67,6 @@ class CompartmentTables(Database):
         snapped_end = row[1] if row[1] is not None else self.last_compartment_end(session_id)
         return (row[0] if row[0] is not None else 1), int(snapped_end)
 
-    def insert_compartment(self, session_id: str, sequence: int, compartment: Compartment) -> None:
-        """Store one compartment at ``sequence`` of its session."""
-        self.insert_compartments(session_id, sequence, [compartment])
-
     def insert_compartments(
         self,
         session_id: str,

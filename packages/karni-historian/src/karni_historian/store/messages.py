@@ -401,8 +401,10 @@ def tool_part_rows(
     """The ``tool_parts`` rows of a message whose stored parts are ``parts`` (plain objects).
 
     What :data:`~karni_historian.store.schema.TOOL_PARTS_OF_MESSAGES` reads
-    from their JSON, for parts whose call ids are text or absent; None when
-    one is anything else (the store then reads the rows from the JSON).
+    from the JSON :func:`karni_historian.fastjson.dumps` writes of them (which
+    spells every key as it is), for parts whose call ids are text or absent;
+    None when one is anything else (the store then reads the rows from the
+    JSON).
     """
     rows = []
     for position, part in enumerate(parts):
