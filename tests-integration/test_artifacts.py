@@ -338,3 +338,78 @@ def test_the_cli_wheel_carries_the_example_project_byte_for_byte(
         if name.startswith("examples/eventsite/")
     }
     assert in_sdist == tracked
+
+
+def _modules_of(artifact: Artifact) -> set[str]:
+    """The dotted names of every module and package the wheel ships."""
+    modules = set()
+    for name in artifact.wheel_names:
+        if name.endswith(".py") and ".dist-info/" not in name and ".data/" not in name:
+            path = name.removesuffix(".py").removesuffix("/__init__")
+            modules.add(path.replace("/", "."))
+    return modules
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    """The absolute modules ``tree`` imports anywhere (functions too), not under TYPE_CHECKING."""
+    found: set[str] = set()
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            pending.extend(node.orelse)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _owner(module: str, shipped: dict[str, set[str]]) -> str | None:
+    """The workspace distribution that ships ``module``, or None."""
+    for name, modules in shipped.items():
+        if module in modules:
+            return name
+    return None
+
+
+def test_every_import_comes_from_a_declared_distribution(
+    artifact: Artifact, artifacts: dict[str, Artifact]
+) -> None:
+    """A module imported anywhere in the wheel's code, inside functions too, is the
+    wheel's own, the standard library's, or a declared requirement's (extras count):
+    otherwise the distribution installed alone fails at the first call that reaches it."""
+    import sys
+    from importlib.metadata import packages_distributions
+
+    from packaging.utils import canonicalize_name
+
+    declared = {
+        canonicalize_name(Requirement(line).name)
+        for line in artifact.metadata.get_all("Requires-Dist") or []
+    }
+    shipped = {name: _modules_of(other) for name, other in artifacts.items()}
+    third_party = packages_distributions()
+    undeclared = set()
+    for member in artifact.wheel_names:
+        if not member.endswith(".py") or ".dist-info/" in member:
+            continue
+        for module in _imports(ast.parse(artifact.wheel_bytes(member))):
+            top = module.partition(".")[0]
+            owner = _owner(module, shipped)
+            if owner == artifact.name or (owner is None and top in sys.stdlib_module_names):
+                continue
+            owners = [owner] if owner else third_party.get(top, [top])
+            if not {canonicalize_name(dist) for dist in owners} & declared:
+                undeclared.add(f"{module} (in {member}; from {', '.join(sorted(owners))})")
+    assert not undeclared, (
+        f"{artifact.name} imports from distributions its pyproject.toml does not require; "
+        f"add them to [project] dependencies: {sorted(undeclared)}"
+    )
