@@ -92,3 +92,17 @@ def test_a_broken_document_is_a_value_error_before_json_is_imported(text: str) -
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "ValueError\n"
+
+
+def test_without_the_c_scanner_json_reads_the_document() -> None:
+    probe = (
+        "import sys\n"
+        "sys.modules['_json'] = None\n"  # `import _json` fails, as on an interpreter without it
+        "from karni.agent.common import jsontext\n"
+        "print(jsontext.load_scanner(), jsontext.loads(sys.argv[1]), 'json' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, '{"a": [1, 2.5]}'], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "None {'a': [1, 2.5]} True\n"

@@ -251,3 +251,28 @@ def test_a_brief_imports_none_of_subprocess_json_re_or_pathlib(example, fake_chr
     assert done.returncode == 0, done.stderr
     assert done.stdout == "True\n[]\n"
     assert [call.argv[:2] for call in fake_chronicle.calls()] == [["context", FILE]]
+
+
+def test_the_reply_is_read_with_modules_loaded_while_chronicle_ran(example, fake_chronicle):
+    """Reading and briefing the reply loads nothing after the run: it all loads during it."""
+    probe = (
+        "import sys\n"
+        "from karni.agent.common import processes\n"
+        "from karni.agent.history_chronicle import ChronicleProvider\n"
+        "real = processes.run_program\n"
+        "seen = {}\n"
+        "def watched(*args, **kwargs):\n"
+        "    stdout = real(*args, **kwargs)\n"
+        "    seen['after run'] = set(sys.modules)\n"
+        "    return stdout\n"
+        "processes.run_program = watched\n"
+        f"brief = ChronicleProvider().context(sys.argv[1], {FILE!r})\n"
+        "from karni.agent.common import jsontext\n"
+        "print(brief is not None, bool(jsontext._scanner))\n"
+        "print(sorted(set(sys.modules) - seen['after run']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(example.root)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True True\n[]\n"

@@ -14,7 +14,7 @@ function. See docs/performance.md.
 
 from __future__ import annotations
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "load_scanner", "loads"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,6 +39,21 @@ class _Options:
 _scanner: list[Callable[[str, int], tuple[Any, int]]] = []
 
 
+def load_scanner() -> Callable[[str, int], tuple[Any, int]] | None:
+    """The C scanner :func:`loads` reads with, made on first use; None without ``_json``.
+
+    A caller that waits on something anyway (a program's reply) may call it
+    first, so the first :func:`loads` does not pay for it.
+    """
+    if not _scanner:
+        try:
+            from _json import make_scanner
+        except ImportError:  # an interpreter without the C scanner
+            return None
+        _scanner.append(make_scanner(_Options()))  # type: ignore[arg-type]  # duck-typed context
+    return _scanner[0]
+
+
 def loads(text: str) -> Any:
     """The value of the JSON document ``text``, as ``json.loads(text)`` gives it.
 
@@ -46,17 +61,14 @@ def loads(text: str) -> Any:
         ValueError: ``text`` is not one JSON document.
         RecursionError: It nests too deeply.
     """
-    if not _scanner:
-        try:
-            from _json import make_scanner
-        except ImportError:  # an interpreter without the C scanner
-            import json
+    scanner = _scanner[0] if _scanner else load_scanner()
+    if scanner is None:
+        import json
 
-            return json.loads(text)
-        _scanner.append(make_scanner(_Options()))  # type: ignore[arg-type]  # duck-typed context
+        return json.loads(text)
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
-        value, end = _scanner[0](text, start)
+        value, end = scanner(text, start)
     except StopIteration as stop:
         raise ValueError(f"not JSON: nothing readable at character {stop.value}") from None
     except SystemError:

@@ -205,7 +205,12 @@ def _communicate(process: Popen[bytes], timeout: float) -> bytes | None:
 
 
 def run_program(
-    executable: str, arguments: Sequence[str], cwd: str, timeout: float
+    executable: str,
+    arguments: Sequence[str],
+    cwd: str,
+    timeout: float,
+    *,
+    meanwhile: Callable[[], object] | None = None,
 ) -> bytes | None:
     """Run ``executable`` with ``arguments`` in ``cwd`` and return its stdout.
 
@@ -214,6 +219,12 @@ def run_program(
         arguments: The arguments, each passed as one argument whatever it holds.
         cwd: The working directory for the run.
         timeout: Seconds the run may take; after that it is killed.
+        meanwhile: Called once the program has started, in this thread,
+            before its output is read: work the caller needs afterwards (the
+            imports that handle the output, say) is then done while the
+            program starts up instead of after it. Its time counts against
+            ``timeout``; if it raises, the program is killed and the error
+            propagates.
 
     Returns:
         The bytes written to stdout when the command exits with status 0, or
@@ -230,10 +241,10 @@ def run_program(
             from karni.agent.common.spawn import SpawnUnavailable, run_spawned
 
             try:
-                return run_spawned(program, arguments, cwd, timeout)
+                return run_spawned(program, arguments, cwd, timeout, meanwhile)
             except SpawnUnavailable:
                 pass
-        return _run_popen(program, arguments, cwd, timeout)
+        return _run_popen(program, arguments, cwd, timeout, meanwhile)
     finally:
         if reaping:
             _reap_orphans(before)
@@ -244,9 +255,18 @@ _SPAWN = hasattr(os, "posix_spawn") and hasattr(os, "fchdir") and hasattr(os, "k
 """Whether :mod:`karni.agent.common.spawn` can run programs here (POSIX)."""
 
 
-def _run_popen(program: str, arguments: Sequence[str], cwd: str, timeout: float) -> bytes | None:
+def _run_popen(
+    program: str,
+    arguments: Sequence[str],
+    cwd: str,
+    timeout: float,
+    meanwhile: Callable[[], object] | None,
+) -> bytes | None:
     """The run through :mod:`subprocess`, where ``os.posix_spawn`` cannot do it (Windows)."""
     import subprocess
+    import time
+
+    deadline = time.monotonic() + timeout
 
     try:
         process = subprocess.Popen(
@@ -259,4 +279,10 @@ def _run_popen(program: str, arguments: Sequence[str], cwd: str, timeout: float)
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
-    return _communicate(process, timeout)
+    if meanwhile is not None:
+        try:
+            meanwhile()
+        except BaseException:
+            _kill(process)
+            raise
+    return _communicate(process, max(deadline - time.monotonic(), 0.0))

@@ -30,7 +30,7 @@ __all__ = ["SpawnUnavailable", "run_spawned"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 _READ_SIZE = 1 << 16
 _WORKING_FOLDER = _thread.allocate_lock()
@@ -41,8 +41,17 @@ class SpawnUnavailable(Exception):
     """``os.posix_spawn`` cannot run the program here; use :mod:`subprocess` instead."""
 
 
-def run_spawned(program: str, arguments: Sequence[str], cwd: str, timeout: float) -> bytes | None:
+def run_spawned(
+    program: str,
+    arguments: Sequence[str],
+    cwd: str,
+    timeout: float,
+    meanwhile: Callable[[], object] | None = None,
+) -> bytes | None:
     """Run ``program`` (an absolute path) in ``cwd``; its stdout if it exits 0 in time, else None.
+
+    ``meanwhile``, if given, is called once the program has started, before
+    its output is read (see :func:`karni.agent.common.processes.run_program`).
 
     Raises:
         SpawnUnavailable: This system's ``posix_spawn`` cannot start a new
@@ -60,6 +69,8 @@ def run_spawned(program: str, arguments: Sequence[str], cwd: str, timeout: float
     finally:
         os.close(write_fd)
     try:
+        if meanwhile is not None:
+            meanwhile()
         stdout = _read_until(read_fd, deadline)
         status = None if stdout is None else _exit_status(pid, deadline)
     except BaseException:
@@ -116,7 +127,15 @@ def _read_until(fd: int, deadline: float) -> bytes | None:
 
 
 def _exit_status(pid: int, deadline: float) -> int | None:
-    """The exit status of ``pid`` once it has ended; None if it still runs at the deadline."""
+    """The exit status of ``pid`` once it has ended; None if it still runs at the deadline.
+
+    The program's output ends as it exits, a moment before its status is
+    there to collect: a pidfd (Linux) wakes the wait at that moment;
+    elsewhere the wait polls with a growing pause.
+    """
+    ended = _await_exit(pid, deadline)
+    if ended is False:
+        return None
     pause = 0.0005
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -127,6 +146,23 @@ def _exit_status(pid: int, deadline: float) -> int | None:
             return None
         time.sleep(min(pause, left))
         pause = min(pause * 2, 0.05)
+
+
+def _await_exit(pid: int, deadline: float) -> bool | None:
+    """Whether ``pid`` ended before the deadline, waited for on a pidfd; None without one."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux 5.3+, or the process is already reaped
+        return None
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        left = deadline - time.monotonic()
+        return left > 0 and bool(poller.poll(left * 1000))
+    finally:
+        os.close(fd)
 
 
 def _kill_group(pid: int) -> None:

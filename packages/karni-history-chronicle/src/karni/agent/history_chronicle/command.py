@@ -19,11 +19,16 @@ __all__ = ["run_chronicle"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 
 def run_chronicle(
-    executable: str, arguments: Sequence[str], cwd: str, timeout: float
+    executable: str,
+    arguments: Sequence[str],
+    cwd: str,
+    timeout: float,
+    *,
+    meanwhile: Callable[[], object] | None = None,
 ) -> bytes | None:
     """Run ``chronicle`` once; see :func:`karni.agent.common.processes.run_program`.
 
@@ -32,4 +37,4 @@ def run_chronicle(
     """
     from karni.agent.common.processes import run_program
 
-    return run_program(executable, arguments, cwd, timeout)
+    return run_program(executable, arguments, cwd, timeout, meanwhile=meanwhile)

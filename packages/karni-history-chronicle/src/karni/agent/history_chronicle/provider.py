@@ -156,7 +156,26 @@ class ChronicleProvider:
 
     def _ask(self, store_root: str, arguments: list[str], command: str) -> dict[str, Any] | None:
         from karni.agent.history_chronicle.command import run_chronicle
+
+        stdout = run_chronicle(
+            self.executable, arguments, store_root, self.timeout, meanwhile=_load_reply_modules
+        )
+        if stdout is None:
+            return None
         from karni.agent.history_chronicle.envelope import parse_envelope
 
-        stdout = run_chronicle(self.executable, arguments, store_root, self.timeout)
-        return None if stdout is None else parse_envelope(stdout, command)
+        return parse_envelope(stdout, command)
+
+
+def _load_reply_modules() -> None:
+    """Import what reads and briefs the reply, while ``chronicle`` starts up.
+
+    The provider waits for ``chronicle`` anyway (a Node program takes tens of
+    milliseconds to start); loading these modules then, rather than after the
+    reply, takes their cost off the run (docs/performance.md).
+    """
+    import karni.agent.history_chronicle.brief
+    import karni.agent.history_chronicle.envelope  # noqa: F401
+    from karni.agent.common.jsontext import load_scanner
+
+    load_scanner()
