@@ -245,11 +245,7 @@ def test_a_brief_imports_none_of_subprocess_json_re_or_pathlib(example, fake_chr
         "         'locale', 'typing', 'importlib'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(example.root)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "True\n[]\n"
+    assert _run_probe(probe, example.root) == "True\n[]\n"
     assert [call.argv[:2] for call in fake_chronicle.calls()] == [["context", FILE]]
 
 
@@ -271,8 +267,11 @@ def test_the_reply_is_read_with_modules_loaded_while_chronicle_ran(example, fake
         "print(brief is not None, bool(jsontext._scanner))\n"
         "print(sorted(set(sys.modules) - seen['after run']))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(example.root)], capture_output=True, text=True
-    )
+    assert _run_probe(probe, example.root) == "True True\n[]\n"
+
+
+def _run_probe(probe: str, root: object) -> str:
+    """What a fresh interpreter running ``probe`` with ``root`` as its argument prints."""
+    done = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "True True\n[]\n"
+    return done.stdout
