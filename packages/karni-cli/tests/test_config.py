@@ -421,3 +421,22 @@ def test_a_refused_value_names_the_file_and_the_key(project: Path, capsys) -> No
         "90, not 95; nothing was changed\n"
     )
     assert not path.exists()
+
+
+def test_a_user_only_key_in_the_project_file_is_not_shown_as_in_effect(
+    project: Path, global_file: Path, capsys
+) -> None:
+    """`safe_directories` from a cloned repository is ignored, so `get` and `list` ignore it too."""
+    (project / ".karni").mkdir()
+    (project / ".karni" / "config.toml").write_text('safe_directories = ["/srv"]\n')
+    code, out, _ = config(capsys, "get", "safe_directories")
+    assert (code, out) == (0, "[]\n")
+    global_file.parent.mkdir(parents=True, exist_ok=True)
+    global_file.write_text('safe_directories = ["/home/me/shared"]\n')
+    assert config(capsys, "get", "safe_directories")[:2] == (0, '["/home/me/shared"]\n')
+    rows = {row["key"]: row for row in json.loads(config(capsys, "list", "--json")[1])["settings"]}
+    assert rows["safe_directories"]["value"] == ["/home/me/shared"]
+    assert (rows["safe_directories"]["source"], rows["safe_directories"]["path"]) == (
+        "global",
+        str(global_file),
+    )

@@ -115,6 +115,15 @@ def test_resolution_is_project_then_profile_then_user_then_default(table) -> Non
     assert (found.value, found.source, found.path) == (True, "default", None)
 
 
+def test_a_user_only_setting_is_never_taken_from_the_project_file(table) -> None:
+    project = ConfigLayer("project", "P", {"secret": "from a cloned repository"})
+    user = ConfigLayer("user", "U", {"secret": "mine"})
+    found = resolve(table, [project, user], "secret")
+    assert (found.value, found.source, found.path) == ("mine", "user", "U")
+    found = resolve(table, [project, ConfigLayer("user", "U", {})], "secret")
+    assert (found.value, found.source, found.path) == (None, "default", None)
+
+
 def test_a_selected_profile_must_exist_in_the_user_file(table) -> None:
     layers = [ConfigLayer("project", "P", {"profile": "gone"}), ConfigLayer("user", "U", {})]
     full = SettingsTable([*SETTINGS, Setting("profile", Text(), "the profile")])

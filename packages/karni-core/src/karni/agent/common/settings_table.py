@@ -281,11 +281,16 @@ def resolve(table: SettingsTable, layers: Sequence[ConfigLayer], key: str) -> Re
 
     ``source`` is the layer's scope (``project``, ``user``), ``profile NAME``
     or ``default``. Values are returned as the file holds them; check the
-    files first (:func:`validate_layers`).
+    files first (:func:`validate_layers`). A setting only the user may set
+    (``scope=USER``) is never taken from a project's file: a cloned
+    repository cannot set it, so its value there is not the one in effect.
     """
     setting = table.find(key)
     name, _ = selected_profile(layers)
+    user_only = setting is not None and setting.scope == USER
     for layer in layers:
+        if user_only and layer.scope == PROJECT:
+            continue
         if layer.scope == USER and name is not None and setting is not None and setting.profile:
             value = value_at(layer.data, f"{PROFILES_KEY}.{name}.{key}")
             if value is not MISSING:
