@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,25 @@ def test_help_fits_79_columns_off_a_terminal_and_the_terminal_width(
     assert max(map(len, wide.splitlines())) <= 79
     assert max(len(line) for line in narrow.splitlines() if " " in line.strip()) <= 50
     assert _words(narrow) == _words(wide)  # rewrapped, never a word split or lost
+    for width, text in ((50, narrow), (79, wide)):
+        assert not _stranded(text.splitlines(), width), f"a short line left at {width} columns"
+
+
+def _stranded(lines: list[str], width: int) -> list[str]:
+    """The lines of an option's description that end early while the next one continues it.
+
+    A description that had to be wrapped is re-filled whole, so each of its
+    lines but the last is full: the next line's first word would not fit.
+    """
+    short = []
+    for line, following in pairwise(lines):
+        stripped = following.lstrip(" ")
+        hang = len(following) - len(stripped)
+        continues = hang > 2 and stripped and len(line) > hang and line[hang - 1] == " "
+        continues = continues and not line.startswith("usage:")  # a second usage line is its own
+        if continues and len(line) + 1 + len(stripped.split(" ")[0]) <= width:
+            short.append(line)
+    return short
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])

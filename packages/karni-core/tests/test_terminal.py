@@ -20,6 +20,50 @@ def test_short_lines_and_blank_lines_are_kept_and_long_words_stay_whole() -> Non
     assert fit(text, 20) == "usage: karni\n\n" + "x" * 30 + "\ntail\n"
 
 
+HELP = """usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi] [--json]
+
+Hooks make a coding agent's harness run Karni by itself: before the first edit
+of a file the agent gets the file's brief.
+Exit status: 0 done.
+
+options:
+  --scope SCOPE  local (Claude Code's settings.local.json, its default),
+                 project or user
+  --json         status as JSON
+Install it:
+  karni completion bash > ~/.local/share/bash-completion/completions/karni
+"""
+
+
+def test_a_block_with_a_line_too_long_is_refilled_whole() -> None:
+    assert fit(HELP, 60) == (
+        "usage: karni hooks install|uninstall|status [--agent\n"
+        "       claude-code|opencode|pi] [--json]\n"
+        "\n"
+        "Hooks make a coding agent's harness run Karni by itself:\n"
+        "before the first edit of a file the agent gets the file's\n"
+        "brief. Exit status: 0 done.\n"
+        "\n"
+        "options:\n"
+        "  --scope SCOPE  local (Claude Code's settings.local.json,\n"
+        "                 its default), project or user\n"
+        "  --json         status as JSON\n"
+        "Install it:\n"
+        "  karni completion bash >\n"
+        "  ~/.local/share/bash-completion/completions/karni\n"
+    )
+
+
+def test_what_fits_is_printed_as_written() -> None:
+    assert fit(HELP, 90) == HELP
+    lines = fit(HELP, 79).split("\n")
+    assert lines[:2] == [
+        "usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi]",
+        "       [--json]",
+    ]
+    assert lines[2:] == HELP.split("\n")[1:]  # the paragraph's lines all fit: kept as they are
+
+
 def test_width_from_columns_else_79_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "64")
     assert help_width() == 64

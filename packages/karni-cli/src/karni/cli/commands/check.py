@@ -34,9 +34,9 @@ Check the project and exit 1 if anything fails, naming each failure:
   karni.rules.py        valid
   settings              .karni/config.toml and the global settings file: every
                         key known to an installed package, of its type and in
-                        its range, user-only keys (profiles) only in the
-                        global file, a selected profile defined; historian
-                        model chains are checked without calling a model
+                        its range, user-only keys (profiles) only in the global
+                        file, a selected profile defined; historian model
+                        chains are checked without calling a model
   karni.checks          every check other packages register under this entry-point group
   django system checks  `.venv/bin/python manage.py check`, skipped without a
                         project .venv that has Django, and run only for a project

@@ -22,9 +22,9 @@ HELP = f"""{USAGE}
 
 Print a completion script for the shell; it completes commands and their
 options and runs no Python while completing. Install it, for example:
-  bash  karni completion bash > ~/.local/share/bash-completion/completions/karni
-  zsh   karni completion zsh > ~/.zfunc/_karni  (with ~/.zfunc in fpath)
-  fish  karni completion fish > ~/.config/fish/completions/karni.fish
+  karni completion bash > ~/.local/share/bash-completion/completions/karni
+  karni completion zsh > ~/.zfunc/_karni   # with ~/.zfunc in zsh's fpath
+  karni completion fish > ~/.config/fish/completions/karni.fish
 
 options:
   -h, --help  show this help and exit

@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from typing import TextIO
 
 __all__ = [
@@ -54,37 +54,76 @@ def _hanging_indent(line: str) -> int:
     if indent and gap > 0:
         rest = stripped[gap:]
         return indent + gap + len(rest) - len(rest.lstrip(" "))
+    if stripped.startswith("usage: "):
+        bracket = stripped.find(" [")
+        return bracket + 1 if 0 < bracket < 40 else len("usage: ")
     return indent
 
 
-def fit(text: str, width: int | None = None) -> str:
-    """``text`` with every line longer than ``width`` wrapped at word boundaries.
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
-    A wrapped option line continues under its description; a word longer
-    than the width is left whole rather than split.
+
+def _blocks(lines: list[str]) -> Iterator[list[str]]:
+    """The help's lines in the groups :func:`fit` re-fills as a whole.
+
+    An option line with the lines under its description, and a paragraph of
+    unindented lines (up to a line ending in ``:``), are one group each; any
+    other line is a group of its own.
     """
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        hang = _hanging_indent(line)
+        stripped = line.strip()
+        ends = not stripped or stripped.endswith(":") or stripped.startswith("usage:")
+        j = i + 1
+        if hang and hang != _indent(line) and not stripped.startswith("usage:"):  # an option
+            while j < len(lines) and lines[j].strip() and _indent(lines[j]) == hang:
+                j += 1
+        elif _indent(line) == 0 and not ends:  # a paragraph
+            while j < len(lines) and lines[j].strip() and _indent(lines[j]) == 0:
+                j += 1
+                if lines[j - 1].rstrip().endswith(":"):
+                    break
+        yield lines[i:j]
+        i = j
+
+
+def _refill(block: list[str], limit: int) -> list[str]:
+    """``block`` as written when every line fits, else its words re-wrapped to ``limit``."""
     import textwrap
 
+    if all(len(line) <= limit for line in block):
+        return block
+    hang = _hanging_indent(block[0])
+    if limit - hang < MIN_TEXT_COLUMNS:
+        hang = _indent(block[0])
+    text = " ".join([block[0].rstrip(), *(line.strip() for line in block[1:])])
+    wrapped = textwrap.wrap(
+        text,
+        limit,
+        subsequent_indent=" " * hang,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+    return wrapped or block
+
+
+def fit(text: str, width: int | None = None) -> str:
+    """``text`` with every line fitted to ``width`` columns.
+
+    A paragraph or an option's description that has a line too long is
+    re-filled as a whole, so no short fragment is left behind; an option's
+    description continues under itself, a usage line under its first
+    option. What fits is printed as written, and a word longer than the
+    width is left whole rather than split.
+    """
     limit = help_width() if width is None else width
     lines: list[str] = []
-    for line in text.split("\n"):
-        if len(line) <= limit:
-            lines.append(line)
-            continue
-        hang = _hanging_indent(line)
-        if limit - hang < MIN_TEXT_COLUMNS:
-            hang = len(line) - len(line.lstrip(" "))
-        lines.extend(
-            textwrap.wrap(
-                line,
-                limit,
-                subsequent_indent=" " * hang,
-                break_long_words=False,
-                break_on_hyphens=False,
-                drop_whitespace=True,
-            )
-            or [line]
-        )
+    for block in _blocks(text.split("\n")):
+        lines.extend(_refill(block, limit))
     return "\n".join(lines)
 
 
