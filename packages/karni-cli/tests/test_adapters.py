@@ -180,6 +180,26 @@ def test_force_cannot_replace_a_folder(project: Path, capsys) -> None:
     )
 
 
+@pytest.mark.parametrize("link", [".karni/backup", ".karni/backup/.github"])
+def test_force_refuses_a_linked_backup_folder_before_writing_anything(
+    project: Path, capsys, tmp_path: Path, link: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / "CONVENTIONS.md").write_text("by hand\n")
+    (project / ".github/copilot-instructions.md").write_text("by hand too\n")
+    (project / "AGENTS.md").unlink()  # missing: sync would create it
+    (project / link).parent.mkdir(parents=True, exist_ok=True)
+    (project / link).symlink_to(outside)
+    before = snapshot_tree(project)
+    code, out, err = karni(capsys, "rules", "sync", "--force")
+    assert (code, out) == (1, "")
+    assert err.startswith("karni: cannot write the agent adapters: ") and err.count("\n") == 1
+    assert "is a symlink" in err and "nothing was written" in err
+    assert snapshot_tree(project) == before
+    assert list(outside.iterdir()) == []
+
+
 def test_check_and_force_together_is_a_usage_error(project: Path, capsys) -> None:
     code, out, err = karni(capsys, "rules", "sync", "--check", "--force")
     assert (code, out) == (2, "")

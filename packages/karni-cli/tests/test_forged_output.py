@@ -104,3 +104,28 @@ def test_doctor_cleans_what_it_reports(eventsite: Path, run_cli, make_distributi
     result = run_cli("doctor", cwd=eventsite, env=env)
     assert result.returncode == 0
     assert_clean(result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("rules_file", "config_file"),
+    [
+        ('ADAPTERS = {"\\x1b]0;x\\x07evil": False}\n', None),
+        ('DISABLE = ["\\x1b[2JK001"]\n', None),
+        ('OVERRIDE = {"\\u202eK001": {}}\n', None),
+        (None, '"\\u001b[2Jbad" = 1\n[historian]\n"\\u001b]52;c;eA==\\u0007x" = 2\n'),
+    ],
+    ids=["adapter name", "disabled code", "overridden code", "setting keys"],
+)
+def test_errors_quoting_a_project_file_are_clean(
+    eventsite: Path, run_cli, rules_file: str | None, config_file: str | None
+) -> None:
+    if rules_file is not None:
+        (eventsite / "karni.rules.py").write_text(rules_file, encoding="utf-8")
+    if config_file is not None:
+        (eventsite / ".karni").mkdir(exist_ok=True)
+        (eventsite / ".karni" / "config.toml").write_text(config_file, encoding="utf-8")
+    for argv in (["check"], ["rules"], ["config", "list"]):
+        result = run_cli(*argv, cwd=eventsite)
+        assert_clean(result.stdout)
+        assert_clean(result.stderr)
+    assert run_cli("check", cwd=eventsite).returncode == 1

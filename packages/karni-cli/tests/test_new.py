@@ -159,6 +159,21 @@ def test_refuses_a_file(tmp_path: Path, capsys) -> None:
     assert err == "karni: shop exists and is not a folder; choose a new folder name\n"
 
 
+@pytest.mark.parametrize("target", ["empty folder", "missing"])
+def test_refuses_a_symlink_even_to_an_empty_folder(tmp_path: Path, capsys, target: str) -> None:
+    outside = tmp_path / "outside"
+    if target == "empty folder":
+        outside.mkdir()
+    (tmp_path / "shop").symlink_to(outside)
+    code, out, err = karni(capsys, "new", "shop")
+    assert (code, out) == (1, "")
+    assert err == (
+        "karni: shop is a symlink; Karni does not write through symlinks, "
+        "so choose a new folder name\n"
+    )
+    assert not outside.exists() or list(outside.iterdir()) == []
+
+
 def test_fills_an_existing_empty_folder(tmp_path: Path, capsys, monkeypatch) -> None:
     (tmp_path / "shop").mkdir()
     assert karni(capsys, "new", "shop")[0] == 0

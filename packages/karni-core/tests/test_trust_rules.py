@@ -113,6 +113,21 @@ def test_walk_up_skips_folders_of_another_user(tmp_path: Path, monkeypatch) -> N
     assert find_project_root(work) == str(shared)
 
 
+def test_a_link_of_ours_to_another_users_folder_is_refused_naming_the_target(
+    tmp_path: Path, monkeypatch
+) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (tmp_path / ".chronicle").symlink_to(theirs)
+    monkeypatch.setattr(ownership, "_target_owned", lambda path: False)
+    monkeypatch.setattr(ownership, "_target_owner", lambda path: 4242)
+    assert ownership.refusal(str(tmp_path), ".chronicle") == (
+        f"{tmp_path / '.chronicle'} leads to {theirs}, which is owned by another user "
+        f"(uid 4242); list {tmp_path} under safe_directories in your own Karni config.toml "
+        f"to use it"
+    )
+
+
 def test_a_walk_may_stop_at_the_first_marker(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     monkeypatch.setattr(ownership, "owner_uid", lambda path: 4242)

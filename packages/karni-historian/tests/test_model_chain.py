@@ -324,3 +324,19 @@ def test_dump_folder_failure_never_hides_the_model_error(root, server):
     assert "HTTP 400" in outcome.error
     assert "details in" not in outcome.error
     assert not any(name.endswith(".json") for name in os.listdir(root))
+
+
+@pytest.mark.parametrize("target", ["missing", "existing"])
+def test_the_dump_folders_gitignore_is_never_written_through_a_link(root, server, tmp_path, target):
+    outside = tmp_path / "outside" / ".gitignore"
+    outside.parent.mkdir()
+    if target == "existing":
+        outside.write_text("kept\n")
+    ignore = root / ".karni" / "local" / ".gitignore"
+    ignore.unlink(missing_ok=True)
+    ignore.symlink_to(outside)
+    server.queue(Error(400))
+    outcome, _, _, _ = condense(root, [anthropic(server)])
+    assert outcome.status == "failed" and "details in" in outcome.error  # the dump is written
+    assert ignore.is_symlink()
+    assert outside.read_text() == "kept\n" if target == "existing" else not outside.exists()

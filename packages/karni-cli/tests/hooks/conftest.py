@@ -56,10 +56,13 @@ def _run(argv: list[str], cwd: Path, payload: object, shell: bool = False):
 
 @pytest.fixture
 def run_hook():
-    """``run_hook(cwd, payload, AGENT, EVENT, *options)``: `karni hook` in a real process."""
+    """``run_hook(cwd, payload, AGENT, EVENT, *options)``: `karni hook` in a real process.
+
+    ``-P`` keeps ``cwd`` off ``sys.path``, as the installed `karni` script does.
+    """
 
     def run(cwd: Path, payload: object, *arguments: str):
-        return _run([sys.executable, "-m", "karni.cli", "hook", *arguments], cwd, payload)
+        return _run([sys.executable, "-P", "-m", "karni.cli", "hook", *arguments], cwd, payload)
 
     return run
 

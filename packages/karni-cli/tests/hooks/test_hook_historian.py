@@ -72,3 +72,21 @@ def test_a_failing_historian_stays_in_the_log(project, run_hook, tmp_path, monke
     lines = log_lines(project)
     assert "historian: the store is locked" in lines
     assert not any(" run` exited" in line for line in lines)  # no run after a failed ingest
+
+
+def test_a_karni_folder_in_the_repository_is_not_imported_by_the_background_run(
+    project, run_hook, fake_historian, waiter, tmp_path
+):
+    """The background run starts in the project's folder; `python -m` would import its `karni/`."""
+    planted = tmp_path / "planted-code-ran"
+    for package in ("karni", "karni/cli", "karni/cli/hooks"):
+        (project / package).mkdir(exist_ok=True)
+        (project / package / "__init__.py").write_text(f"open({str(planted)!r}, 'w')\n")
+    (project / "karni/cli/hooks/background.py").write_text(f"open({str(planted)!r}, 'w')\n")
+    transcript = project / "session.jsonl"
+    transcript.write_text("{}\n")
+    result = run_hook(project, stop_event(project, transcript), "claude-code", "Stop")
+    assert result.returncode == 0
+    assert fake_historian.release_after_start()[0][-2:] == ["--from", str(transcript)]
+    waiter(lambda: any("run` exited 0" in line for line in log_lines(project)), "the log")
+    assert not planted.exists()

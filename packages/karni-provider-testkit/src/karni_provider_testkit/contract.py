@@ -705,7 +705,7 @@ class ProviderContract:
         from karni_provider_testkit.install import installed_provider
         from karni_provider_testkit.runner import find_karni_command, run_karni
 
-        if find_karni_command()[1:2] == ["-m"] and importlib.util.find_spec("karni.cli") is None:
+        if "-m" in find_karni_command()[1:3] and importlib.util.find_spec("karni.cli") is None:
             pytest.fail(
                 "this test runs the `karni` command, which is not installed here; "
                 "install karni-cli in the same environment as your provider"

@@ -56,7 +56,8 @@ def find_karni_command() -> list[str]:
     """The command that starts ``karni``.
 
     The script next to ``sys.executable`` (the virtual environment under
-    test) wins, then ``karni`` on ``PATH``, then ``python -m karni.cli``.
+    test) wins, then ``karni`` on ``PATH``, then ``python -P -m karni.cli`` (``-P``:
+    the working folder, a project under test, is not put on ``sys.path``).
     """
     import shutil
 
@@ -68,7 +69,7 @@ def find_karni_command() -> list[str]:
     found = shutil.which("karni")
     if found:
         return [found]
-    return [sys.executable, "-m", "karni.cli"]
+    return [sys.executable, "-P", "-m", "karni.cli"]
 
 
 def isolated_environment(home: Path, env: Mapping[str, str | None] | None = None) -> dict[str, str]:

@@ -3,7 +3,9 @@
 ``python -m`` puts the working folder first on ``sys.path``. That folder is
 often a repository just cloned: a ``*.dist-info`` folder or a module there
 would be found as an installed history provider and imported. The entry is
-dropped before anything else is imported (see ``docs/security.md``).
+dropped before Karni imports anything else. Python has already imported the
+``karni`` and ``karni.cli`` packages by then, from that folder if it holds
+them, which only ``python -P`` prevents (see ``docs/security.md``).
 """
 
 import os

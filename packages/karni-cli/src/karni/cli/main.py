@@ -168,7 +168,10 @@ def _run(module_name: str, args: list[str]) -> int:
         __import__(module_name)
         return int(sys.modules[module_name].run(args))
     except KarniError as error:
-        print(f"karni: {error}", file=sys.stderr)
+        from karni.agent.common.sanitize import clean_line
+
+        # A message may quote a name from a project file (karni.rules.py, a setting's key).
+        print(f"karni: {clean_line(' '.join(str(error).splitlines()))}", file=sys.stderr)
         return error.exit_code
 
 

@@ -174,7 +174,7 @@ def _checked_target(target: str) -> tuple[str, bool]:
 
     Raises:
         KarniError: The name is unusable, the parent is missing, or ``target``
-            is not an empty folder.
+            is not an empty folder (a symlink, even to one, is refused).
     """
     path = os.path.abspath(target)
     name = os.path.basename(path)
@@ -188,6 +188,11 @@ def _checked_target(target: str) -> tuple[str, bool]:
     if not os.path.isdir(parent):
         raise KarniError(f"folder {parent} does not exist; create it first or pick another place")
     existing = os.path.lexists(path)
+    if os.path.islink(path):
+        raise KarniError(
+            f"{shown} is a symlink; Karni does not write through symlinks, "
+            f"so choose a new folder name"
+        )
     if existing and not os.path.isdir(path):
         raise KarniError(f"{shown} exists and is not a folder; choose a new folder name")
     if existing and os.listdir(path):

@@ -115,9 +115,9 @@ def run(argv: list[str]) -> int:
         if quiet and result.status != FAILED:
             continue
         detail = f": {result.detail}" if result.detail else ""
-        sys.stdout.write(f"{LABELS[result.status]:<8} {result.name}{detail}\n")
+        sys.stdout.write(_printable(f"{LABELS[result.status]:<8} {result.name}{detail}") + "\n")
     if failed:
-        names = ", ".join(dict.fromkeys(result.name for result in failed))
+        names = _printable(", ".join(dict.fromkeys(result.name for result in failed)))
         sys.stdout.write(f"karni check: {len(failed)} failed ({names})\n")
         return 1
     sys.stdout.write("karni check: ok\n")
@@ -126,6 +126,13 @@ def run(argv: list[str]) -> int:
 
     offer_tip(root, sys.stderr, quiet=quiet)
     return 0
+
+
+def _printable(text: str) -> str:
+    """``text`` with each line cleaned: a detail may quote a key or a name from a project file."""
+    from karni.agent.common.sanitize import clean_line
+
+    return "\n".join(clean_line(line) for line in text.split("\n"))
 
 
 def _print_json(results: list[CheckResult], failed: list[CheckResult]) -> int:

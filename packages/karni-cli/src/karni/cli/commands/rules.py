@@ -193,9 +193,16 @@ def _check(root: Path) -> int:
 
 
 def _write(root: Path, force: bool) -> int:
+    from karni.agent.common.errors import UnsafePathError
     from karni.cli.rules.adapters import sync
 
-    report = sync(root, force=force)
+    try:
+        report = sync(root, force=force)
+    except UnsafePathError as error:
+        raise KarniError(
+            f"cannot write the agent adapters: {error}; nothing was written; "
+            f"remove the link and run `karni rules sync` again"
+        ) from None
     backups = dict(report.backed_up)
     for state in report.written:
         if state.path in backups:

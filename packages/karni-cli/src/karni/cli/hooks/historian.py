@@ -4,7 +4,8 @@ When ``karni-historian`` is installed (the program ``$KARNI_HISTORIAN``
 names, else the one next to the running interpreter, else on PATH), the
 hook starts :mod:`karni.cli.hooks.background` as a detached process (a
 new session, stdin from ``/dev/null``, stdout and stderr appended to
-``.karni/local/hooks.log``) and returns at once. That process runs
+``.karni/local/hooks.log``) and returns at once; ``python -P`` keeps the
+project's folder off its ``sys.path``. That process runs
 ``karni-historian ingest`` of the session's transcript, then ``run``, under
 a lock. The historian is only ever started as a program, never imported.
 """
@@ -56,7 +57,10 @@ def start(root: str, transcript: str | None) -> str:
 
     from karni.cli.hooks.local import open_log
 
-    command = [sys.executable, "-m", "karni.cli.hooks.background", root, historian]
+    # -P: the process runs in the project's folder, and `python -m` would put
+    # that folder first on sys.path, so a `karni/` folder in a cloned
+    # repository would be imported instead of Karni (docs/security.md).
+    command = [sys.executable, "-P", "-m", "karni.cli.hooks.background", root, historian]
     command += [repr(time.time()), transcript or ""]
     if sys.platform == "win32":
         flags, new_session = (

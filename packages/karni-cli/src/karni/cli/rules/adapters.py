@@ -240,6 +240,15 @@ def _write(root: str, path: str, content: str | bytes) -> None:
     write_atomic(path, content, within=root)
 
 
+def _prepare_backups(root: str, relatives: list[str]) -> None:
+    """Create the folders the backups of ``relatives`` go in, refusing a link on the way."""
+    from karni.agent.common.files import make_folders
+
+    for relative in relatives:
+        folder = os.path.dirname(os.path.join(root, *f"{BACKUP_DIR}/{relative}".split("/")))
+        make_folders(folder, within=root)
+
+
 def _backup(root: str, relative: str) -> str:
     """Copy the file at ``relative`` under ``.karni/backup/``; return the backup's path."""
     base = f"{BACKUP_DIR}/{relative}"
@@ -280,10 +289,15 @@ def sync(
 
     Raises:
         RulesFileError: ``karni.rules.py`` is malformed (only when ``rules_file`` is None).
+        UnsafePathError: With ``force``, a folder the backups go in is a
+            symbolic link; raised before any file is written.
     """
     root = os.fspath(project_root)
     report = SyncReport()
-    for state in adapter_states(root, rules_file):
+    states = list(adapter_states(root, rules_file))
+    if force:
+        _prepare_backups(root, [s.path for s in states if s.state == "hand-written"])
+    for state in states:
         full = os.path.join(root, *state.path.split("/"))
         if state.state == "fresh":
             report.unchanged.append(state.path)

@@ -94,6 +94,14 @@ def _target_owned(path: str) -> bool:
         return True  # a dangling link leads nowhere: nothing of another user's is taken
 
 
+def _target_owner(path: str) -> int | None:
+    """The user id owning what ``path`` leads to, or None when it cannot be examined."""
+    try:
+        return os.stat(path).st_uid
+    except (OSError, ValueError):
+        return None
+
+
 def safe_directories() -> tuple[str, ...]:
     """The resolved folders listed under ``safe_directories`` in the user's configuration.
 
@@ -130,9 +138,12 @@ def refusal(folder: str, marker: str | None = None) -> str | None:
         if os.path.realpath(folder) in safe_directories():
             return None
         owner = owner_uid(path)
+        shown = path
+        if owned_by_current_user(path):  # a link of ours to what another user owns
+            owner, shown = _target_owner(path), f"{path} leads to {os.path.realpath(path)}, which"
         whose = "another user" if owner is None else f"another user (uid {owner})"
         return (
-            f"{path} is owned by {whose}; list {folder} under {SAFE_DIRECTORIES_KEY} "
+            f"{shown} is owned by {whose}; list {folder} under {SAFE_DIRECTORIES_KEY} "
             f"in your own Karni config.toml to use it"
         )
     return None

@@ -93,8 +93,12 @@ class DumpFolder:
 
 
 def _prepare(folder: str) -> None:
-    """Create the dump folder owner-only, refusing symbolic links on the way."""
-    from karni.agent.common.files import make_folders
+    """Create the dump folder owner-only, refusing symbolic links on the way.
+
+    The ``.gitignore`` beside it is written only where no entry exists, a
+    dangling link included, and by a rename: never through a link.
+    """
+    from karni.agent.common.files import make_folders, write_atomic
 
     local = os.path.dirname(folder)
     root = os.path.dirname(os.path.dirname(local))
@@ -102,9 +106,8 @@ def _prepare(folder: str) -> None:
     for path in (local, folder):
         os.chmod(path, 0o700)
     ignore = os.path.join(local, ".gitignore")
-    if not os.path.exists(ignore):
-        with open(ignore, "w", encoding="utf-8") as handle:
-            handle.write("*\n")
+    if not os.path.lexists(ignore):
+        write_atomic(ignore, "*\n", within=local, durable=False)
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
