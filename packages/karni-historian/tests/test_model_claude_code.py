@@ -127,3 +127,19 @@ def test_no_claude_on_path_is_permanent_and_says_so(monkeypatch, tmp_path):
     with pytest.raises(ModelCallError, match="the `claude` command is not on PATH") as error:
         complete(ENTRY, PROMPT)
     assert not error.value.transient
+
+
+def test_a_claude_in_the_working_folder_is_never_run(fake_claude, monkeypatch, tmp_path):
+    """A relative `PATH` entry names the working folder: a cloned repository's `claude`."""
+    _, calls = fake_claude
+    project = tmp_path / "project"
+    project.mkdir()
+    planted = project / "claude"
+    planted.write_text(f"#!/bin/sh\ntouch {tmp_path / 'planted-ran'}\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PATH", f".{os.pathsep}{os.pathsep}{tmp_path / 'bin'}")
+    fake_claude[0]({"stdout": envelope("<output>")})
+    complete(ENTRY, PROMPT)
+    assert not (tmp_path / "planted-ran").exists()
+    assert len(calls()) == 1  # the real one, from the absolute entry

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from karni.cli.hooks.local import LOG_FILE
@@ -90,3 +91,23 @@ def test_a_karni_folder_in_the_repository_is_not_imported_by_the_background_run(
     assert fake_historian.release_after_start()[0][-2:] == ["--from", str(transcript)]
     waiter(lambda: any("run` exited 0" in line for line in log_lines(project)), "the log")
     assert not planted.exists()
+
+
+def test_a_historian_in_the_working_folder_is_never_found(tmp_path, monkeypatch):
+    from karni.cli.hooks import historian
+
+    planted = tmp_path / "project" / "karni-historian"
+    planted.parent.mkdir()
+    planted.write_text("#!/bin/sh\n")
+    planted.chmod(0o755)
+    installed = tmp_path / "bin" / "karni-historian"
+    installed.parent.mkdir()
+    installed.write_text("#!/bin/sh\n")
+    installed.chmod(0o755)
+    monkeypatch.delenv("KARNI_HISTORIAN", raising=False)
+    monkeypatch.setattr(historian.sys, "executable", str(tmp_path / "elsewhere" / "python"))
+    monkeypatch.chdir(planted.parent)
+    monkeypatch.setenv("PATH", f".{os.pathsep}{os.pathsep}project")
+    assert historian.find_historian() is None
+    monkeypatch.setenv("PATH", f".{os.pathsep}{installed.parent}")
+    assert historian.find_historian() == str(installed)

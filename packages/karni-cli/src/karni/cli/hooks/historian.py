@@ -25,7 +25,11 @@ HISTORIAN_VARIABLE = "KARNI_HISTORIAN"
 
 
 def find_historian() -> str | None:
-    """The historian program: ``$KARNI_HISTORIAN``, beside this interpreter, then on PATH."""
+    """The historian program: ``$KARNI_HISTORIAN``, beside this interpreter, then on PATH.
+
+    On PATH means its absolute entries: an empty or relative one names the
+    working folder, which is the project's when a harness runs the hook.
+    """
     chosen = os.environ.get(HISTORIAN_VARIABLE)
     if chosen:
         return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
@@ -33,9 +37,9 @@ def find_historian() -> str | None:
     beside = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.isfile(beside) and os.access(beside, os.X_OK):
         return beside
-    import shutil
+    from karni.agent.common.processes import find_program
 
-    return shutil.which(HISTORIAN)
+    return find_program(HISTORIAN)  # absolute PATH entries only: never the project's folder
 
 
 def start(root: str, transcript: str | None) -> str:

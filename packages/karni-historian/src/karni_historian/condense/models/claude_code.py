@@ -38,14 +38,15 @@ def arguments(entry: ModelEntry, prompt: Prompt) -> list[str]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One print-mode run; see :func:`karni_historian.condense.models.backends.complete`."""
-    import shutil
     import subprocess
     import tempfile
+
+    from karni.agent.common.processes import find_program
 
     from karni_historian.condense.models.backends import connection_error
     from karni_historian.errors import ModelCallError
 
-    program = shutil.which(COMMAND)
+    program = find_program(COMMAND)  # absolute PATH entries only: never the project's folder
     if program is None:
         raise ModelCallError(
             f"{entry.model_id}: the `{COMMAND}` command is not on PATH; install Claude Code "
