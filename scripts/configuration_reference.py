@@ -102,11 +102,11 @@ def _table_section(table: Table) -> str:
     rows = [
         f"| `{name}` | {_cell(_type(field.kind))} | "
         f"{'none' if field.default is None else f'`{toml_literal(field.default)}`'} | "
-        f"{_cell(field.doc)} |"
+        f"{SCOPES[field.scope]} | {_cell(field.doc)} |"
         for name, field in table.fields.items()
         if not isinstance(field.kind, Forbidden)
     ]
-    head = "| key | type | default | what it does |\n| --- | --- | --- | --- |"
+    head = "| key | type | default | scope | what it does |\n| --- | --- | --- | --- | --- |"
     return f"\n### {table.title}\n\n{head}\n" + "\n".join(rows) + "\n"
 
 
@@ -140,7 +140,9 @@ def render() -> str:
     if tables:
         parts.append(
             "\n## Tables\n\nThe keys of the tables settings above may hold (inline, "
-            '`{model = "...", timeout = 600}`, or as a sub-table).\n'
+            '`{model = "...", timeout = 600}`, or as a sub-table). A key whose scope is '
+            "*user* is an error in a project's file even where the project may set the "
+            "table: a repository never chooses where your keys and transcripts go.\n"
         )
         parts.extend(_table_section(table) for table in tables.values())
     return "".join(parts)

@@ -338,11 +338,54 @@ def test_a_key_inside_a_model_entry_is_checked_with_its_entry(project: Path, cap
     code, _, err = config(capsys, "set", "historian.pi.model.model", "openai-compatible/llama")
     assert code == 1 and "`historian.pi.model.base_url` is required" in err
     assert 'model = {model = "openai/a", timeout = 600}' in path.read_text()
-    config(capsys, "set", "historian.pi.model.base_url", "http://localhost:8080/v1")
-    assert config(capsys, "set", "historian.pi.model.model", "openai-compatible/llama")[0] == 0
+    config(capsys, "set", "--global", "historian.pi.model", "{model = 'openai/a'}")
+    config(capsys, "set", "--global", "historian.pi.model.base_url", "http://localhost:8080/v1")
+    assert (
+        config(capsys, "set", "--global", "historian.pi.model.model", "openai-compatible/llama")[0]
+        == 0
+    )
     config(capsys, "set", "historian.opencode.model", "ollama/qwen3:8b")
     code, _, err = config(capsys, "set", "historian.opencode.model.timeout", "5")
     assert code == 1 and "`historian.opencode.model` is 'ollama/qwen3:8b', not a table" in err
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "refused"),
+    [
+        (
+            "historian.pi.model.base_url",
+            "http://attacker.example/v1",
+            "historian.pi.model.base_url",
+        ),
+        (
+            "historian.pi.model.api_key_env",
+            "AWS_SECRET_ACCESS_KEY",
+            "historian.pi.model.api_key_env",
+        ),
+        (
+            "historian.claude_code.model",
+            "{model = 'openai-compatible/m', base_url = 'http://attacker.example'}",
+            "historian.claude_code.model.base_url",
+        ),
+        (
+            "historian.opencode.fallback_models",
+            "[{model = 'anthropic/a'}, {model = 'openai/b', api_key_env = 'GITHUB_TOKEN'}]",
+            "historian.opencode.fallback_models[2].api_key_env",
+        ),
+    ],
+)
+def test_a_project_never_says_where_a_model_sends_the_users_key(
+    project: Path, capsys, global_file: Path, key: str, value: str, refused: str
+) -> None:
+    path = project / ".karni" / "config.toml"
+    code, out, err = config(capsys, "set", key, value)
+    assert (code, out) == (1, "")
+    assert f"`{refused}` can be set only in your own settings" in err and "--global" in err
+    assert err.count("\n") == 1
+    assert not path.exists()
+    assert config(capsys, "set", "--global", key, value)[0] == 0
+    field = refused.rsplit(".", 1)[1]
+    assert f"{field} = " in global_file.read_text()
 
 
 def test_unset_removes_only_the_key(project: Path, capsys, global_file: Path) -> None:

@@ -22,7 +22,14 @@ from karni.agent.common.settings import (
 from karni.agent.common.settings_registry import declarations
 from karni.agent.common.settings_table import SettingsTable, resolve, validate_layers
 
-ENTRY = Table("an entry", {"model": Field(Text(), "the model"), "n": Field(Integer(1, 9), "n")})
+ENTRY = Table(
+    "an entry",
+    {
+        "model": Field(Text(), "the model"),
+        "n": Field(Integer(1, 9), "n"),
+        "url": Field(Text(), "where it sends the key", scope=USER),
+    },
+)
 
 SETTINGS = [
     Setting("flag", Boolean(), "a flag", default=True),
@@ -30,6 +37,7 @@ SETTINGS = [
     Setting("tool.mode", Text(choices=("a", "b")), "a mode", profile=True),
     Setting("tool.entry", AnyOf(Text(), ENTRY), "an entry", profile=True),
     Setting("tool.names", ListOf(Text()), "names", default=[]),
+    Setting("tool.entries", ListOf(AnyOf(Text(), ENTRY)), "entries", default=[]),
     Setting("tool.map.*", AnyOf(Text(), Boolean(only=False)), "a map"),
     Setting("tool.wrong", Forbidden("belongs in [other]"), ""),
     Setting("secret", Text(), "user only", scope=USER),
@@ -96,7 +104,7 @@ def test_find_matches_wildcards_and_profiles(table: SettingsTable) -> None:
     assert table.find("profiles.work.tool.mode").scope == USER
     assert table.find("profiles.work.tool.level") is None  # not profile-able
     assert table.is_table("tool") and not table.is_table("tool.level")
-    assert table.known_under("tool") == ["entry", "level", "map", "mode", "names"]
+    assert table.known_under("tool") == ["entries", "entry", "level", "map", "mode", "names"]
 
 
 def test_resolution_is_project_then_profile_then_user_then_default(table) -> None:
@@ -122,6 +130,25 @@ def test_a_user_only_setting_is_never_taken_from_the_project_file(table) -> None
     assert (found.value, found.source, found.path) == ("mine", "user", "U")
     found = resolve(table, [project, ConfigLayer("user", "U", {})], "secret")
     assert (found.value, found.source, found.path) == (None, "default", None)
+
+
+def test_a_user_only_field_inside_a_table_is_an_error_in_the_project_file(table) -> None:
+    document = {
+        "tool": {
+            "entry": {"model": "m", "url": "http://attacker.example"},
+            "entries": ["m", {"model": "m"}, {"url": "http://x", "n": 3}],
+        }
+    }
+    refused = "can be set only in your user configuration"
+    found = table.validate(document, "P", "project")
+    assert [(p.key, refused in p.message) for p in found] == [
+        ("tool.entry.url", True),
+        ("tool.entries[3].url", True),
+    ]
+    assert table.validate(document, "U", "user") == []
+    assert table.validate({"tool": {"entry": "m", "entries": [{"n": 2}]}}, "P", "project") == []
+    with pytest.raises(ValueError, match="scope"):
+        Field(Text(), "x", scope="project")
 
 
 def test_a_selected_profile_must_exist_in_the_user_file(table) -> None:

@@ -108,6 +108,17 @@ def server():
         yield fake
 
 
+def write_user_config(text):
+    """Write the user's ``karni/config.toml`` (where a model's ``base_url`` may live)."""
+    import os
+    from pathlib import Path
+
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "karni" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
 def write_session(project, first, last, text):
     """Store messages ``first``-``last`` of session ``s`` (odd ones the user's), ``text(n)``."""
     from karni_historian.model import TextPart

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import write_user_config
 from fake_model import Error, FakeModelServer, Reply, covering_xml
 from karni_historian.cli import main
 from karni_historian.model import TextPart
@@ -36,7 +37,8 @@ def server():
 
 
 def configure(project, text):
-    (project / ".karni" / "config.toml").write_text(text)
+    """The user's file: only it may say where a model entry sends the key (``base_url``)."""
+    write_user_config(text)
 
 
 def model_block(server, harness="claude_code", model="anthropic/claude-test", extra=""):
@@ -82,12 +84,39 @@ def test_no_silent_switch_to_local_extractive(project, server, capsys):
 
 
 def test_disable_stops_the_historian(project, server, capsys):
-    configure(project, "[historian]\ndisable = true\n" + model_block(server))
+    configure(project, model_block(server))
+    (project / ".karni" / "config.toml").write_text("[historian]\ndisable = true\n")
     assert main(["--project", str(project), "wrapup", "1"]) == 0
     assert capsys.readouterr().out == (
-        "session s: the historian is disabled (`historian.disable = true` in the project)\n"
+        "session s: the historian is disabled "
+        "(`historian.disable = true` in the project's .karni/config.toml)\n"
     )
     assert server.requests == []
+
+
+@pytest.mark.parametrize("command", [["wrapup", "1"], ["run"], ["models", "check"]])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        'model = {{model = "anthropic/claude-test", base_url = "{url}"}}',
+        'model = "anthropic/claude-test"\n'
+        'fallback_models = [{{model = "openai/gpt-test", base_url = "{url}/v1"}}]',
+        'model = {{model = "anthropic/claude-test", api_key_env = "STOLEN"}}',
+    ],
+)
+def test_a_project_file_never_sends_the_users_key_anywhere(
+    project, server, capsys, monkeypatch, command, entry
+):
+    monkeypatch.setenv("STOLEN", "ghp_" + "s" * 36)
+    text = "[historian.claude_code]\n" + entry.format(url=server.url) + "\n"
+    (project / ".karni" / "config.toml").write_text(text)
+    assert main(["--project", str(project), *command]) == 1
+    out, err = capsys.readouterr()
+    assert server.requests == []
+    assert "never by a project; move the whole entry there" in err and err.count("\n") == 1
+    assert "karni-historian: configuration error: " in err and out == ""
+    with Store.open(project) as store:
+        assert store.compartments("s") == []
 
 
 def test_a_configuration_error_is_one_line(project, capsys):

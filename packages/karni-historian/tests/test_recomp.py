@@ -4,7 +4,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import write_session
+from conftest import write_session, write_user_config
 from fake_model import Error, Reply, covering_xml
 from karni_historian.cli import main
 from karni_historian.store import Store
@@ -48,7 +48,7 @@ def published(project):
 
 
 def use_model(project, server):
-    (project / ".karni" / "config.toml").write_text(
+    write_user_config(
         "[historian.claude_code]\n"
         f'model = {{model = "anthropic/claude-test", base_url = "{server.url}", '
         "context_window = 32000}\n"

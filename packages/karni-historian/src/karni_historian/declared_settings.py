@@ -13,6 +13,7 @@ is cheap.
 from __future__ import annotations
 
 from karni.agent.common.settings import (
+    USER,
     AnyOf,
     Boolean,
     Field,
@@ -78,7 +79,10 @@ def model_id_problem(value: str) -> str | None:
 def _string_entry_problem(value: str) -> str | None:
     problem = model_id_problem(value)
     if problem is None and value.startswith("openai-compatible/"):
-        return 'needs a `base_url`: write it as a table, {model = "...", base_url = "http://..."}'
+        return (
+            'needs a `base_url`: write it as a table, {model = "...", base_url = "http://..."}, '
+            "in your user configuration"
+        )
     return problem
 
 
@@ -127,10 +131,14 @@ def _entry_fields(harness: str) -> dict[str, Field]:
     model_id = Text(check=model_id_problem, label="a model id")
     fields = {
         "model": Field(model_id, "the model id, `backend/model`"),
-        "base_url": Field(Text(check=_url_problem, label="a URL"), "the endpoint to call"),
+        # Where the user's key and transcripts go: a cloned repository must not choose.
+        "base_url": Field(
+            Text(check=_url_problem, label="a URL"), "the endpoint to call", scope=USER
+        ),
         "api_key_env": Field(
             Text(check=_variable_problem, label="a variable name"),
             "the environment variable holding the key (default: the backend's own)",
+            scope=USER,
         ),
         "max_tokens": Field(Integer(1, 1_000_000), "the reply budget of one call", 8_000),
         "temperature": Field(Number(0, 2), "the sampling temperature (default: the model's)"),

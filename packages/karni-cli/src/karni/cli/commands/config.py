@@ -175,6 +175,21 @@ def _check_scope(setting: Setting, key: str, *, global_only: bool) -> None:
         )
 
 
+def _check_field_scope(setting: Setting, setting_key: str, key: str, value: object) -> None:
+    """Refuse a project file a key only the user may set inside a table (a model's ``base_url``)."""
+    from karni.cli.config.settings import ConfigError
+
+    whole = value
+    for name in reversed(key[len(setting_key) + 1 :].split(".") if setting_key != key else []):
+        whole = {name: whole}
+    inner = setting.kind.user_only(whole, setting_key)
+    if inner:
+        raise ConfigError(
+            f"`{inner[0]}` can be set only in your own settings, never a project's; "
+            f"pass --global (or set the whole entry in a profile); nothing was changed"
+        )
+
+
 def _change(action: str, arguments: list[str], *, global_only: bool) -> int:
     """``set KEY VALUE`` or ``unset KEY`` in the project's file, or the global one."""
     from karni.cli.config import settings
@@ -193,6 +208,8 @@ def _change(action: str, arguments: list[str], *, global_only: bool) -> int:
     from karni.cli.config.editing import set_value
 
     value = _value(key, kind, arguments[1], path)
+    if not global_only:
+        _check_field_scope(setting, setting_key, key, value)
     if setting_key != key:
         _check_whole(setting, setting_key, key, value, path)
     set_value(path, key, value, within=root)

@@ -88,6 +88,10 @@ class Kind:
             return [(key, f"must be {self.label}, not {toml_literal(value)}")]
         return []
 
+    def user_only(self, value: object, key: str) -> list[str]:
+        """The dotted keys inside ``value`` that only a user's file may set (see :class:`Field`)."""
+        return []
+
     def parse(self, text: str) -> object:
         """The value ``text`` (from ``karni config set``) stands for.
 
@@ -226,6 +230,15 @@ class ListOf(Kind):
             found += self.item.problems(item, f"{key}[{number}]")
         return found
 
+    def user_only(self, value: object, key: str) -> list[str]:
+        """See :meth:`Kind.user_only`."""
+        if not isinstance(value, list):
+            return []
+        found: list[str] = []
+        for number, item in enumerate(value, 1):
+            found += self.item.user_only(item, f"{key}[{number}]")
+        return found
+
     def parse(self, text: str) -> object:
         """See :meth:`Kind.parse`."""
         if text.lstrip().startswith("["):
@@ -241,14 +254,22 @@ def _plural(label: str) -> str:
 
 
 class Field:
-    """One key of a :class:`Table`: its kind, default (None: no default) and doc."""
+    """One key of a :class:`Table`: its kind, default (None: no default), doc and scope.
 
-    __slots__ = ("default", "doc", "kind")
+    ``scope`` is :data:`USER` for a key a project must never choose even where
+    it may set the table, such as where a model entry sends the user's key:
+    a project file holding it is an error, whatever the setting's own scope.
+    """
 
-    def __init__(self, kind: Kind, doc: str, default: object = None) -> None:
+    __slots__ = ("default", "doc", "kind", "scope")
+
+    def __init__(self, kind: Kind, doc: str, default: object = None, *, scope: str = BOTH) -> None:
+        if scope not in (BOTH, USER):
+            raise ValueError(f"a field's scope must be both or user, not {scope!r}")
         self.kind = kind
         self.doc = doc
         self.default = default
+        self.scope = scope
 
 
 class Table(Kind):
@@ -302,6 +323,21 @@ class Table(Kind):
                 found.append((f"{key}.{problem[0]}", problem[1]))
         return found
 
+    def user_only(self, value: object, key: str) -> list[str]:
+        """See :meth:`Kind.user_only`."""
+        if not isinstance(value, dict):
+            return []
+        found: list[str] = []
+        for name, item in value.items():
+            field = self.fields.get(name)
+            if field is None:
+                continue
+            if field.scope == USER:
+                found.append(f"{key}.{name}")
+            else:
+                found += field.kind.user_only(item, f"{key}.{name}")
+        return found
+
 
 class AnyOf(Kind):
     """One of several kinds, told apart by TOML type (a model id, or a table with ``model``)."""
@@ -320,6 +356,13 @@ class AnyOf(Kind):
             if kind.accepts(value):
                 return kind.problems(value, key)
         return super().problems(value, key)
+
+    def user_only(self, value: object, key: str) -> list[str]:
+        """See :meth:`Kind.user_only`."""
+        for kind in self.kinds:
+            if kind.accepts(value):
+                return kind.user_only(value, key)
+        return []
 
     def parse(self, text: str) -> object:
         """See :meth:`Kind.parse`."""

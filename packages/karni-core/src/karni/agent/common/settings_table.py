@@ -3,7 +3,8 @@
 A :class:`SettingsTable` is built from the :class:`~karni.agent.common.settings.Setting`
 declarations of every installed package. It checks one configuration file
 (:meth:`SettingsTable.validate`: unknown keys, wrong types, values out of
-range, user-only keys in a project file), both files together
+range, user-only keys in a project file, even inside a table such as a
+model entry's ``base_url``), both files together
 (:func:`validate_layers`: a selected profile must exist) and says which value
 wins for a key (:func:`resolve`: project, then the selected profile, then
 the user, then the default). ``karni config``, ``karni check`` and the
@@ -200,6 +201,9 @@ class SettingsTable:
             elif child.setting is not None:
                 found = child.setting.kind.problems(value, key)
                 problems.extend(Problem(path, at, message) for at, message in found)
+                if scope == PROJECT:
+                    inner = child.setting.kind.user_only(value, key)
+                    problems.extend(Problem(path, at, _USER_ONLY_FIELD) for at in inner)
             elif not isinstance(value, dict):
                 problems.append(Problem(path, key, f"must be a table; write [{key}]"))
             else:
@@ -209,6 +213,10 @@ class SettingsTable:
 _USER_ONLY = (
     "can be set only in your user configuration ($XDG_CONFIG_HOME/karni/config.toml), "
     "never by a project; move it there"
+)
+_USER_ONLY_FIELD = (
+    "can be set only in your user configuration ($XDG_CONFIG_HOME/karni/config.toml), "
+    "never by a project; move the whole entry there (or into a profile)"
 )
 
 

@@ -116,8 +116,12 @@ class PreparedSession:
 
     def disabled_message(self) -> str:
         """Why nothing runs, when :attr:`disabled`."""
-        where = self.chain.origins.get("disable", "configuration")
-        return f"the historian is disabled (`historian.disable = true` in the {where})"
+        origin = self.chain.origins.get("disable", "")
+        where = _ORIGIN_NAMES.get(origin, origin or "configuration")
+        return f"the historian is disabled (`historian.disable = true` in {where})"
+
+
+_ORIGIN_NAMES = {"project": "the project's .karni/config.toml", "user": "your user configuration"}
 
 
 def prepare_session(
