@@ -286,6 +286,8 @@ def test_a_wrong_block_anywhere_is_reported_whichever_harness_runs(root):
         ('model = "bedrock/x"', "is not `backend/model`"),
         ('model = "openai-compatible/llama"', "needs a `base_url`"),
         ('model = "local/other"', "the only local model is local/extractive"),
+        ('model = "claude-code/--dangerously-skip-permissions"', "may not start with `-`"),
+        ('model = "ollama/qwen3 --verbose"', "may not start with `-` or hold spaces"),
         (
             'model = {model = "openai/a", base_url = "ftp://x"}',
             "is not an http:// or https:// URL",

@@ -71,6 +71,8 @@ def model_id_problem(value: str) -> str | None:
     backend, slash, name = value.partition("/")
     if not slash or backend not in BACKEND_NAMES or not name.strip():
         return f"is not `backend/model`; backends: {', '.join(BACKEND_NAMES)}"
+    if name.startswith("-") or any(c.isspace() or not c.isprintable() for c in name):
+        return "is not a model name: it may not start with `-` or hold spaces"
     if backend == "local" and value != EXTRACTIVE_ID:
         return f"is not a model: the only local model is {EXTRACTIVE_ID}"
     return None
