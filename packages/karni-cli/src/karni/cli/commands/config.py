@@ -45,7 +45,9 @@ which wins over the default. Keys are dotted for tables, e.g.
 historian.claude_code.model. `set` and `unset` keep the file's comments and
 order. Values: true/false (also yes/no, on/off, 1/0), numbers, strings, and
 TOML arrays or inline tables ('["a/b", "c/d"]', '{{model = "a/b"}}'); a list
-may also be given as a,b,c.
+may also be given as a,b,c. Some keys are yours alone and need --global:
+safe_directories, profiles, and a model entry's base_url and api_key_env
+(a project never chooses where your keys and transcripts go).
 
 Every setting, its type, default and scope: docs/reference/configuration.md.
 
@@ -179,8 +181,9 @@ def _check_field_scope(setting: Setting, setting_key: str, key: str, value: obje
     """Refuse a project file a key only the user may set inside a table (a model's ``base_url``)."""
     from karni.cli.config.settings import ConfigError
 
+    inner_names = key[len(setting_key) + 1 :].split(".") if key != setting_key else []
     whole = value
-    for name in reversed(key[len(setting_key) + 1 :].split(".") if setting_key != key else []):
+    for name in reversed(inner_names):  # historian.pi.model.base_url: {"base_url": value}
         whole = {name: whole}
     inner = setting.kind.user_only(whole, setting_key)
     if inner:
