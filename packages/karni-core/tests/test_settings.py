@@ -231,3 +231,7 @@ def test_the_how_to_sample_declares_working_settings() -> None:
     assert problems(table, {"my_history": {"enabled": False, "limit": 5}}) == []
     [found] = problems(table, {"my_history": {"limit": 99}})
     assert found == "F: `my_history.limit` must be a whole number from 1 to 50, not 99"
+    mirror = {"my_history": {"mirror": {"name": "team", "url": "https://mirror.example"}}}
+    [found] = problems(table, mirror)
+    assert found.startswith("F: `my_history.mirror.url` can be set only in your user")
+    assert problems(table, mirror, scope="user") == []
