@@ -189,3 +189,40 @@ def test_publishing_keeps_the_staging_of_another_session(tmp_path):
             assert [store.recomp_job(other) for other in left] == [(1, 4)] * len(left)
             assert store.staged(session) == [] and store.recomp_job(session) is None
         assert store.connection.execute("SELECT COUNT(*) FROM recomp_staged").fetchone() == (0,)
+
+
+def test_published_rows_get_their_ids_in_order_of_start(tmp_path):
+    # The staged rows are numbered apart from the copy: their row ids still
+    # follow their starts, as one ordered INSERT … SELECT gave them.
+    with Store.open(tmp_path, create=True) as store:
+        store.ensure_session("s", "claude-code")
+        with store.transaction():
+            for ordinal in range(1, 21):
+                store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
+            store.insert_compartments("s", 0, [compartment(a, a + 1, a) for a in range(1, 21, 2)])
+        store.start_recomp("s", 1, 20)
+        new = [compartment(a, a, a) for a in range(1, 21)]
+        store.stage("s", new[10:])
+        store.stage("s", new[:10])
+        store.publish_recomp("s", RunRecord("s", "recomp", "ok", historian="x"))
+        rows = store.connection.execute(
+            "SELECT id, sequence, start_message FROM compartments ORDER BY id"
+        ).fetchall()
+        assert [(sequence, start) for _, sequence, start in rows] == [(n, n + 1) for n in range(20)]
+
+
+def test_publishing_leaves_secure_delete_as_it_found_it(tmp_path):
+    with Store.open(tmp_path, create=True) as store:
+        store.ensure_session("s", "claude-code")
+        with store.transaction():
+            store.write_message("s", 1, "user", "[]", message_id="m1")
+            store.insert_compartments("s", 0, [compartment(1, 1, 1)])
+        for setting, read_back in (("1", 1), ("0", 0), ("FAST", 2), ("1", 1)):
+            store.connection.execute(f"PRAGMA secure_delete = {setting}")
+            store.start_recomp("s", 1, 1)
+            staged = compartment(1, 1, read_back + 10)
+            store.stage("s", [staged])
+            store.publish_recomp("s", RunRecord("s", "recomp", "ok", historian="x"))
+            assert store.connection.execute("PRAGMA secure_delete").fetchone()[0] == read_back
+            assert store.staged("s") == []
+            assert [c.title for _, c in rows_of(store)] == [staged.title]
