@@ -63,6 +63,14 @@ def published_as_stored(compartment):
     )
 
 
+def session_of_messages(store, last):
+    """Session "s" holding user messages 1..last, each with the message id m<ordinal>."""
+    store.ensure_session("s", "claude-code")
+    with store.transaction():
+        for ordinal in range(1, last + 1):
+            store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
+
+
 def test_publishing_matches_a_full_renumbering(tmp_path):
     for seed in range(30):
         rng = random.Random(seed)
@@ -70,10 +78,7 @@ def test_publishing_matches_a_full_renumbering(tmp_path):
         root.mkdir()
         last = rng.randint(8, 40)
         with Store.open(root, create=True) as store:
-            store.ensure_session("s", "claude-code")
-            with store.transaction():
-                for ordinal in range(1, last + 1):
-                    store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
+            session_of_messages(store, last)
             old = [compartment(a, b, seed * 100 + a) for a, b in spans(rng, 1, last)]
             with store.transaction():
                 store.insert_compartments("s", 0, old)
@@ -104,11 +109,9 @@ def test_publishing_matches_a_full_renumbering(tmp_path):
 def test_a_kept_row_starting_inside_the_range_renumbers_the_whole_session(tmp_path):
     # A row whose start lies after its end survives the range's removal inside it.
     with Store.open(tmp_path, create=True) as store:
-        store.ensure_session("s", "claude-code")
+        session_of_messages(store, 10)
+        old = [compartment(a, b, a) for a, b in [(1, 3), (6, 2), (4, 8), (9, 10)]]
         with store.transaction():
-            for ordinal in range(1, 11):
-                store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
-            old = [compartment(a, b, a) for a, b in [(1, 3), (6, 2), (4, 8), (9, 10)]]
             store.insert_compartments("s", 0, old)
         kept = [(0, old[0]), (1, old[1]), (3, old[3])]
         new = [compartment(4, 5, 40), compartment(6, 8, 60)]
@@ -195,10 +198,8 @@ def test_published_rows_get_their_ids_in_order_of_start(tmp_path):
     # The staged rows are numbered apart from the copy: their row ids still
     # follow their starts, as one ordered INSERT … SELECT gave them.
     with Store.open(tmp_path, create=True) as store:
-        store.ensure_session("s", "claude-code")
+        session_of_messages(store, 20)
         with store.transaction():
-            for ordinal in range(1, 21):
-                store.write_message("s", ordinal, "user", "[]", message_id=f"m{ordinal}")
             store.insert_compartments("s", 0, [compartment(a, a + 1, a) for a in range(1, 21, 2)])
         store.start_recomp("s", 1, 20)
         new = [compartment(a, a, a) for a in range(1, 21)]
