@@ -1,3 +1,4 @@
+import json
 import os
 import random
 import sqlite3
@@ -455,3 +456,29 @@ def test_messages_at_ordinals_come_in_order_in_one_query(root):
             (4, (TextPart("m4"),)),
         ]
         assert len(queries) == 1 and store.messages_at("s", []) == []
+
+
+def test_a_scratch_table_left_by_a_failed_block_is_replaced_by_the_next(tmp_path):
+    from karni_historian.store.database import ScratchTable
+
+    with Store.open(tmp_path, create=True) as store:
+        connection = store.connection
+
+        def numbers(last):
+            return ScratchTable(
+                connection,
+                "numbers",
+                "n INTEGER PRIMARY KEY",
+                "SELECT value FROM json_each(?)",
+                (json.dumps(list(range(1, last + 1))),),
+            )
+
+        with pytest.raises(RuntimeError), numbers(5) as count:  # no transaction: the table stays
+            assert count == 5
+            raise RuntimeError
+        assert connection.execute("SELECT COUNT(*) FROM temp.numbers").fetchone() == (5,)
+        with numbers(3) as count:
+            assert count == 3
+            assert connection.execute("SELECT MAX(n) FROM temp.numbers").fetchone() == (3,)
+        tables = connection.execute("SELECT name FROM sqlite_temp_master").fetchall()
+        assert ("numbers",) not in tables

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from karni_historian.store.database import Database, utc_now
+from karni_historian.store.database import Database, ScratchTable, utc_now
 from karni_historian.store.records import StoredCompartment
 
 TYPE_CHECKING = False
@@ -132,20 +132,19 @@ class CompartmentTables(Database):
         ).fetchone()
         if inside is not None:
             return None
-        connection.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS recomp_moves"
-            " (id INTEGER PRIMARY KEY, sequence INTEGER NOT NULL)"
-        )
-        moved = connection.execute(
-            "INSERT INTO temp.recomp_moves (id, sequence) SELECT id, renumbered FROM"
+        moves = ScratchTable(
+            connection,
+            "recomp_moves",
+            "id INTEGER PRIMARY KEY, sequence INTEGER NOT NULL",
+            "SELECT id, renumbered FROM"
             " (SELECT id, sequence, row_number() OVER (ORDER BY start_message, sequence) - 1"
             " + (CASE WHEN start_message > ?2 THEN ?3 ELSE 0 END) AS renumbered"
             " FROM compartments WHERE session_id = ?1) WHERE renumbered != sequence",
             (session_id, end, count),
-        ).rowcount
-        if moved > 0:
-            self._move(session_id)
-        connection.execute("DROP TABLE temp.recomp_moves")
+        )
+        with moves as moved:
+            if moved > 0:
+                self._move(session_id)
         row = connection.execute(
             "SELECT COUNT(*) FROM compartments WHERE session_id = ? AND start_message < ?",
             (session_id, start),

@@ -29,7 +29,7 @@ else:
 
     sqlite3 = load()  # the C module, loaded cheaply: see that module
 
-__all__ = ["PAGE_SIZE", "Database", "Transaction", "utc_now"]
+__all__ = ["PAGE_SIZE", "Database", "ScratchTable", "Transaction", "utc_now"]
 
 PAGE_SIZE = 8192
 """The page size of a store this version creates; an existing store keeps its own."""
@@ -245,3 +245,41 @@ class Transaction:
                 store.connection.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+
+
+class ScratchTable:
+    """``temp.NAME``, filled by one ``INSERT … SELECT``, for a ``with`` block; then dropped.
+
+    What the store's renumberings work out once (each row's new number, each
+    staged row's place) and then join against, instead of ranking rows anew
+    for every row. The block's value is how many rows went in. A table left
+    by a failed block (its transaction rolls back, and the drop is skipped)
+    is replaced by the next one of that name.
+    """
+
+    __slots__ = ("_columns", "_connection", "_name", "_params", "_select")
+
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        name: str,
+        columns: str,
+        select: str,
+        params: tuple[object, ...] = (),
+    ) -> None:
+        """``columns`` is the table's definition, ``select`` the query that fills it, in order."""
+        self._connection = connection
+        self._name = name
+        self._columns = columns
+        self._select = select
+        self._params = params
+
+    def __enter__(self) -> int:
+        execute = self._connection.execute
+        execute(f"DROP TABLE IF EXISTS temp.{self._name}")
+        execute(f"CREATE TEMP TABLE {self._name} ({self._columns})")
+        return int(execute(f"INSERT INTO temp.{self._name} {self._select}", self._params).rowcount)
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        if kind is None:
+            self._connection.execute(f"DROP TABLE temp.{self._name}")

@@ -10,7 +10,7 @@ publishing copies them in one statement.
 
 from __future__ import annotations
 
-from karni_historian.store.database import Database, utc_now
+from karni_historian.store.database import Database, ScratchTable, utc_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -177,30 +177,26 @@ class StagingTables(Database):
         """
         from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
 
-        connection = self.connection
-        connection.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS recomp_places"
-            " (place INTEGER PRIMARY KEY, start_message INTEGER NOT NULL)"
-        )
-        connection.execute("DELETE FROM temp.recomp_places")
-        connection.execute(
-            "INSERT INTO temp.recomp_places (place, start_message)"
-            " SELECT row_number() OVER (ORDER BY start_message), start_message"
+        places = ScratchTable(
+            self.connection,
+            "recomp_places",
+            "place INTEGER PRIMARY KEY, start_message INTEGER NOT NULL",
+            "SELECT row_number() OVER (ORDER BY start_message), start_message"
             " FROM recomp_staged WHERE session_id = ?",
             (session_id,),
         )
         start_id = f"COALESCE(s.start_message_id, {message_id_at('?1', 's.start_message')})"
         end_id = f"COALESCE(s.end_message_id, {message_id_at('?1', 's.end_message')})"
-        connection.execute(
-            f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
-            f" SELECT ?1, ?2 - 1 + n.place, s.start_message, s.end_message, {start_id}, {end_id},"
-            f" s.title, s.p1, s.p1, s.p2, s.p3, s.p4,"
-            f" MAX(1, MIN(100, CAST(s.importance AS INTEGER))), s.episode_type, 0, s.start_date,"
-            f" s.end_date, ?3 FROM temp.recomp_places n JOIN recomp_staged s"
-            f" ON s.session_id = ?1 AND s.start_message = n.start_message ORDER BY n.place",
-            (session_id, first_sequence, utc_now()),
-        )
-        connection.execute("DROP TABLE temp.recomp_places")
+        with places:
+            self.connection.execute(
+                f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
+                f" SELECT ?1, ?2 - 1 + n.place, s.start_message, s.end_message, {start_id},"
+                f" {end_id}, s.title, s.p1, s.p1, s.p2, s.p3, s.p4,"
+                f" MAX(1, MIN(100, CAST(s.importance AS INTEGER))), s.episode_type, 0,"
+                f" s.start_date, s.end_date, ?3 FROM temp.recomp_places n JOIN recomp_staged s"
+                f" ON s.session_id = ?1 AND s.start_message = n.start_message ORDER BY n.place",
+                (session_id, first_sequence, utc_now()),
+            )
 
     def clear_staging(self, session_id: str) -> None:
         """Remove the session's pending recomp and its staged compartments.

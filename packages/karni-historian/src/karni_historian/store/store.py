@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from karni_historian.store.briefing import BriefTables
 from karni_historian.store.compartments import CompartmentTables
-from karni_historian.store.database import utc_now
+from karni_historian.store.database import ScratchTable, utc_now
 from karni_historian.store.ingest_state import IngestStateTables
 from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
@@ -162,23 +162,20 @@ class Store(
         rows anew for each one would take time growing with their square.
         Neither needs ``UPDATE … FROM`` (SQLite 3.33).
         """
-        connection = self.connection
-        connection.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS recomp_numbers"
-            " (id INTEGER PRIMARY KEY, sequence INTEGER NOT NULL)"
-        )
-        connection.execute("DELETE FROM temp.recomp_numbers")
-        connection.execute(
-            "INSERT INTO temp.recomp_numbers (id, sequence) SELECT id, row_number() OVER"
-            " (ORDER BY start_message, sequence DESC) - 1 FROM compartments WHERE session_id = ?",
+        numbers = ScratchTable(
+            self.connection,
+            "recomp_numbers",
+            "id INTEGER PRIMARY KEY, sequence INTEGER NOT NULL",
+            "SELECT id, row_number() OVER (ORDER BY start_message, sequence DESC) - 1"
+            " FROM compartments WHERE session_id = ?",
             (session_id,),
         )
-        connection.execute(
-            "UPDATE compartments SET sequence = (SELECT n.sequence FROM temp.recomp_numbers n"
-            " WHERE n.id = compartments.id) WHERE session_id = ?",
-            (session_id,),
-        )
-        connection.execute("DROP TABLE temp.recomp_numbers")
+        with numbers:
+            self.connection.execute(
+                "UPDATE compartments SET sequence = (SELECT n.sequence FROM temp.recomp_numbers n"
+                " WHERE n.id = compartments.id) WHERE session_id = ?",
+                (session_id,),
+            )
 
 
 class _FastSecureDelete:
