@@ -26,12 +26,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from session_fixtures import install_claude, install_opencode, install_pi, isolated_env, jsonl
 
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE.parent / "shared" / "data" / "real-transcripts"
@@ -61,18 +62,6 @@ class Expected:
         self.prompts: list[str] = []
         self.calls: set[str] = set()
         self.edited: set[str] = set()
-
-
-def jsonl(path: Path) -> list[dict]:
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
 
 
 def relative(path: str, cwd: str, root: str) -> str | None:
@@ -169,19 +158,6 @@ def claude_cases() -> list[tuple[str, str, list[Path]]]:
     return cases
 
 
-def install_claude(files: list[Path], recorded: str, root: str, env: dict) -> None:
-    key = re.sub(r"[^A-Za-z0-9]", "-", root)
-    folder = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / key
-    main = files[0]
-    for path in files:
-        if path.parent == main.parent:
-            target = folder / path.name
-        else:
-            target = folder / path.relative_to(main.parent)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(path.read_text(encoding="utf-8").replace(recorded, root))
-
-
 # --- Pi -------------------------------------------------------------------------------------
 
 
@@ -218,14 +194,6 @@ def pi_expected(files: list[Path], root: str) -> Expected:
                 if rel:
                     expected.edited.add(rel)
     return expected
-
-
-def install_pi(files: list[Path], recorded: str, root: str, env: dict) -> None:
-    name = "--" + root.lstrip("/").replace("/", "-") + "--"
-    folder = Path(env["PI_CODING_AGENT_DIR"]) / "sessions" / name
-    folder.mkdir(parents=True)
-    text = files[0].read_text(encoding="utf-8").replace(recorded, root)
-    (folder / f"2025-01-01T00-00-00-000Z_{files[0].stem}.jsonl").write_text(text)
 
 
 # --- OpenCode -------------------------------------------------------------------------------
@@ -270,14 +238,6 @@ def opencode_expected(files: list[Path], root: str) -> Expected:
     return expected
 
 
-def install_opencode(files: list[Path], recorded: str, root: str, env: dict) -> None:
-    target = Path(env["XDG_DATA_HOME"]) / "opencode" / "storage"
-    shutil.copytree(files[0], target)
-    for path in target.rglob("*.json"):
-        path.chmod(0o644)
-        path.write_text(path.read_text(encoding="utf-8").replace(recorded, root))
-
-
 # --- running and comparing --------------------------------------------------------------
 
 
@@ -313,21 +273,6 @@ def stored(root: str) -> tuple[list[str], dict[str, Expected]]:
         }
     connection.close()
     return sessions, found
-
-
-def isolated_env(work: str) -> dict[str, str]:
-    """An environment whose harness folders are all empty folders under ``work``."""
-    env = {**os.environ, "HOME": os.path.join(work, "home")}
-    for variable, folder in (
-        ("CLAUDE_CONFIG_DIR", "claude"),
-        ("XDG_CONFIG_HOME", "config"),
-        ("XDG_DATA_HOME", "data"),
-        ("PI_CODING_AGENT_DIR", "pi"),
-    ):
-        env[variable] = os.path.join(work, folder)
-    env.pop("PI_CODING_AGENT_SESSION_DIR", None)
-    env.pop("OPENCODE_DB", None)
-    return env
 
 
 def run_commands(root: str, env: dict[str, str]) -> list[str]:

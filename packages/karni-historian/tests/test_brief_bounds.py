@@ -141,9 +141,15 @@ print(json.dumps([text, titles, file_brief, sorted(set(sys.modules) - before)]))
 """
 
 FILE_BRIEF_MODULES = {
-    *("karni_historian", "karni_historian.brief", "karni_historian.store"),
+    *(
+        "karni_historian",
+        "karni_historian.brief",
+        "karni_historian.store",
+        "karni_historian.edits",
+        "karni_historian.prompts",
+    ),
     *(f"karni_historian.brief.{name}" for name in ("briefs", "decay", "fit", "lines")),
-    *(f"karni_historian.brief.{name}" for name in ("paraphrase", "prompts", "provider", "shaped")),
+    *(f"karni_historian.brief.{name}" for name in ("notes", "paraphrase", "provider", "shaped")),
     *(f"karni_historian.store.{name}" for name in ("briefing", "database", "guard", "records")),
     *(f"karni_historian.store.{name}" for name in ("schema", "sqlite_module")),
 }

@@ -15,7 +15,8 @@ import sys
 import pytest
 from karni_historian.brief import fit
 from karni_historian.brief.decay import PRESSURE_FLOOR
-from karni_historian.brief.shaped import _diff_counts, _minute, _minute_by_datetime
+from karni_historian.brief.shaped import _minute, _minute_by_datetime
+from karni_historian.edits import diff_counts
 from karni_historian.store.guard import _created_name, _expected_objects
 from karni_historian.store.schema import MIGRATIONS
 from karni_historian.store.sqlite_module import statement_cache
@@ -66,11 +67,11 @@ def test_the_statement_cache_prepares_each_statement_once_within_its_bound():
     assert prepared[-2:] == ["z", "z"]
 
 
-def test_the_brief_reads_the_path_keys_the_model_declares():
-    from karni_historian.brief.shaped import _PATH_KEYS
+def test_the_edits_module_reads_the_path_keys_the_model_declares():
+    from karni_historian.edits import PATH_KEYS as EDIT_PATH_KEYS
     from karni_historian.model import PATH_KEYS
 
-    assert _PATH_KEYS == PATH_KEYS  # a copy: the model module is too heavy for the brief
+    assert EDIT_PATH_KEYS == PATH_KEYS  # a copy: the model module is too heavy for the brief
 
 
 def test_the_guard_knows_every_table_and_index_the_migrations_create():
@@ -97,13 +98,13 @@ def test_the_guard_knows_every_table_and_index_the_migrations_create():
     ],
 )
 def test_an_edits_line_counts_are_those_of_a_minimal_line_diff(old, new, counts):
-    assert _diff_counts(old, new) == counts
+    assert diff_counts(old, new) == counts
 
 
 def test_a_huge_replacement_counts_its_middle_as_changed_without_a_quadratic_walk():
     old = "\n".join(["head", *(f"old {n}" for n in range(600)), "tail"])
     new = "\n".join(["head", *(f"new {n}" for n in range(600)), "tail"])
-    assert _diff_counts(old, new) == (600, 600)
+    assert diff_counts(old, new) == (600, 600)
 
 
 TIMESTAMPS = [

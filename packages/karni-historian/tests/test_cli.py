@@ -196,10 +196,12 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
         2,
         "karni-historian: --budget must be a positive integer (got 'lots')\n",
     )
-    # Before any wrapup, the requests that edited a file are already its history.
+    # Before any wrapup, the file's notes and the requests that edited it are its history.
     code, out, err = cli(capsys, "brief", "cart.py")
     assert (code, err) == (0, "")
-    assert out.startswith("What shaped this file, newest first:\n1. 2026-03-02 ")
+    assert out.startswith("Tried here and failed or undone (do not repeat):\n- adds `gift_card` — ")
+    assert "- Renamed `total()` to `subtotal()` in shop/cart.py.\n" in out
+    assert "What shaped this file, newest first:\n1. 2026-03-02 " in out
     assert '+1 \u22121 \u2014 "Rename the total() helper in cart.py to subtotal()"\n' in out
     assert cli(capsys, "brief", "README.md") == (
         0,

@@ -86,10 +86,17 @@ def test_every_edited_file_has_a_brief_within_the_cap(project, phases, capsys):
         shaped = lines.index("What shaped this file, newest first:")
         assert lines[shaped + 1] == (
             '1. 2026-09-30 14:02 +4 \u22122 \u2014 "Make events soft-deletable: keep deleted '
-            'events in the database with a…"'
+            'events in the database with a deleted_at timestamp…"'
         )
-        assert title in brief
+        # The failing test run of the phase and the edit that fixed it, then its commit.
+        assert lines[2].startswith("- `uv run pytest -q` failed: 1 failed, 11 passed; fixed: ")
+        assert f"committed {_sha(phases, title)} «{title.lower()}»" in brief
         assert not _controls(brief)
+
+
+def _sha(phases, title):
+    index = [phase[0] for phase in phases].index(title)
+    return f"{index + 1:x}a7c3e9{index + 1:x}"
 
 
 def test_a_file_has_a_brief_before_any_wrapup(project, capsys):
@@ -97,9 +104,17 @@ def test_a_file_has_a_brief_before_any_wrapup(project, capsys):
     code, out, err = run(capsys, "brief", "docs/events.md")
     assert (code, err) == (0, "")
     assert out.splitlines() == [
+        "Tried here and failed or undone (do not repeat):",
+        "- `uv run pytest -q` failed: 1 failed, 11 passed; fixed: changed `soft_two`",
+        "Decided:",
+        "- adds `soft_one`, `soft_two`",
+        "Last outcome:",
+        "- committed 6a7c3e96 «document soft deletion in the readme»",
+        "- `uv run pytest -q` passed: 12 passed",
         "What shaped this file, newest first:",
         '1. 2026-09-30 14:02 +4 \u22122 \u2014 "Make events soft-deletable: keep deleted events '
-        'in the database with a…"',
+        "in the database with a deleted_at timestamp, hide them everywhere, and let staff restore "
+        'them. Never hard-delete an event."',
     ]
 
 

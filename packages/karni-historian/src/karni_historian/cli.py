@@ -255,6 +255,9 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
         check_sources(args.sources or ())  # before the store is created
         with _open(root, create=True) as store:
             report = ingest(store, root, args.sources, progress_stream=_progress_stream(args))
+            from karni_historian.condense.file_notes import note_sessions
+
+            note_sessions(store, report.sessions)
     except IngestError as error:
         raise CliError(str(error), 2) from None
     for warning in report.warnings():

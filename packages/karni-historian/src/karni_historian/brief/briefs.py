@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from karni_historian.brief.fit import Loader, fit_tiers, rows_to_fit
 from karni_historian.brief.lines import anchor_line, by_priority, episode_line, fact_line, fit_lines
+from karni_historian.brief.notes import note_sections
 from karni_historian.brief.shaped import REQUEST_CHARS, shaping_line, shaping_requests
 
 TYPE_CHECKING = False
@@ -36,6 +37,9 @@ _MAX_FACTS = 40
 _FACT_SHARE = 0.3
 _REVERT_SHARE = 0.15
 _SHAPED_SHARE = 0.4
+_SHAPED_HEADING = "What shaped this file, newest first:"
+_ROOMY = 4000
+"""A room this large (``karni-historian brief``'s, not the cap's) quotes requests whole."""
 MAX_REQUESTS_SHOWN = 8
 """The most requests a brief sized to a room lists under what shaped the file, by default."""
 
@@ -82,8 +86,10 @@ def _shaped_lines(shapings: Sequence[Shaping], room: int | None) -> list[str]:
     """``What shaped this file`` and the requests that fit ``room``, at least the newest."""
     if not shapings:
         return []
-    heading = "What shaped this file, newest first:"
-    lines = [shaping_line(n, s) for n, s in enumerate(shapings, 1)]
+    heading = _SHAPED_HEADING
+    whole = room is None or room >= _ROOMY  # a roomy brief quotes every request whole
+    chars = 1 << 30 if whole else REQUEST_CHARS
+    lines = [shaping_line(n, s, request_chars=chars) for n, s in enumerate(shapings, 1)]
     if room is None:
         return [heading, *lines]
     shown = fit_lines([heading, *lines], room)
@@ -116,6 +122,26 @@ def _episode_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | None
     return [heading, *shown] if shown else []
 
 
+def _about_this_file(fact: FactRecord, name: str) -> bool:
+    """Whether a fact is about the file ``name`` or the whole project: it names no other file."""
+    for word in fact.content.replace("`", " ").replace("(", " ").split():
+        word = word.strip(".,;:'\"")
+        if _file_name(word) and word.rsplit("/", 1)[-1] != name:
+            return False
+    return True
+
+
+def _file_name(word: str) -> bool:
+    """Whether ``word`` looks like a file name or path (a name, a dot, a short extension)."""
+    stem, dot, extension = word.rpartition(".")
+    return (
+        bool(dot and stem)
+        and extension.isalpha()
+        and 1 <= len(extension) <= 5
+        and not stem.replace(".", "").isdigit()
+    )
+
+
 def file_brief(
     store: BriefTables,
     path: str,
@@ -144,17 +170,39 @@ def file_brief(
     else:
         rows = rows_to_fit(store, path, room_chars)
     loader = Loader(store, [row[1] for row in rows])
-    facts = _facts_about(store, path, [(row[0], row[4], row[5]) for row in rows])[:_MAX_FACTS]
+    name = path.rsplit("/", 1)[-1]
+    facts = _facts_about(store, path, [(row[0], row[4], row[5]) for row in rows])
+    facts = [fact for fact in facts if _about_this_file(fact, name)][:_MAX_FACTS]
     shapings = shaping_requests(store, path, None if room_chars is None else max_requests)
-    if not rows and not facts and not shapings:
-        return None
     room = room_chars
-    lines = _fact_lines(facts, _share(room, _FACT_SHARE, 0))
-    lines += _reverted_lines(rows, loader, _share(room, _REVERT_SHARE, _used(lines)))
+    newest = shapings[0].request if shapings else ""
+    notes = note_sections(store, path, _notes_room(room, shapings), newest)
+    if not rows and not facts and not shapings and not notes:
+        return None
+    if notes:  # the notes say what was undone, and the rules in the user's words
+        said = _alnum("\n".join(notes))
+        facts = [fact for fact in facts if _alnum(fact.content) not in said]
+    lines = notes + _fact_lines(facts, _share(room, _FACT_SHARE, _used(notes)))
+    if not notes:
+        lines += _reverted_lines(rows, loader, _share(room, _REVERT_SHARE, _used(lines)))
     lines += _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(lines)))
     left = _share(room, 1.0, _used(lines))
     lines += _headed_section(_episode_lines(rows, loader, left), left)
     return "\n".join(lines) if lines else None
+
+
+def _alnum(text: str) -> str:
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
+def _notes_room(room: int | None, shapings: Sequence[Shaping]) -> int | None:
+    """The room the notes may take: all of it but the newest request's line, when there is one."""
+    if room is None:
+        return None
+    if not shapings:
+        return room
+    reserve = len(_SHAPED_HEADING) + 1 + len(shaping_line(1, shapings[0])) + 1
+    return max(0, room - min(reserve, room // 4))
 
 
 def _headed_section(section: list[str], room: int | None) -> list[str]:

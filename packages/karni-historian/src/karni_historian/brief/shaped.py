@@ -15,23 +15,14 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterator
     from typing import Any
 
-    from karni_historian.model import ToolPart
     from karni_historian.store.briefing import BriefTables
 
-__all__ = ["REQUEST_CHARS", "Shaping", "edit_line_counts", "shaping_line", "shaping_requests"]
+__all__ = ["REQUEST_CHARS", "Shaping", "shaping_line", "shaping_requests"]
 
-_REPLACE_TOOLS = frozenset({"edit", "multiedit", "str_replace_editor"})
-_WRITE_TOOLS = frozenset({"write", "create"})
-_PATCH_TOOLS = frozenset({"apply_patch", "patch"})
-_NOTEBOOK_TOOLS = frozenset({"notebookedit"})
-_OLD_KEYS = ("old_string", "oldText", "oldString", "old_str")
-_NEW_KEYS = ("new_string", "newText", "newString", "new_str")
-_PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
-_PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")  # model.PATH_KEYS (a test checks)
-REQUEST_CHARS = 72
+REQUEST_CHARS = 100
 """The longest request quoted in a line of what shaped a file."""
 
 
@@ -74,135 +65,14 @@ class Shaping:
         return (self.timestamp or "", self.session_id, self.ordinal)
 
 
-class _Call:
-    """A stored tool call as the line counts read it: its name and input."""
-
-    __slots__ = ("input", "name")
-
-    def __init__(self, name: str, data: object) -> None:
-        self.name = name
-        self.input = data
-
-
-def _text(data: dict[str, Any], keys: Sequence[str]) -> str | None:
-    return next((data[k] for k in keys if isinstance(data.get(k), str)), None)
-
-
-def _diff_counts(old: str, new: str) -> tuple[int, int]:
-    """Lines added and removed turning ``old`` into ``new``: the lines outside their LCS.
-
-    The counts of a minimal line diff, as ``git diff --numstat`` gives them,
-    computed here rather than with :mod:`difflib` (which imports :mod:`re`)
-    on the path of every brief.
-    """
-    before, after = old.splitlines(), new.splitlines()
-    kept = _common_lines(before, after)
-    return len(after) - kept, len(before) - kept
-
-
-_LCS_CELLS = 250_000
-"""Above this many line pairs between the common ends, every line there counts as changed.
-
-That bounds an edit's cost on the brief's path (a replacement of two
-500-line blocks that share neither end).
-"""
-
-
-def _common_lines(before: list[str], after: list[str]) -> int:
-    """How many lines a longest common subsequence of ``before`` and ``after`` has."""
-    head = 0
-    while head < min(len(before), len(after)) and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
-    middle_before = before[head : len(before) - tail]
-    middle_after = after[head : len(after) - tail]
-    if not middle_before or not middle_after:
-        return head + tail
-    if len(middle_before) * len(middle_after) > _LCS_CELLS:
-        return head + tail
-    return head + tail + _lcs_length(middle_before, middle_after)
-
-
-def _lcs_length(before: list[str], after: list[str]) -> int:
-    """The length of a longest common subsequence, one row of the table at a time."""
-    previous = [0] * (len(after) + 1)
-    for line in before:
-        current = [0]
-        for j, other in enumerate(after):
-            current.append(previous[j] + 1 if line == other else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1]
-
-
-def _replacements(data: dict[str, Any]) -> Iterable[tuple[str, str]]:
-    """The ``(old, new)`` text pairs of a replacing edit, one or many."""
-    old, new = _text(data, _OLD_KEYS), _text(data, _NEW_KEYS)
-    if old is not None or new is not None:
-        yield old or "", new or ""
-    edits = data.get("edits")
-    for item in edits if isinstance(edits, list) else ():
-        if isinstance(item, dict):
-            yield _text(item, _OLD_KEYS) or "", _text(item, _NEW_KEYS) or ""
-
-
-def _patch_counts(patch: str, path: str) -> tuple[int, int]:
-    """``+``/``-`` lines of ``patch`` about ``path`` (all of them when it names no file)."""
-    added = removed = 0
-    current: str | None = None
-    headed = any(header in patch for header in _PATCH_HEADERS)
-    for line in patch.splitlines():
-        header = next((h for h in _PATCH_HEADERS if line.startswith(h)), None)
-        if header is not None:
-            current = line[len(header) :].strip()
-            continue
-        if line.startswith(("***", "+++", "---", "@@")) or (headed and not _same(current, path)):
-            continue
-        if line.startswith("+"):
-            added += 1
-        elif line.startswith("-"):
-            removed += 1
-    return added, removed
-
-
-def _same(candidate: str | None, path: str) -> bool:
-    return bool(candidate) and (candidate == path or str(candidate).endswith("/" + path))
-
-
-def edit_line_counts(part: ToolPart | _Call, path: str) -> tuple[int, int]:
-    """``(added, removed)`` lines of ``path`` worked out from an edit tool's input.
-
-    Args:
-        part: A tool call, its input paths already project-relative.
-        path: The project-relative file the counts are for.
-
-    Returns:
-        The counts; ``(0, 0)`` for a tool whose input does not say.
-    """
-    data = part.input if isinstance(part.input, dict) else {}
-    name = part.name.lower()
-    if name in _REPLACE_TOOLS:
-        pairs = [_diff_counts(old, new) for old, new in _replacements(data)]
-        return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
-    if name in _WRITE_TOOLS:
-        content = _text(data, ("content", "file_text"))
-        return (len(content.splitlines()), 0) if content else (0, 0)
-    if name in _NOTEBOOK_TOOLS:
-        source = _text(data, ("new_source",))
-        return (len(source.splitlines()), 0) if source else (0, 0)
-    if name in _PATCH_TOOLS:
-        patch = _text(data, ("patchText", "patch", "input"))
-        return _patch_counts(patch, path) if patch else (0, 0)
-    return 0, 0
-
-
 def _touches(data: dict[str, Any], path: str) -> bool:
-    named = _text(data, _PATH_KEYS)
+    from karni_historian.edits import named_path
+
+    named = named_path(data)
     if named is not None:
         return named == path or named.startswith(path.rstrip("/") + "/")
-    patch = _text(data, ("patchText", "patch"))
-    return bool(patch) and path in str(patch)
+    patch = data.get("patchText") or data.get("patch")
+    return isinstance(patch, str) and path in patch
 
 
 def _project_input(data: dict[str, Any], root: str) -> dict[str, Any]:
@@ -212,7 +82,9 @@ def _project_input(data: dict[str, Any], root: str) -> dict[str, Any]:
     from karni.agent.common.paths import project_relative
 
     updates = {}
-    for key in _PATH_KEYS:
+    from karni_historian.edits import PATH_KEYS
+
+    for key in PATH_KEYS:
         value = data.get(key)
         if isinstance(value, str) and os.path.isabs(value):
             relative = project_relative(root, value)
@@ -225,6 +97,8 @@ def _edit_counts(
     store: BriefTables, session_id: str, ordinal: int, path: str
 ) -> tuple[str | None, int, int]:
     """The message's time, and the lines of ``path`` its successful tool calls added and removed."""
+    from karni_historian.edits import edit_line_counts
+
     added = removed = 0
     when, parts = store.tool_calls(session_id, ordinal)
     for part in parts:
@@ -233,7 +107,7 @@ def _edit_counts(
             continue
         data = _project_input(data, store.root)
         if _touches(data, path):
-            plus, minus = edit_line_counts(_Call(str(part.get("name", "")), data), path)
+            plus, minus = edit_line_counts(str(part.get("name", "")), data, path)
             added, removed = added + plus, removed + minus
     return when, added, removed
 
@@ -249,7 +123,7 @@ def _prompts(
     store: BriefTables, session_id: str, before: int
 ) -> Iterator[tuple[int, str, str | None]]:
     """``(ordinal, text, timestamp)`` of the session's meaningful prompts, newest first."""
-    from karni_historian.brief.prompts import prompt_text
+    from karni_historian.prompts import prompt_text
 
     ordinal, timestamp, texts = 0, None, list[str]()
     for row_ordinal, row_timestamp, text in store.user_texts(session_id, before):
@@ -296,12 +170,22 @@ def _session_shapings(
 def shaping_requests(store: BriefTables, path: str, limit: int | None = None) -> list[Shaping]:
     """The requests that led to edits of ``path`` (or files under it), newest first.
 
-    With ``limit``, only the newest that many: each session contributes its
-    newest, and sessions whose last activity is older than every request
-    found are not read (``docs/historian/blocks.md``).
+    A session ``ingest`` has noted (``docs/historian/file-notes.md``) gives its
+    requests as noted: a bare "continue" already names the request it
+    continued. Another session's are worked out from its raw messages. With
+    ``limit``, only the newest that many: each session contributes its newest,
+    and sessions whose last activity is older than every request found are
+    not read (``docs/historian/blocks.md``).
     """
-    shapings: list[Shaping] = []
+    noted = store.noted_session_ids()
+    shapings = [
+        Shaping(session, request, _one_line(text), timestamp, added, removed)
+        for session, request, timestamp, text, added, removed in store.file_request_rows(path)
+    ]
+    del shapings[len(shapings) if limit is None else limit :]
     for session_id, last_ts in store.editing_sessions(path):
+        if session_id in noted:
+            continue
         if limit is not None and len(shapings) >= limit and (last_ts or "") < shapings[-1].key()[0]:
             break
         shapings += _session_shapings(store, session_id, path, limit)
@@ -395,11 +279,17 @@ def _minute_by_datetime(timestamp: str) -> str:
 def _quoted(request: str, limit: int) -> str:
     if not request:
         return "(edits before the first request)"
-    if len(request) > limit:
-        cut = request[:limit]
-        space = cut.rfind(" ")
-        request = (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:.") + "…"
-    return f'"{request}"'
+    return f'"{_sentence_cut(request, limit) if len(request) > limit else request}"'
+
+
+def _sentence_cut(request: str, limit: int) -> str:
+    """``request`` cut after its last whole sentence that fits, else at a word."""
+    from karni_historian.cut import shorten
+
+    end = max(request.rfind(mark, 0, limit) for mark in (". ", "? ", "! ", "; "))
+    if end >= limit // 2:
+        return request[: end + 1].rstrip(" ;")
+    return shorten(request, limit)
 
 
 def shaping_line(number: int, shaping: Shaping, *, request_chars: int = REQUEST_CHARS) -> str:

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from karni_historian.brief.budget import estimate_tokens, tokens_for_length
-from karni_historian.brief.prompts import (
+from karni_historian.condense.prose import rules_out
+from karni_historian.errors import ChunkCoverageError
+from karni_historian.model import Message, TextPart, ToolPart
+from karni_historian.prompts import (
     INTERNAL_INITIATOR_MARKER,
     clean_prompt_part,
     prompt_text,
 )
-from karni_historian.condense.prose import rules_out
-from karni_historian.errors import ChunkCoverageError
-from karni_historian.model import Message, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

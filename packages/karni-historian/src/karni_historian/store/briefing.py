@@ -235,6 +235,48 @@ class BriefTables(Database):
                 return
             below = page[-1][0]
 
+    def _has_notes(self) -> bool:
+        """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""
+        from karni_historian.store.schema import NOTES_VERSION
+
+        return self.schema_version >= NOTES_VERSION
+
+    def file_note_rows(self, path: str) -> list[tuple[str, int, int, str, str, int, str | None]]:
+        """``(session_id, request, ordinal, kind, text, weight, last_ts)`` of ``path``'s notes.
+
+        Notes of the files under ``path`` too when it is a folder; newest
+        session first. None on a store older than the notes.
+        """
+        if not self._has_notes():
+            return []
+        low, high = _under(path)
+        return self.connection.execute(
+            "SELECT n.session_id, n.request, n.ordinal, n.kind, n.text, n.weight, s.last_ts"
+            " FROM file_notes n JOIN sessions s ON s.id = n.session_id"
+            " WHERE n.path = ? OR (n.path >= ? AND n.path < ?)"
+            " ORDER BY COALESCE(s.last_ts, '') DESC, n.session_id DESC, n.request DESC,"
+            " n.weight DESC, n.ordinal DESC",
+            (path, low, high),
+        ).fetchall()
+
+    def file_request_rows(self, path: str) -> list[tuple[str, int, str | None, str, int, int]]:
+        """``(session_id, request, timestamp, text, added, removed)`` of ``path``'s requests."""
+        if not self._has_notes():
+            return []
+        low, high = _under(path)
+        return self.connection.execute(
+            "SELECT session_id, request, timestamp, text, SUM(added), SUM(removed)"
+            " FROM file_requests WHERE path = ? OR (path >= ? AND path < ?)"
+            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC",
+            (path, low, high),
+        ).fetchall()
+
+    def noted_session_ids(self) -> set[str]:
+        """The sessions ``ingest`` has worked out the files' notes of."""
+        if not self._has_notes():
+            return set()
+        return {row[0] for row in self.connection.execute("SELECT session_id FROM noted_sessions")}
+
     def user_texts(self, session_id: str, before: int) -> Iterator[tuple[int, str | None, str]]:
         """``(ordinal, timestamp, text)`` of the user messages' text parts, newest first.
 

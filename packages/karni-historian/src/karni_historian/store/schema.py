@@ -14,6 +14,7 @@ import os
 __all__ = [
     "DB_RELATIVE_PATH",
     "MIGRATIONS",
+    "NOTES_VERSION",
     "READABLE_FROM",
     "RESTAGED_VERSION",
     "SCHEMA_VERSION",
@@ -230,6 +231,53 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID""",
         TOOL_PARTS_OF_MESSAGES.format(messages="1"),
     ),
+    # Version 7 (``docs/historian/file-notes.md``): each file's notes (what was tried,
+    # decided, required and found there) and the requests that edited it, worked out
+    # from a session's raw messages by ``ingest``; ``noted_sessions`` says how far each
+    # session was read, with which version of the extraction, and from which request
+    # the next reading starts; ``file_edits`` keeps a digest of each edit's replaced and
+    # written text, so an edit that writes back an earlier one is known without reading
+    # the earlier one again. An older store's sessions have no row in ``noted_sessions``,
+    # so the next ``ingest`` notes them all.
+    (
+        """CREATE TABLE file_notes (
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            request INTEGER NOT NULL,
+            ordinal INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            weight INTEGER NOT NULL,
+            PRIMARY KEY (path, session_id, request, kind, text)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE file_requests (
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            request INTEGER NOT NULL,
+            timestamp TEXT,
+            text TEXT NOT NULL,
+            added INTEGER NOT NULL,
+            removed INTEGER NOT NULL,
+            PRIMARY KEY (path, session_id, request)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_file_notes_session ON file_notes(session_id)",
+        "CREATE INDEX idx_file_requests_session ON file_requests(session_id)",
+        """CREATE TABLE noted_sessions (
+            session_id TEXT PRIMARY KEY,
+            message_count INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            resume_from INTEGER NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE file_edits (
+            session_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            forward TEXT NOT NULL,
+            inverse TEXT NOT NULL,
+            PRIMARY KEY (session_id, ordinal, path, forward)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_file_edits_content ON file_edits(session_id, path, forward)",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -247,9 +295,13 @@ READABLE_FROM = 3
 """The oldest schema version a read-only connection can read as it is.
 
 Versions after it change how rows are written (4) or add tables a brief
-never reads (5, the staging of ``recomp``; 6, ``tool_parts``), so a brief can
-read an older store before the next ``ingest`` upgrades it.
+never reads (5, the staging of ``recomp``; 6, ``tool_parts``), or reads only
+when they are there (7, the files' notes: :data:`NOTES_VERSION`), so a brief
+can read an older store before the next ``ingest`` upgrades it.
 """
+
+NOTES_VERSION = 7
+"""The first schema version with the files' notes (``file_notes``, ``file_requests``)."""
 
 
 def db_path(root: str | os.PathLike[str]) -> str:

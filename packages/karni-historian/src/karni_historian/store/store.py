@@ -11,6 +11,7 @@ from __future__ import annotations
 from karni_historian.store.briefing import BriefTables
 from karni_historian.store.compartments import CompartmentTables
 from karni_historian.store.database import ScratchTable, utc_now
+from karni_historian.store.file_notes import FileNoteTables
 from karni_historian.store.ingest_state import IngestStateTables
 from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
@@ -39,6 +40,7 @@ class Store(
     RunTables,
     StagingTables,
     RebuildTables,
+    FileNoteTables,
     BriefTables,
 ):
     """An open historian database.

@@ -39,14 +39,26 @@ def _without_reminders(text: str) -> str:
     return "".join(kept)
 
 
-def clean_prompt_part(text: str) -> str:
-    """One text part without reminders and markers, whitespace collapsed; ``""`` for a directive."""
+def clean_prompt_part(text: str, *, lines: bool = False) -> str:
+    """One text part without reminders and markers; ``""`` for a directive.
+
+    Whitespace is collapsed, or with ``lines`` only within each line (blank
+    lines kept as one), for readers that tell pasted output by its lines.
+    """
     if _REMINDER_OPEN in text:
         text = _without_reminders(text)
-    text = " ".join(text.replace(INTERNAL_INITIATOR_MARKER, "").split())
+    text = text.replace(INTERNAL_INITIATOR_MARKER, "")
+    if lines:
+        text = "\n".join(" ".join(line.split()) for line in text.strip().splitlines())
+    else:
+        text = " ".join(text.split())
     return "" if text.startswith(DIRECTIVE_PREFIX) else text
 
 
-def prompt_text(texts: Sequence[str]) -> str:
-    """The meaningful text of a user message's (not ignored) text parts, joined by `` / ``."""
-    return " / ".join(cleaned for cleaned in map(clean_prompt_part, texts) if cleaned)
+def prompt_text(texts: Sequence[str], *, lines: bool = False) -> str:
+    """The meaningful text of a user message's (not ignored) text parts, joined by `` / ``.
+
+    With ``lines``, each part keeps its line breaks (see :func:`clean_prompt_part`).
+    """
+    parts = (clean_prompt_part(text, lines=lines) for text in texts)
+    return (" /\n" if lines else " / ").join(part for part in parts if part)

@@ -1,0 +1,161 @@
+"""A file's notes in its brief: the most valuable first, each section within its share of the room.
+
+The notes (``docs/historian/file-notes.md``) come in five kinds. Before an
+edit the most valuable are the approaches that failed or were undone (so
+they are not tried again), then what was decided, then the user's rules,
+then how the last checks ended. Each kind gets a section; newer sessions and
+requests come first within it, and the same note said twice (in two
+sessions, or as a decision and inside an undone attempt) is shown once.
+
+Sized to a room, each section takes at most its share first; what a section
+leaves goes to the next ones in the same order, so a file with no failures
+gives their room to its decisions.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from karni_historian.store.briefing import BriefTables
+
+__all__ = ["HEADINGS", "note_sections"]
+
+HEADINGS = {
+    "failed": "Tried here and failed or undone (do not repeat):",
+    "decision": "Decided:",
+    "constraint": "The user's rules for it:",
+    "outcome": "Last outcome:",
+}
+"""The sections, in the order of their value before an edit (``rejected`` joins ``failed``)."""
+
+SHARES = {"failed": 0.3, "decision": 0.35, "constraint": 0.2, "outcome": 0.15}
+"""The part of the room each section may take before the others had theirs."""
+
+STRONG = 80
+"""Notes weighted this or more (a stated rule, a statement naming the file's code) go first."""
+
+LINE_CHARS = 170
+"""The longest note line shown in a brief sized to a room."""
+
+
+def _key(text: str) -> str:
+    return "".join(char for char in text.lower() if char.isalnum())
+
+
+def _line(text: str, date: str, room: int | None) -> str:
+    from karni_historian.cut import shorten
+
+    line = f"- {date}{text}" if date else f"- {text}"
+    return line if room is None else shorten(line, LINE_CHARS)
+
+
+def _day(timestamp: str | None) -> str:
+    return f"{timestamp[5:10]} " if timestamp and len(timestamp) >= 10 else ""
+
+
+def _candidates(
+    rows: Sequence[tuple[str, int, int, str, str, int, str | None]], room: int | None
+) -> dict[str, list[tuple[int, str]]]:
+    """Each section's lines with the rank that decides which fit first.
+
+    Rows come newest request first. A section takes the best note of each
+    request before the second best of any, so a long history shows its
+    range; ``outcome`` keeps only the newest request that has one (the file's
+    last state).
+    """
+    dated = len({row[0] for row in rows}) > 1
+    sections: dict[str, list[tuple[int, str]]] = {kind: [] for kind in HEADINGS}
+    seen: set[str] = set()
+    positions: dict[tuple[str, str, int], int] = {}  # each request's place in its section
+    taken: dict[tuple[str, str, int], int] = {}  # notes of each request a section has
+    for session, request, _ordinal, kind, text, weight, last_ts in rows:
+        section = "failed" if kind == "rejected" else kind
+        key = _key(text)
+        if section not in sections or not key or key in seen:
+            continue
+        if len(key) > 8 and any(key in other for other in seen):
+            continue
+        slot = (section, session, request)
+        if slot not in positions:
+            if section == "outcome" and sections["outcome"]:
+                continue
+            positions[slot] = sum(1 for other in positions if other[0] == section)
+        within = taken.get(slot, 0)
+        taken[slot] = within + 1
+        seen.add(key)
+        line = _line(text, _day(last_ts) if dated else "", room)
+        tier = 0 if weight >= STRONG else 1
+        sections[section].append((tier * 10_000_000 + within * 100_000 + positions[slot], line))
+    return sections
+
+
+def _fit(lines: list[str], room: int) -> list[str]:
+    shown: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        shown.append(line)
+        used += len(line) + 1
+    return shown
+
+
+def note_sections(
+    store: BriefTables, path: str, room: int | None, shown_request: str = ""
+) -> list[str]:
+    """The note sections of ``path``'s brief, fitted into ``room`` characters (None: all).
+
+    A rule the user stated as the request the brief quotes (``shown_request``)
+    is not repeated among the rules.
+    """
+    request_key = _key(shown_request)
+    rows = [
+        row
+        for row in store.file_note_rows(path)
+        if not (row[3] == "constraint" and request_key and _key(row[4]) in request_key)
+    ]
+    if not rows:
+        return []
+    if room is None:
+        candidates = _candidates(rows, None)
+        out: list[str] = []
+        for kind, heading in HEADINGS.items():
+            lines = [line for _, line in sorted(candidates[kind])]
+            out += [heading, *lines] if lines else []
+        return out
+    return _fitted(_candidates(rows, room), room)
+
+
+def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str]:
+    """Two passes: each section up to its share, then what is left, in the sections' order."""
+    ordered = {kind: [line for _, line in sorted(lines)] for kind, lines in candidates.items()}
+    chosen: dict[str, list[str]] = {kind: [] for kind in HEADINGS}
+    left = room
+    for kind in HEADINGS:
+        lines = ordered[kind]
+        if not lines:
+            continue
+        share = int(room * SHARES[kind])
+        heading = len(HEADINGS[kind]) + 1
+        chosen[kind] = _fit(lines, min(share, left) - heading)
+        if chosen[kind]:
+            left -= heading + sum(len(line) + 1 for line in chosen[kind])
+    progress = True
+    while progress:  # then one more line per section, in their order, while any fits
+        progress = False
+        for kind in HEADINGS:
+            rest = ordered[kind][len(chosen[kind]) :]
+            if not rest:
+                continue
+            cost = len(rest[0]) + 1 + (0 if chosen[kind] else len(HEADINGS[kind]) + 1)
+            if cost <= left:
+                chosen[kind].append(rest[0])
+                left -= cost
+                progress = True
+    shown: list[str] = []
+    for kind, title in HEADINGS.items():
+        if chosen[kind]:
+            shown += [title, *chosen[kind]]
+    return shown

@@ -1,0 +1,119 @@
+"""A file's notes from one session: what was tried, decided, required and found there.
+
+For every file a request's attempts edited (or tried to), in the order of
+their value before an edit (``docs/historian/file-notes.md``):
+
+- ``failed``: edits that never landed, and tests, builds or checks that
+  failed because of the file, with the fix when a later run passed
+  (:mod:`.failures`);
+- ``rejected``: attempts the user undid or corrected ("no, …"), an edit the
+  session reverted itself, changes discarded with ``git checkout``
+  (:mod:`.undone`);
+- ``decision``, ``constraint`` and ``outcome``: the agent's statements about
+  the file's code and the names its edits added and removed, the rules the
+  user stated, the checks after its last edit and the commit that landed it
+  (:mod:`.findings`).
+
+Everything is extracted from what the session holds; nothing is invented,
+and the same session always gives the same notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from karni_historian.condense.file_notes.failures import failed_edits, failed_runs, pasted_failures
+from karni_historian.condense.file_notes.findings import constraints_of, decisions, outcomes
+from karni_historian.condense.file_notes.prompts import CORRECTION, without_pasted_output
+from karni_historian.condense.file_notes.session import Edit, Request
+from karni_historian.condense.file_notes.undone import discards, rejections, self_reverts
+from karni_historian.condense.file_notes.view import FileView, Note, NoteList, Prior, SessionView
+from karni_historian.cut import shorten
+from karni_historian.edits import diff_counts
+
+__all__ = ["FileRequest", "SessionNotes", "file_notes"]
+
+
+@dataclass(frozen=True)
+class FileRequest:
+    """A request that edited a file, with the lines its edits added and removed there."""
+
+    path: str
+    request: int
+    timestamp: str | None
+    text: str
+    added: int
+    removed: int
+
+
+def _pair_counts(edit: Edit) -> tuple[int, int]:
+    added = removed = 0
+    for old, new in edit.pairs:
+        if not old:
+            added += len(new.splitlines())
+        elif edit.tool.lower() in ("apply_patch", "patch"):
+            added, removed = added + len(new.splitlines()), removed + len(old.splitlines())
+        else:
+            plus, minus = diff_counts(old, new)
+            added, removed = added + plus, removed + minus
+    return added, removed
+
+
+def _file_request(view: FileView) -> FileRequest:
+    added = removed = 0
+    for edit in view.landed:
+        plus, minus = _pair_counts(edit)
+        added, removed = added + plus, removed + minus
+    first = next(a for a in view.request.attempts if a.edits(view.path))
+    text = _request_words(first.words if first.kind == CORRECTION else view.request.text)
+    workers = [e.group for e in reversed(view.landed)] or [e.group for e in view.edits]
+    subtasks = [view.request.subtasks[g] for g in workers if g and g in view.request.subtasks]
+    if subtasks:
+        text = f"{text} (subtask: {shorten(subtasks[0], 60)})" if text else subtasks[0]
+    timestamp = view.request.timestamp or next(
+        (a.timestamp for a in view.request.attempts if a.timestamp), None
+    )
+    return FileRequest(view.path, view.request.ordinal, timestamp, text, added, removed)
+
+
+def _request_words(text: str) -> str:
+    """A prompt on one line without pasted output (whole: the brief decides where to cut)."""
+    return " ".join(without_pasted_output(text).split()) or " ".join(text.split())
+
+
+@dataclass
+class SessionNotes:
+    """A reading's notes, the files' shaping requests, and the digests of its landed edits."""
+
+    notes: list[Note]
+    requests: list[FileRequest]
+    digests: list[tuple[int, str, str, str]]
+
+
+def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNotes:
+    """The notes and the shaping requests of every file the requests edited.
+
+    ``prior`` holds what earlier readings of the same session knew (the
+    requests are then the session's later ones).
+    """
+    session = SessionView(requests, prior or Prior())
+    found: list[Note] = []
+    shaped: list[FileRequest] = []
+    for index, request in enumerate(requests):
+        following = requests[index + 1].attempts[0] if index + 1 < len(requests) else None
+        for path in request.all_edited():
+            view = FileView(path, request, session)
+            notes = NoteList(view)
+            failed_edits(notes)
+            failed_runs(notes, session.names)
+            pasted_failures(notes)
+            rejections(notes, following)
+            self_reverts(notes, session)
+            discards(notes)
+            decisions(notes)
+            constraints_of(notes)
+            outcomes(notes)
+            found += notes.items
+            if view.landed:
+                shaped.append(_file_request(view))
+    return SessionNotes(found, shaped, session.digests)

@@ -1,0 +1,273 @@
+"""A session read as requests, the attempts that answered them, and what each attempt did.
+
+A *request* is a prompt that asks for something: something new, or a
+correction of the work before it ("no, keep the old name"; its first attempt
+then says it is one). Its *attempts* are the stretches of work between two
+prompts: the first answers the request, and each later one answers a bare
+continuation of it ("continue", "yes, do it"). An attempt is a list of events in session
+order: the edits it made (which file, the text replaced and written, the
+error when the edit failed), the shell commands it ran (:mod:`.commands`)
+and what the agent said. Work a subagent did carries the subagent's id, so
+the agent's words are matched to the edits of the same worker.
+
+Harness commands typed without arguments (``/model``) open nothing; a bare
+continuation names the request it continues, so a file edited after
+"continue" is credited to the real request (``docs/historian/file-notes.md``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from karni_historian.condense.file_notes.commands import Run, command_of, read_run, shell_writes
+from karni_historian.condense.file_notes.prompts import (
+    CONTINUATION,
+    CORRECTION,
+    LOCAL,
+    REQUEST,
+    prompt_kind,
+)
+from karni_historian.edits import PATCH_TOOLS, edited_text, is_edit_tool, named_path, patch_paths
+from karni_historian.model import TextPart, ToolPart
+from karni_historian.prompts import prompt_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from karni_historian.model import Message
+
+__all__ = ["SHELL_WRITE", "Attempt", "Edit", "Event", "Request", "Said", "Shell", "read_requests"]
+
+_SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "subagent"})
+SHELL_WRITE = "shell"
+"""The tool name of an :class:`Edit` a shell command made (a redirection, ``tee``, ``sed -i``)."""
+
+
+@dataclass
+class Edit:
+    """One edit of one file: the ``(replaced, written)`` texts, and the error when it failed."""
+
+    ordinal: int
+    path: str
+    tool: str
+    pairs: list[tuple[str, str]]
+    error: str | None
+    group: str | None
+
+
+@dataclass
+class Shell:
+    """One shell command and how it ended."""
+
+    ordinal: int
+    run: Run
+    group: str | None
+
+
+@dataclass
+class Said:
+    """What the agent (or a subagent's report) said, in one text part."""
+
+    ordinal: int
+    text: str
+    group: str | None
+
+
+Event = Edit | Shell | Said
+
+
+@dataclass
+class Attempt:
+    """The work between two prompts, and the prompt that opened it."""
+
+    ordinal: int
+    kind: str
+    words: str
+    timestamp: str | None
+    events: list[Event] = field(default_factory=list)
+
+    def edits(self, path: str | None = None) -> list[Edit]:
+        """The attempt's edits (of ``path`` only, when given), in order."""
+        return [e for e in self.events if isinstance(e, Edit) and (path is None or e.path == path)]
+
+    def edited_paths(self) -> list[str]:
+        """The files the attempt edited successfully, in the order first edited."""
+        return list(dict.fromkeys(e.path for e in self.edits() if e.error is None))
+
+
+@dataclass
+class Request:
+    """A real request and the attempts that answered it.
+
+    Attributes:
+        ordinal: The request's prompt (0 for work before any prompt).
+        text: The request in the user's words (for a session that starts with
+            a continuation, what the agent said it was resuming).
+        timestamp: When it was asked.
+        attempts: The attempts, the first answering the request itself.
+        subtasks: The subagents started while answering it, by call id:
+            their task's short description.
+    """
+
+    ordinal: int
+    text: str
+    timestamp: str | None
+    attempts: list[Attempt] = field(default_factory=list)
+    subtasks: dict[str, str] = field(default_factory=dict)
+
+    def edited_paths(self) -> list[str]:
+        """The files any attempt edited successfully, in the order first edited."""
+        return list(dict.fromkeys(p for a in self.attempts for p in a.edited_paths()))
+
+    def all_edited(self) -> list[str]:
+        """Every file an attempt edited or tried to, in the order first named."""
+        return list(dict.fromkeys(e.path for a in self.attempts for e in a.edits()))
+
+
+def _project_path(raw: str | None) -> str | None:
+    """A project-relative POSIX path from a tool input (absolute paths lie outside the project)."""
+    if not raw or raw.startswith(("/", "~")) or ":\\" in raw[:3]:
+        return None
+    normal = posixpath.normpath(raw.replace("\\", "/"))
+    return None if normal.startswith("..") or normal == "." else normal
+
+
+def _group(message: Message, current: str | None) -> str | None:
+    """The worker of an assistant message: a subagent's call id, or None for the main agent."""
+    for part in message.parts:
+        if isinstance(part, ToolPart):
+            meta = part.metadata if isinstance(part.metadata, dict) else {}
+            subagent = meta.get("subagent")
+            return subagent if isinstance(subagent, str) else None
+    return current
+
+
+def _edits(message: Message, part: ToolPart, group: str | None) -> list[Edit]:
+    data = part.input if isinstance(part.input, dict) else {}
+    if part.name.lower() in PATCH_TOOLS:
+        patch = next((v for k, v in data.items() if k in ("patchText", "patch", "input")), "")
+        paths = patch_paths(patch) if isinstance(patch, str) else []
+    else:
+        paths = [named_path(data) or ""]
+    error = _first_line(part.output) if part.is_error else None
+    found = []
+    for raw in paths:
+        path = _project_path(raw)
+        if path is not None:
+            pairs = edited_text(part.name, data, raw)
+            found.append(Edit(message.ordinal, path, part.name, pairs, error, group))
+    return found
+
+
+def _first_line(text: str | None) -> str:
+    for line in (text or "").splitlines():
+        if line.strip():
+            return " ".join(line.split())
+    return "failed"
+
+
+class _Reader:
+    """Builds the requests of a session, one message at a time."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self.group: str | None = None
+
+    def attempt(self) -> Attempt:
+        if not self.requests:
+            self.requests.append(Request(0, "", None))
+        request = self.requests[-1]
+        if not request.attempts:
+            request.attempts.append(Attempt(request.ordinal, REQUEST, request.text, None))
+        return request.attempts[-1]
+
+    def user(self, message: Message) -> None:
+        texts = [p.text for p in message.parts if isinstance(p, TextPart) and not p.ignored]
+        text = prompt_text(texts, lines=True)
+        if not text:
+            return
+        kind = prompt_kind(text)
+        if kind == LOCAL:
+            return
+        self.group = None
+        if kind != CONTINUATION or not self.requests:
+            request = Request(
+                message.ordinal, text if kind != CONTINUATION else "", message.timestamp
+            )
+            self.requests.append(request)
+        attempt = Attempt(message.ordinal, kind, text, message.timestamp)
+        self.requests[-1].attempts.append(attempt)
+
+    def assistant(self, message: Message) -> None:
+        self.group = _group(message, self.group)
+        attempt = self.attempt()
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                if not part.ignored and part.text.strip():
+                    attempt.events.append(Said(message.ordinal, part.text, self.group))
+            elif isinstance(part, ToolPart):
+                self.tool(message, part, attempt)
+
+    def tool(self, message: Message, part: ToolPart, attempt: Attempt) -> None:
+        meta = part.metadata if isinstance(part.metadata, dict) else {}
+        group = meta.get("subagent") if isinstance(meta.get("subagent"), str) else None
+        if is_edit_tool(part.name):
+            attempt.events.extend(_edits(message, part, group))
+            return
+        command = command_of(part.name, part.input)
+        if command is not None:
+            run = read_run(command, part.output, part.is_error)
+            attempt.events.append(Shell(message.ordinal, run, group))
+            for raw, body in shell_writes(command) if not part.is_error else ():
+                path = _project_path(raw)
+                if path is not None:
+                    pairs = [("", body)] if body is not None else []
+                    attempt.events.append(
+                        Edit(message.ordinal, path, SHELL_WRITE, pairs, None, group)
+                    )
+        elif part.name.lower() in _SUBAGENT_TOOLS and part.call_id:
+            data = part.input if isinstance(part.input, dict) else {}
+            task = data.get("description") or data.get("prompt") or ""
+            if isinstance(task, str) and task.strip():
+                self.requests[-1].subtasks[part.call_id] = " ".join(task.split())
+            if part.output and not part.is_error:
+                attempt.events.append(Said(message.ordinal, part.output, part.call_id))
+
+
+def read_requests(messages: Iterable[Message]) -> list[Request]:
+    """The requests of a session's messages (in ordinal order), with their attempts.
+
+    Tool results stored in user messages repeat the call's part, which the
+    assistant message already holds; only user messages with the person's
+    text count as prompts.
+    """
+    reader = _Reader()
+    for message in messages:
+        if message.role == "user":
+            reader.user(message)
+        elif message.role == "assistant":
+            reader.assistant(message)
+    for request in reader.requests:
+        if not request.text:
+            request.text = _resumed_task(request)
+    return reader.requests
+
+
+def _resumed_task(request: Request) -> str:
+    """For work after a bare continuation with no request before it: the agent's first words."""
+    from karni_historian.condense.file_notes.prose import is_narration, units
+
+    for attempt in request.attempts:
+        for event in attempt.events:
+            if isinstance(event, Said) and event.group is None:
+                for unit in units(event.text):
+                    if not is_narration(unit) and len(unit.split()) >= 4:
+                        return unit
+    return ""
+
+
+def is_correction(attempt: Attempt) -> bool:
+    """Whether the attempt was opened by a correction of the work before it."""
+    return attempt.kind == CORRECTION
