@@ -11,6 +11,7 @@ from karni_historian.condense.chunk import (
     build_chunk,
     check_coverage,
     completed_arcs,
+    fence_arcs,
     fence_boundary,
     is_meaningful_user_message,
     meaningful_user_text,
@@ -321,11 +322,36 @@ def test_wrapup_boundary() -> None:
         U(5, ToolPart("bash", {}, "o", call_id="k")),
         A(6, "e"),
     ]
-    # Keep 2 → target 5 splits the 4→5 arc → 4; snapped back to the user turn at 3.
-    assert wrapup_boundary(ms, 2) == 3
-    assert wrapup_boundary(ms, 2, snap_tokens=0) == 4
+    # KEEP is a count of messages: keep 2 → target 5 splits the 4→5 arc, so the
+    # boundary moves a message later (6: one message kept, not back to 3).
+    assert wrapup_boundary(ms, 2) == 6
+    assert wrapup_boundary(ms, 3) == 4  # target 4 splits nothing
+    assert wrapup_boundary(ms, 1) == 6
     assert wrapup_boundary(ms, 100) == 1
     assert wrapup_boundary([], 5) == 1
+
+
+def test_wrapup_boundary_moves_back_when_no_clean_place_is_a_few_messages_later() -> None:
+    # Six parallel calls answered one result per message: every place from 3 to 8 splits one.
+    calls = A(2, *(ToolPart("bash", {}, call_id=f"k{n}") for n in range(6)))
+    results = [U(3 + n, ToolPart("bash", {}, "o", call_id=f"k{n}")) for n in range(6)]
+    ms = [U(1, "a"), calls, *results, A(9, "done")]
+    assert wrapup_boundary(ms, 6) == 2  # target 4; 4-7 split the arcs: back before the calls
+
+
+def test_a_subagent_between_a_call_and_its_result_is_no_fence() -> None:
+    # A Task call answered 40 messages later (its subagent's work in between) is no arc:
+    # the boundary may fall inside the subagent's work, where its own calls allow.
+    work = [A(n, ToolPart("bash", {}, call_id=f"s{n}")) for n in range(3, 43, 2)]
+    answers = [U(n + 1, ToolPart("bash", {}, "o", call_id=f"s{n}")) for n in range(3, 43, 2)]
+    ms = sorted(
+        [U(1, "go"), A(2, ToolPart("Task", {}, call_id="task")), *work, *answers],
+        key=lambda m: m.ordinal,
+    )
+    ms.append(U(43, ToolPart("Task", {}, "report", call_id="task")))
+    assert (2, 43) in completed_arcs(ms)
+    assert (2, 43) not in fence_arcs(completed_arcs(ms))
+    assert wrapup_boundary(ms, 10) == 35  # target 34 splits 33→34: one later
 
 
 def test_the_arc_index_finds_the_arc_an_end_splits_as_a_scan_of_every_arc_does() -> None:

@@ -47,7 +47,8 @@ def condensed(tmp_path, monkeypatch, capsys):
         "the next `karni-historian render` applies it\n"
     )
     assert out.splitlines()[1] == (
-        f"session {SESSION}: 4 new compartment(s), 2 fact(s); messages 1-28 condensed"
+        f"session {SESSION}: 4 new compartment(s), 2 fact(s); messages 1-28 condensed; "
+        "the newest 4 stay raw"
     )
     yield root, env
     monkeypatch.delenv("TZ")

@@ -61,7 +61,7 @@ def openai(server, name="gpt-test", **settings):
 
 
 def condense(root, entries, *, two_pass=False, sleeps=None):
-    """wrapup 0 with a chain of ``entries``; returns (outcome, historian, store path)."""
+    """wrapup 2 (the newest prompt and its answer stay raw) with a chain of ``entries``; returns (outcome, historian, store path)."""
     chain = ResolvedChain("claude_code", tuple(entries), two_pass=two_pass)
     redact = Redactor([KEY, OPENAI_KEY])
     pauses = sleeps if sleeps is not None else []
@@ -74,7 +74,7 @@ def condense(root, entries, *, two_pass=False, sleeps=None):
             sleep=pauses.append,
             jitter=lambda low, high: (low + high) / 2,
         )
-        outcome = runner.wrapup(store, "s", 1, historian=historian)
+        outcome = runner.wrapup(store, "s", 2, historian=historian)
         compartments = [c.compartment for c in store.compartments("s")]
         runs = store.connection.execute("SELECT historian FROM historian_runs").fetchall()
     return outcome, historian, compartments, runs
@@ -304,7 +304,7 @@ def test_the_prompt_names_earlier_compartments_and_memory(root, server):
     assert prompt.startswith(
         '<session_references>\n<compartment start="1" end="4" title="Episode 1-4"/>\n'
         "</session_references>\n\n<project-memory>\n* [CONSTRAINTS] Never log the API key.\n"
-        "</project-memory>\n\n<new_messages>\nMessages 5-8:"
+        "</project-memory>\n\n<new_messages>\nMessages 5-7:"
     )
 
 

@@ -50,9 +50,12 @@ def model_block(server, harness="claude_code", model="anthropic/claude-test", ex
 def test_wrapup_uses_the_configured_model(project, server, capsys):
     configure(project, model_block(server))
     server.queue(Reply(covering_xml))
-    assert main(["--project", str(project), "wrapup", "1"]) == 0
+    assert main(["--project", str(project), "wrapup", "2"]) == 0
     out = capsys.readouterr().out
-    assert out == "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed\n"
+    assert (
+        out
+        == "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed; the newest 2 stay raw\n"
+    )
     assert server.requests[0]["body"]["model"] == "claude-test"
 
 
@@ -60,7 +63,7 @@ def test_failures_are_reported_and_status_never_says_not_run_yet(project, server
     configure(project, model_block(server))
     server.queue(Error(400), Error(400), Error(400))
     for _ in range(3):
-        assert main(["--project", str(project), "wrapup", "1"]) == 1
+        assert main(["--project", str(project), "wrapup", "2"]) == 1
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert last.startswith("karni-historian: session s: the historian failed 3 times in a row;")
@@ -78,7 +81,7 @@ def test_no_silent_switch_to_local_extractive(project, server, capsys):
     configure(project, model_block(server))
     server.queue(Error(401))
     assert main(["--project", str(project), "run"]) in (0, 1)
-    assert main(["--project", str(project), "wrapup", "1"]) == 1
+    assert main(["--project", str(project), "wrapup", "2"]) == 1
     with Store.open(project) as store:
         assert store.compartments("s") == []
 
@@ -86,7 +89,7 @@ def test_no_silent_switch_to_local_extractive(project, server, capsys):
 def test_disable_stops_the_historian(project, server, capsys):
     configure(project, model_block(server))
     (project / ".karni" / "config.toml").write_text("[historian]\ndisable = true\n")
-    assert main(["--project", str(project), "wrapup", "1"]) == 0
+    assert main(["--project", str(project), "wrapup", "2"]) == 0
     assert capsys.readouterr().out == (
         "session s: the historian is disabled "
         "(`historian.disable = true` in the project's .karni/config.toml)\n"
@@ -94,7 +97,7 @@ def test_disable_stops_the_historian(project, server, capsys):
     assert server.requests == []
 
 
-@pytest.mark.parametrize("command", [["wrapup", "1"], ["run"], ["models", "check"]])
+@pytest.mark.parametrize("command", [["wrapup", "2"], ["run"], ["models", "check"]])
 @pytest.mark.parametrize(
     "entry",
     [
@@ -121,7 +124,7 @@ def test_a_project_file_never_sends_the_users_key_anywhere(
 
 def test_a_configuration_error_is_one_line(project, capsys):
     configure(project, '[historian.pi]\nmodel = "anthropic/a"\nvariant = "high"\n')
-    assert main(["--project", str(project), "wrapup", "1"]) == 1
+    assert main(["--project", str(project), "wrapup", "2"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith("karni-historian: configuration error: ")
@@ -131,7 +134,7 @@ def test_a_configuration_error_is_one_line(project, capsys):
 def test_two_pass_editor_failure_is_noted(project, server, capsys):
     configure(project, model_block(server, extra="two_pass = true\n"))
     server.queue(Reply(covering_xml), Error(400))
-    assert main(["--project", str(project), "wrapup", "1"]) == 0
+    assert main(["--project", str(project), "wrapup", "2"]) == 0
     captured = capsys.readouterr()
     assert "1 new compartment(s)" in captured.out
     assert "note: the editor pass of anthropic/claude-test failed" in captured.err
@@ -167,7 +170,7 @@ def test_no_sdk_is_imported_unless_a_model_is_called(project):
     code = (
         "import sys\n"
         "from karni_historian.cli import main\n"
-        f"main(['--project', {str(project)!r}, 'wrapup', '1'])\n"
+        f"main(['--project', {str(project)!r}, 'wrapup', '2'])\n"
         f"main(['--project', {str(project)!r}, 'render'])\n"
         "sdks = ('anthropic', 'openai', 'httpx')\n"
         "print(json.dumps(sorted(m for m in sdks if m in sys.modules)))\n"
@@ -199,9 +202,12 @@ def test_wrapup_verbose_tells_each_chunk_and_model_call(project, server, capsys,
     fallback = f'fallback_models = [{{model = "openai/gpt-test", base_url = "{server.url}/v1"}}]\n'
     configure(project, model_block(server, extra=fallback))
     server.queue(Error(400), Reply(covering_xml))
-    assert main(["--project", str(project), "-v", "wrapup", "1"]) == 0
+    assert main(["--project", str(project), "-v", "wrapup", "2"]) == 0
     captured = capsys.readouterr()
-    assert captured.out == "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed\n"
+    assert (
+        captured.out
+        == "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed; the newest 2 stay raw\n"
+    )
     told = [line for line in captured.err.splitlines() if "pending" not in line]
     prefix = r"karni-historian: session s: "
     seconds = r"\d+\.\d\d s"

@@ -71,13 +71,14 @@ def test_wrapup_keeps_the_newest_messages_raw(root):
         assert outcome.status == "ok"
         covered = store.last_compartment_end("s")
         stored = store.compartments("s")
-        # The newest 10 of 30 stay raw; the boundary snaps back to a prompt (ordinal 21).
+        # The newest 10 of 30 stay raw: KEEP counts messages of any role.
         assert covered == 20
         assert [s.compartment.start for s in stored] == list(range(1, 21))
         assert stored[0].compartment.start_date == "2026-03-01"
         assert store.facts() == [Fact("CONSTRAINTS", "Keep answers short.")]
         assert outcome.message() == (
-            "session s: 20 new compartment(s), 1 fact(s); messages 1-20 condensed"
+            "session s: 20 new compartment(s), 1 fact(s); messages 1-20 condensed; "
+            "the newest 10 stay raw"
         )
         again = runner.wrapup(store, "s", 10, historian=one_per_line)
         assert again.status == "nothing"

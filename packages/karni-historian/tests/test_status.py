@@ -107,7 +107,7 @@ def test_status_names_where_each_setting_came_from(tmp_path, project, server, ca
 def test_status_reports_the_last_run_and_the_failure_streak(tmp_path, project, server, capsys):
     configure(tmp_path, project, server)
     server.queue(Error(400), Error(400))
-    assert main(["--project", str(project), "wrapup", "1"]) == 1
+    assert main(["--project", str(project), "wrapup", "2"]) == 1
     capsys.readouterr()
     data = status_json(project, capsys)
     run = data["last_run"]
@@ -123,7 +123,7 @@ def test_status_reports_the_last_run_and_the_failure_streak(tmp_path, project, s
     assert "/.karni/local/historian-dumps/" in failures["latest_dump"]
     assert failures["latest_dump"] in failures["last_error"]
     server.queue(Reply(covering_xml))
-    code = main(["--project", str(project), "wrapup", "1"])
+    code = main(["--project", str(project), "wrapup", "2"])
     assert code == 0, capsys.readouterr().err
     capsys.readouterr()
     data = status_json(project, capsys)

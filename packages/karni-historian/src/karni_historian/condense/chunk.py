@@ -46,15 +46,17 @@ __all__ = [
     "build_chunk",
     "check_coverage",
     "completed_arcs",
+    "fence_arcs",
     "fence_boundary",
     "is_meaningful_user_message",
     "meaningful_user_text",
     "protected_tail_start",
     "raw_tokens",
     "role_letter",
-    "snapped_boundary",
+    "keep_boundary",
     "tail_start",
     "tool_summary",
+    "WRAPUP_ALLOWANCE",
     "wrapup_boundary",
 ]
 
@@ -700,6 +702,21 @@ def completed_arcs(messages: Sequence[Message]) -> list[tuple[int, int]]:
     )
 
 
+LONG_ARC = 16
+"""A call answered more messages later than this fences nothing: what lies between is other work.
+
+A subagent's messages sit between its ``Task`` call and the call's result
+(hundreds of them, with their own calls and results); fencing the whole
+stretch would keep a boundary from falling anywhere inside it. Parallel
+calls answered one result per message stay well under this.
+"""
+
+
+def fence_arcs(arcs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The arcs a boundary must not split: all but those longer than :data:`LONG_ARC`."""
+    return [(call, result) for call, result in arcs if result - call <= LONG_ARC]
+
+
 def arcs_of_calls(calls: Iterable[tuple[int, str, str]]) -> list[tuple[int, int]]:
     """:func:`completed_arcs` from the ``(ordinal, role, call_id)`` of every tool part, in order.
 
@@ -780,79 +797,39 @@ def fence_boundary(boundary: int, arcs: Sequence[tuple[int, int]]) -> int:
     return boundary
 
 
-def wrapup_boundary(
-    messages: Sequence[Message],
-    keep: int,
-    *,
-    snap_tokens: int = 2000,
-    estimate: Callable[[str], int] = estimate_tokens,
-    floor: int = 1,
-) -> int:
+WRAPUP_ALLOWANCE = 3
+"""Messages past the newest KEEP the ``wrapup`` boundary may move to end on a clean place."""
+
+
+def wrapup_boundary(messages: Sequence[Message], keep: int, *, floor: int = 1) -> int:
     """Return the first ordinal ``wrapup KEEP`` leaves raw (``docs/historian/chunk.md``).
 
-    The newest ``keep`` messages of any role stay raw; the boundary is fenced
-    around tool arcs, snapped back to a meaningful user message when that adds
-    at most ``snap_tokens`` tokens of chunk text, then fenced again.
+    The newest ``keep`` messages of any role stay raw: the boundary is the
+    first of them, moved at most :data:`WRAPUP_ALLOWANCE` messages later to a
+    place no tool call and its result straddle, else back to the nearest such
+    place.
 
     Args:
         messages: The session's messages in ordinal order.
         keep: Raw messages to keep (positive).
-        snap_tokens: The allowance of the snap; ``wrapup`` passes
-            ``min(max(trigger budget, 2000), 48000)``.
-        estimate: The token estimator for the snap allowance.
-        floor: The first ordinal still to condense (after the last
-            compartment): the snap never goes back to it, so a stretch of
-            work without a prompt in between is still condensed.
+        floor: The first ordinal still to condense (after the last compartment).
 
     Returns:
         The exclusive end of the range to condense (1 when nothing is eligible).
     """
     if not messages:
         return 1
-    by_ordinal = {m.ordinal: m for m in messages}
-    return snapped_boundary(
-        messages[-1].ordinal,
-        keep,
-        completed_arcs(messages),
-        by_ordinal.get,
-        snap_tokens=snap_tokens,
-        estimate=estimate,
-        floor=floor,
-    )
+    return keep_boundary(messages[-1].ordinal, keep, completed_arcs(messages), floor=floor)
 
 
-def snapped_boundary(
-    last_ordinal: int,
-    keep: int,
-    arcs: Sequence[tuple[int, int]],
-    message_at: Callable[[int], Message | None],
-    *,
-    snap_tokens: int = 2000,
-    estimate: Callable[[str], int] = estimate_tokens,
-    floor: int = 1,
+def keep_boundary(
+    last_ordinal: int, keep: int, arcs: Sequence[tuple[int, int]], *, floor: int = 1
 ) -> int:
-    """:func:`wrapup_boundary` from the session's last ordinal, its arcs and a message lookup.
-
-    ``message_at`` is asked for ordinals from the boundary down only, so the
-    messages can be read from the store as the snap walks back.
-    """
-    target = max(last_ordinal - keep + 1, 1)
-    boundary = fence_boundary(target, arcs)
-    added = 0
-    probe = boundary
-    message = message_at(probe)
-    while probe > floor and not (message is not None and is_meaningful_user_message(message)):
-        probe -= 1
-        message = message_at(probe)
-        if message is not None:
-            added += sum(
-                estimate(p.text) if isinstance(p, TextPart) else estimate(tool_summary(p))
-                for p in message.parts
-            )
-        if added > snap_tokens:
-            probe = boundary
-            message = message_at(probe)
-            break
-    if probe > floor and message is not None and is_meaningful_user_message(message):
-        boundary = probe
-    return fence_boundary(boundary, arcs)
+    """:func:`wrapup_boundary` from the session's last ordinal and its tool arcs."""
+    target = max(last_ordinal - keep + 1, floor)
+    fences = fence_arcs(arcs)
+    index = ArcIndex(fences)
+    for boundary in range(target, min(target + WRAPUP_ALLOWANCE, last_ordinal) + 1):
+        if index.splitting(boundary - 1) is None:
+            return boundary
+    return fence_boundary(target, fences)

@@ -429,11 +429,11 @@ def _phase_lines(
     chunk: Chunk, by_ordinal: dict[int, Message]
 ) -> tuple[list[ChunkLine], dict[int, str]]:
     """The chunk's lines cut where the work changes phase, and the phases' todo items."""
-    from karni_historian.condense.chunk import completed_arcs
+    from karni_historian.condense.chunk import completed_arcs, fence_arcs
     from karni_historian.condense.work_phases import phase_starts
 
     inside = [by_ordinal[o] for o in sorted(by_ordinal)]  # the chunk's own (by_ordinal_of)
-    starts = phase_starts(inside, completed_arcs(inside))
+    starts = phase_starts(inside, fence_arcs(completed_arcs(inside)))
     if not starts:
         return list(chunk.lines), starts
     from bisect import bisect_right

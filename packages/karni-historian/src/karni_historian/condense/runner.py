@@ -72,6 +72,7 @@ class RunOutcome:
         error: The historian failure, when ``failed``.
         failures: The session's consecutive failures, when ``failed``.
         note: Why nothing (or not everything) was condensed.
+        messages: The session's messages (``wrapup`` says how many stay raw).
     """
 
     session_id: str
@@ -84,6 +85,7 @@ class RunOutcome:
     error: str | None = None
     failures: int = 0
     note: str = ""
+    messages: int = 0
 
     @property
     def failed(self) -> bool:
@@ -106,6 +108,8 @@ class RunOutcome:
             f"{name}: {self.compartments} new compartment(s), {self.facts} fact(s); "
             f"messages 1-{self.covered_to} condensed"
         )
+        if self.kind == "wrapup" and self.messages > self.covered_to:
+            text += f"; the newest {self.messages - self.covered_to} stay raw"
         if self.status == "partial":
             text += f", {self.note}"
         return text
@@ -150,9 +154,9 @@ class _Condensation:
         self.name = historian_name(historian)
         self.historian = historian or _historian_xml
         self.window = window
-        from karni_historian.condense.chunk import ArcIndex
+        from karni_historian.condense.chunk import ArcIndex, fence_arcs
 
-        self.arcs = ArcIndex(window.arcs())
+        self.arcs = ArcIndex(fence_arcs(window.arcs()))
         self.progress_stream = progress_stream
         self.days = LocalDays()
         """The compartments' dates, remembered across rounds."""
@@ -346,26 +350,21 @@ def wrapup(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
         ``keep`` messages sit above the last compartment.
     """
-    from karni_historian.condense.chunk import snapped_boundary
-    from karni_historian.condense.triggers import trigger_budget
-    from karni_historian.condense.window import BackwardLookup, MessageWindow
+    from karni_historian.condense.chunk import keep_boundary
+    from karni_historian.condense.window import MessageWindow
 
     settings = settings or Settings()
     outcome = RunOutcome(session_id, "wrapup")
     last_end = store.last_compartment_end(session_id)
     last = store.message_count(session_id)
+    outcome.messages = last
     above = last - last_end
     outcome.covered_to = last_end
     if above <= keep:
         outcome.note = f"nothing to wrap up — only {above} messages above the last compartment"
         return outcome
     window = MessageWindow(store, session_id, 1, last_end + 1)
-    budget = trigger_budget(settings.context_limit, settings.execute_threshold_percentage)
-    snap = min(max(budget, 2000), 48_000)
-    lookup = BackwardLookup(store, session_id)
-    target = snapped_boundary(
-        last, keep, window.arcs(), lookup, snap_tokens=snap, floor=last_end + 1
-    )
+    target = keep_boundary(last, keep, window.arcs(), floor=last_end + 1)
     if target <= last_end + 1:
         outcome.note = "nothing to wrap up — the kept messages reach the last compartment"
         return outcome
@@ -445,6 +444,7 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
     from karni_historian.condense.chunk import (
         PROTECTED_TAIL_USER_TURNS,
         arcs_of_calls,
+        fence_arcs,
         fence_boundary,
         tail_start,
     )
@@ -454,7 +454,7 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
     offset = last_end + 1
     newest = newest_first(store, session_id, offset)
     arcs = arcs_of_calls(store.tool_part_calls(session_id, offset))
-    target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), arcs)
+    target = fence_boundary(tail_start(newest, PROTECTED_TAIL_USER_TURNS), fence_arcs(arcs))
     return RunPlan(session_id, last_end, target, settings or Settings(), store, arcs)
 
 

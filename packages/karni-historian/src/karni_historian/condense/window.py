@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = [
     "BATCH_MESSAGES",
     "LOOKAHEAD_MESSAGES",
-    "BackwardLookup",
     "MessageWindow",
     "newest_first",
     "stream_messages",
@@ -185,30 +184,6 @@ class MessageWindow:
             viewed = project_view(mentioning, self.store.root, self._paths)
             self._env_reads = [m for m in viewed if env_file_values([m])]
         return self._env_reads
-
-
-class BackwardLookup:
-    """Messages by ordinal as stored (not project-relative), read in batches going down.
-
-    What :func:`karni_historian.condense.chunk.snapped_boundary` walks back
-    through from the ``wrapup`` boundary.
-    """
-
-    def __init__(self, store: Store, session_id: str, batch: int | None = None) -> None:
-        """Start with nothing read."""
-        self.store = store
-        self.session_id = session_id
-        self.batch = batch or BATCH_MESSAGES
-        self._low, self._high = 1, 0
-        self._messages: dict[int, Message] = {}
-
-    def __call__(self, ordinal: int) -> Message | None:
-        """The message at ``ordinal``, or None."""
-        if not self._low <= ordinal <= self._high:
-            self._low, self._high = max(1, ordinal - self.batch + 1), ordinal
-            rows = self.store.messages(self.session_id, self._low, self._high)
-            self._messages = {message.ordinal: message for message in rows}
-        return self._messages.get(ordinal)
 
 
 def stream_messages(

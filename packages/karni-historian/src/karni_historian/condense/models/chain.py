@@ -98,11 +98,11 @@ class ModelHistorian:
         Raises:
             ChainExhaustedError: Every model of the chain failed.
         """
-        from karni_historian.condense.chunk import completed_arcs
+        from karni_historian.condense.chunk import completed_arcs, fence_arcs
         from karni_historian.condense.models.redaction import env_file_values
 
         redact = self._redact.with_values(env_file_values(messages))
-        arcs = completed_arcs(messages)
+        arcs = fence_arcs(completed_arcs(messages))
         last_error = "the chain has no model"
         for entry in self.chain.entries:
             try:
