@@ -150,7 +150,11 @@ def test_outside_a_project(tmp_path: Path, monkeypatch, capsys, global_file: Pat
     ("args", "code", "message"),
     [
         (["set", "colour", "true"], 1, "unknown setting `colour`; known settings: `historian`"),
-        (["set", "historian.colour", "1"], 1, "known settings in `historian`: `historian.claude"),
+        (
+            ["set", "historian.colour", "1"],
+            1,
+            "known settings in `historian`: `historian.aider`, `historian.claude",
+        ),
         (["set", "historian.pi", "1"], 1, "`historian.pi` is a table of settings, not one"),
         (["set", "historian.context_limit", "big"], 1, "takes a whole number from 1_000 to"),
         (["set", "historian.context_limit", "10"], 1, "must be a whole number from 1_000"),

@@ -34,7 +34,11 @@ def user_folders(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
-    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
+    monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(tmp_path / "omp"))
+    for variable in ("OPENCODE_DB", "OMP_PROFILE", "AIDER_CHAT_HISTORY_FILE"):
+        monkeypatch.delenv(variable, raising=False)
     return tmp_path
 
 

@@ -539,7 +539,8 @@ def test_unrecognised_file_is_named(project, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert err == (
         f"karni-historian: did not read {odd}: no reader recognises its format (Claude Code, "
-        "Pi, OpenCode, Chronicle or the generic JSONL format; see docs/historian/harnesses.md)\n"
+        "Codex, Gemini CLI, Pi, Oh My Pi, OpenCode, Aider, Chronicle or the generic JSONL format; "
+        "see docs/historian/harnesses.md)\n"
     )
     assert out == "ingested 0 of 1 transcript file(s): 0 new message(s) in 0 session(s)\n"
 

@@ -154,7 +154,7 @@ def test_a_project_can_turn_a_user_disable_back_off(root):
 def test_no_model_means_local_extractive_for_everything_but_opencode(root, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     files = write(root)
-    for harness in ("claude_code", "pi", "omp", None):
+    for harness in ("claude_code", "pi", "omp", "codex", "gemini", "aider", None):
         resolved = chain(files, harness, session_model="anthropic/claude-sonnet-4-5")
         assert ids(resolved) == ["local/extractive"]
         assert resolved.is_extractive
@@ -254,6 +254,9 @@ def test_an_unknown_profile_is_an_error_naming_the_file(root):
             "`historian.opencode.thinking_level` is not allowed: opencode entries",
         ),
         ("claude_code", "variant", "claude_code entries take neither"),
+        ("codex", "thinking_level", "codex entries take neither"),
+        ("gemini", "variant", "gemini entries take neither"),
+        ("aider", "thinking_level", "only Pi and OMP entries take `thinking_level`"),
     ],
 )
 def test_the_wrong_reasoning_key_is_an_error_naming_it(root, harness, key, message):
@@ -350,10 +353,33 @@ def test_entries_inherit_the_block_reasoning_and_the_default_window(root):
 
 @pytest.mark.parametrize(
     ("source", "harness"),
-    [("claude-code", "claude_code"), ("opencode", "opencode"), ("pi", "pi"), ("omp", "omp")],
+    [
+        ("claude-code", "claude_code"),
+        ("opencode", "opencode"),
+        ("pi", "pi"),
+        ("omp", "omp"),
+        ("codex", "codex"),
+        ("gemini", "gemini"),
+        ("aider", "aider"),
+    ],
 )
 def test_sources_map_to_harness_blocks(source, harness):
     assert harness_of_source(source) == harness
+
+
+@pytest.mark.parametrize("harness", ["codex", "gemini", "aider"])
+def test_the_newer_harnesses_have_blocks_of_their_own(root, harness):
+    files = write(
+        root,
+        user='[historian.claude_code]\nmodel = "anthropic/cc"\n',
+        project=(
+            f'[historian.{harness}]\nmodel = "openai/gpt-5-mini"\n'
+            'fallback_models = ["anthropic/claude-haiku-4-5"]\n'
+        ),
+    )
+    assert ids(chain(files, harness)) == ["openai/gpt-5-mini", "anthropic/claude-haiku-4-5"]
+    # No block: the built-in historian, never another harness's model.
+    assert ids(chain(files, "codex" if harness != "codex" else "gemini")) == ["local/extractive"]
 
 
 def test_sources_without_a_harness_use_local_extractive(root):

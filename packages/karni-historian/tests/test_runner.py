@@ -209,7 +209,7 @@ def test_settings_from_project_and_user_config(root, tmp_path):
         ),
         (
             "colour = 'red'",
-            "`historian.colour` is not a known setting; known: claude_code, context_limit",
+            "`historian.colour` is not a known setting; known: aider, claude_code, codex",
         ),
         ('expand_tools = { ask = "${" }', "Invalid tool expansion template at character 3"),
     ],

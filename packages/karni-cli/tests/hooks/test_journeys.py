@@ -44,7 +44,10 @@ def harness_folders(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(Path(os.environ["HOME"]) / ".claude"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
-    for name in ("OPENCODE_DB", "PI_CODING_AGENT_SESSION_DIR", "KARNI_HISTORIAN"):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
+    monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(tmp_path / "omp-agent"))
+    for name in ("OPENCODE_DB", "PI_CODING_AGENT_SESSION_DIR", "KARNI_HISTORIAN", "OMP_PROFILE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -419,3 +422,121 @@ def test_pi_journey(project, install_hooks, node_host, capsys, waiter):
     historian_holds(project, waiter, (PI_SESSION, "pi"), f"ingest --from {session_file}")
     capsys.readouterr()
     journey_uninstall("pi", extensions, before)
+
+
+CODEX_SESSION = "019cae0b-44a0-7000-88aa-1bbab2a035a5"
+GEMINI_SESSION = "3f2a9c1d-5e6f-4a1b-9c8d-7e6f5a4b3c2d"
+CODEX_PATCH = (
+    "*** Begin Patch\n*** Update File: apps/models.py\n@@\n-class Event: ...\n"
+    "+class Event:\n+    deleted_at = None\n*** End Patch\n"
+)
+
+
+def write_codex_rollout(project: Path) -> Path:
+    """A short Codex session where Codex writes it: a prompt, an apply_patch, its result."""
+    folder = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "12" / "01"
+    folder.mkdir(parents=True)
+    path = folder / f"rollout-2026-12-01T10-00-00-{CODEX_SESSION}.jsonl"
+    meta = {"id": CODEX_SESSION, "cwd": str(project), "cli_version": "0.125.0"}
+    records = [
+        ("session_meta", meta),
+        ("event_msg", {"type": "user_message", "message": "Make Event soft-deletable"}),
+        (
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "call_id": "c1",
+                "name": "apply_patch",
+                "input": CODEX_PATCH,
+            },
+        ),
+        ("response_item", {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"}),
+        (
+            "event_msg",
+            {
+                "type": "patch_apply_end",
+                "call_id": "c1",
+                "success": True,
+                "changes": {str(project / "apps/models.py"): {"type": "update"}},
+            },
+        ),
+    ]
+    lines = [
+        json.dumps({"timestamp": f"2026-12-01T09:00:0{n}.000Z", "type": kind, "payload": payload})
+        for n, (kind, payload) in enumerate(records)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_codex_journey(project, monkeypatch, run_command, waiter):
+    monkeypatch.chdir(project)
+    assert main(["hooks", "install", "--agent", "codex"]) == 0
+    hooks_file = project / ".codex" / "hooks.json"
+    commands = installed_commands(hooks_file)
+    assert set(commands) == {"PostToolUse", "SessionStart", "Stop"}
+    edit = {
+        "session_id": CODEX_SESSION,
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "transcript_path": None,
+        "tool_name": "apply_patch",
+        "tool_input": {"command": CODEX_PATCH},
+        "tool_response": "Success. Updated the following files:\nM apps/models.py\n",
+    }
+    first = run_command(commands["PostToolUse"], project, edit)
+    assert json.loads(first.stdout) == {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": BRIEF_BLOCK}
+    }
+    transcript = write_codex_rollout(project)
+    stop = {"session_id": CODEX_SESSION, "cwd": str(project), "hook_event_name": "Stop"}
+    stop["transcript_path"] = str(transcript)
+    result = run_command(commands["Stop"], project, stop)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    historian_log(project, waiter)
+    assert (CODEX_SESSION, "codex") in historian_sessions(project)
+    assert main(["hooks", "uninstall", "--agent", "codex"]) == 0
+    assert not hooks_file.exists()
+
+
+def test_gemini_journey(project, monkeypatch, run_command, waiter):
+    monkeypatch.chdir(project)
+    assert main(["hooks", "install", "--agent", "gemini", "--before-edit", "block-first"]) == 0
+    settings = project / ".gemini" / "settings.json"
+    commands = installed_commands(settings)
+    assert set(commands) == {"BeforeTool", "SessionStart", "AfterAgent", "SessionEnd"}
+    edit = {
+        "session_id": GEMINI_SESSION,
+        "cwd": str(project),
+        "hook_event_name": "BeforeTool",
+        "transcript_path": "",
+        "tool_name": "replace",
+        "tool_input": {"file_path": "apps/models.py", "old_string": "x", "new_string": "y"},
+    }
+    first = run_command(commands["BeforeTool"], project, edit)
+    assert json.loads(first.stdout) == {"decision": "deny", "reason": BRIEF_BLOCK}
+    chats = Path(os.environ["GEMINI_CLI_HOME"]) / ".gemini" / "tmp" / "shop" / "chats"
+    chats.mkdir(parents=True)
+    (chats.parent / ".project_root").write_text(str(project))
+    transcript = chats / "session-2026-12-01T09-00-3f2a9c1d.jsonl"
+    call = {
+        "id": "replace-1",
+        "name": "replace",
+        "args": {"file_path": "apps/models.py", "old_string": "x", "new_string": "y"},
+        "status": "success",
+        "result": [{"functionResponse": {"id": "replace-1", "response": {"output": "ok"}}}],
+    }
+    records = [
+        {"sessionId": GEMINI_SESSION, "projectHash": "h", "startTime": "2026-12-01T09:00:00Z"},
+        {"id": "u1", "type": "user", "content": [{"text": "Make Event soft-deletable"}]},
+        {"id": "g1", "type": "gemini", "content": "", "toolCalls": [call]},
+    ]
+    transcript.write_text("".join(json.dumps(record) + "\n" for record in records))
+    end = {"session_id": GEMINI_SESSION, "cwd": str(project), "hook_event_name": "AfterAgent"}
+    end["transcript_path"] = str(transcript)
+    result = run_command(commands["AfterAgent"], project, end)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    historian_log(project, waiter)
+    assert (GEMINI_SESSION, "gemini") in historian_sessions(project)
+    assert main(["hooks", "uninstall", "--agent", "gemini"]) == 0
+    assert not settings.exists()

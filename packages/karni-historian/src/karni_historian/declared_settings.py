@@ -41,7 +41,7 @@ __all__ = [
     "model_id_problem",
 ]
 
-HARNESSES = ("claude_code", "opencode", "pi", "omp")
+HARNESSES = ("claude_code", "opencode", "pi", "omp", "codex", "gemini", "aider")
 """The harness blocks of ``[historian]``."""
 
 BACKEND_NAMES = ("anthropic", "openai", "openai-compatible", "ollama", "claude-code", "local")
@@ -58,10 +58,21 @@ REASONING_KEYS: dict[str, str | None] = {
     "opencode": "variant",
     "pi": "thinking_level",
     "omp": "thinking_level",
+    "codex": None,
+    "gemini": None,
+    "aider": None,
 }
 """The reasoning key each harness's entries may set."""
 
-_NAMES = {"claude_code": "Claude Code", "opencode": "OpenCode", "pi": "Pi", "omp": "OMP"}
+_NAMES = {
+    "claude_code": "Claude Code",
+    "opencode": "OpenCode",
+    "pi": "Pi",
+    "omp": "OMP",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "aider": "Aider",
+}
 
 
 def model_id_problem(value: str) -> str | None:
@@ -125,7 +136,7 @@ def _reasoning_kind(harness: str, key: str) -> Kind:
     if key == allowed:
         return Text(choices=REASONING_LEVELS)
     takes = f"take `{allowed}`" if allowed else "take neither `variant` nor `thinking_level`"
-    only = "OpenCode" if key == "variant" else "Pi and OMP"
+    only = " and ".join(_NAMES[h] for h, k in REASONING_KEYS.items() if k == key)
     return Forbidden(f"is not allowed: {harness} entries {takes}; only {only} entries take `{key}`")
 
 

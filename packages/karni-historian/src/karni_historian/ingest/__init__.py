@@ -1,8 +1,9 @@
 """Importing agent transcripts into the historian's store, incrementally.
 
-:func:`ingest` reads the project's Claude Code, Pi and OpenCode sessions
-(found from the project path as each harness stores them, see
-``docs/historian/harnesses.md``), its Chronicle session logs
+:func:`ingest` reads the project's Claude Code, Codex CLI, Gemini CLI, Oh My
+Pi, Pi, OpenCode and Aider sessions (found from the project path as each
+harness stores them, see ``docs/historian/harnesses.md``), its Chronicle
+session logs
 (``.chronicle/sessions/``) and any file or folder given with ``--from``
 (told apart by their first lines; :mod:`karni_historian.ingest.registry`
 lists the readers). A file no reader recognises is named in the report's
@@ -172,12 +173,18 @@ def _expand(path: str) -> list[tuple[str, str | None]]:
 
 
 def _sniff(path: str) -> str | None:
-    """The format of a file from its first parseable lines, or None when unknown yet."""
+    """The format of a file from its first parseable lines, or None when unknown yet.
+
+    A Pi file is Oh My Pi's when one of its first lines is an entry only OMP writes.
+    """
     import json
 
+    from karni_historian.ingest.omp import KIND as OMP
+    from karni_historian.ingest.omp import sniff as omp_entry
     from karni_historian.ingest.reader import iter_lines
     from karni_historian.ingest.registry import sniff_record
 
+    found: str | None = None
     try:
         with open_regular_file(path) as handle:
             for count, (line, _) in enumerate(iter_lines(handle, 0)):
@@ -187,12 +194,17 @@ def _sniff(path: str) -> str | None:
                     record = json.loads(line.lstrip(b"\x00"))
                 except ValueError:
                     continue
-                kind = sniff_record(record) if isinstance(record, dict) else None
-                if kind is not None:
-                    return kind
+                if not isinstance(record, dict):
+                    continue
+                if found is None:
+                    found = sniff_record(record)
+                    if found is not None and found != "pi":
+                        return found
+                elif omp_entry(record):
+                    return OMP
     except OSError as error:
         raise IngestError(f"cannot read {path}: {error.strerror}; check its permissions") from error
-    return None
+    return found
 
 
 def _reader(kind: str, sink: Any, path: str) -> Any:
@@ -214,7 +226,7 @@ def ingest(
         store: The project's open, writable store.
         root: The project root (file paths are recorded relative to it).
         sources: Files or folders to read (``--from``); None reads the
-            project's Claude Code, Pi, OpenCode and Chronicle transcripts.
+            project's transcripts of every harness and its Chronicle logs.
         progress_stream: Where to draw a progress bar, when it is a terminal.
 
     Returns:
@@ -309,12 +321,12 @@ def _drop_stale_cursor(store: Store, path: str, kind: str | None) -> None:
 
 
 def _ingest_store(sink: Any, path: str, kind: str) -> FileReport:
-    """Read a store that is not a line file (OpenCode's)."""
-    from karni_historian.ingest import opencode
+    """Read a source that is not a JSON line file (OpenCode's stores, Gemini's JSON, Aider's)."""
+    from karni_historian.ingest.registry import store_reader
 
     report = FileReport(path, kind)
     added_before = sink.messages_added
-    opencode.ingest_source(sink, path, report)
+    store_reader(kind)(sink, path, report)
     report.added = sink.messages_added - added_before
     return report
 
@@ -367,8 +379,9 @@ def _ingest_file(
         unknown = FileReport(path, None)
         if stat.st_size:
             unknown.problem = (
-                "no reader recognises its format (Claude Code, Pi, OpenCode, Chronicle "
-                "or the generic JSONL format; see docs/historian/harnesses.md)"
+                "no reader recognises its format (Claude Code, Codex, Gemini CLI, Pi, "
+                "Oh My Pi, OpenCode, Aider, Chronicle or the generic JSONL format; "
+                "see docs/historian/harnesses.md)"
             )
         return unknown
     job = _FileIngest(store, sink, path, kind, stat, progress)

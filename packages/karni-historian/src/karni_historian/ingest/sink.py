@@ -220,6 +220,14 @@ class SessionWriter:
         pending.parts.extend(parts)
         pending.dirty = True
 
+    def replace(self, ordinal: int, parts: list[dict[str, Any]]) -> None:
+        """Replace an existing message's parts (a harness that rewrites a message in place)."""
+        pending = self._load(ordinal)
+        if pending is None or pending.parts == parts:
+            return
+        pending.parts = parts
+        pending.dirty = True
+
     def _load(self, ordinal: int) -> _Pending | None:
         pending = self._cache.get(ordinal)
         if pending is None:

@@ -176,7 +176,7 @@ def _hooks(root: str | None) -> list[dict[str, Any]]:
         return []
     from karni.cli.hooks.install import status
 
-    return [row for row in status(root) if row["state"] != "absent"]
+    return [row for row in status(root) if row["state"] not in ("absent", "unsupported")]
 
 
 def _hooks_line(hooks: list[dict[str, Any]]) -> str:

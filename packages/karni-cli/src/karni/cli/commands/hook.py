@@ -33,6 +33,8 @@ agents and events:
   claude-code  PreToolUse, SessionStart, Stop, SessionEnd
   opencode     tool.execute.before, experimental.chat.system.transform, session.idle
   pi           tool_call, before_agent_start, agent_end, session_shutdown
+  codex        PreToolUse, PostToolUse, SessionStart, Stop
+  gemini       BeforeTool, AfterTool, SessionStart, AfterAgent, SessionEnd
 
 options:
   --before-edit context      before the first edit of a file with history, add
@@ -68,13 +70,11 @@ def _parse(argv: list[str]) -> tuple[str, str, str]:
     return agent, event, mode
 
 
-def _project_path(root: str, event: HookEvent) -> str | None:
-    """The edited file as a project-relative path, or None when it lies outside."""
+def _project_path(root: str, event: HookEvent, path: str) -> str | None:
+    """An edited file as a project-relative path, or None when it lies outside."""
     from karni.cli.commands.context import resolve_path
     from karni.cli.errors import KarniError
 
-    assert event.path is not None
-    path = event.path
     if not os.path.isabs(path) and event.cwd:
         path = os.path.join(event.cwd, path)
     try:
@@ -83,22 +83,41 @@ def _project_path(root: str, event: HookEvent) -> str | None:
         return None
 
 
+def _delivers(event: HookEvent, mode: str) -> bool:
+    """Whether this event hands the brief over in ``mode``.
+
+    Codex and Gemini CLI take no context before a call: in context mode the
+    brief comes after the edit (PostToolUse, AfterTool), in block-first mode
+    the call before it is refused.
+    """
+    from karni.cli.hooks.events import AFTER_EDIT_EVENTS
+    from karni.cli.hooks.respond import CONTEXT
+
+    if event.agent not in ("codex", "gemini"):
+        return True
+    return ((event.agent, event.name) in AFTER_EDIT_EVENTS) == (mode == CONTEXT)
+
+
 def _before_edit(root: str, event: HookEvent, mode: str) -> str:
     from karni.cli.hooks import seen
 
-    if event.path is None:
-        return ""
-    relative = _project_path(root, event)
-    if relative is None or seen.already_briefed(root, event.agent, event.session, relative):
+    if not event.paths or not _delivers(event, mode):
         return ""
     from karni.cli.commands.context import history_text
 
-    brief = history_text(root, relative)
-    if not brief or not seen.claim(root, event.agent, event.session, relative):
+    briefs = []
+    for path in event.paths:
+        relative = _project_path(root, event, path)
+        if relative is None or seen.already_briefed(root, event.agent, event.session, relative):
+            continue
+        brief = history_text(root, relative)
+        if brief and seen.claim(root, event.agent, event.session, relative):
+            briefs.append(brief)
+    if not briefs:
         return ""
     from karni.cli.hooks.respond import before_edit
 
-    return before_edit(event.agent, brief, mode)
+    return before_edit(event.agent, "\n".join(briefs), mode)
 
 
 def _session_start(root: str, event: HookEvent) -> str:
@@ -107,7 +126,7 @@ def _session_start(root: str, event: HookEvent) -> str:
     from karni.cli.hooks.respond import session_start
 
     brief = history_text(root, None)
-    if event.agent == "claude-code" and brief:
+    if event.agent in ("claude-code", "codex", "gemini") and brief:
         from karni.cli.hooks.handed import to_hand
 
         resumed = event.source == "resume"

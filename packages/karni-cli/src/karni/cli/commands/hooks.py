@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 SUMMARY = "install, remove or show the hooks that brief agents before every edit"
 
 USAGE = (
-    "usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi] "
+    "usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi|codex|gemini] "
     "[--scope local|project|user] [--before-edit context|block-first] [--json]"
 )
 
@@ -36,10 +36,12 @@ commands:
   status     where the hooks of every harness are installed
 
 options:
-  --agent AGENT        claude-code, opencode or pi
+  --agent AGENT        claude-code, opencode, pi, codex or gemini (aider has no
+                       hooks: `karni-historian ingest` reads its sessions)
   --scope SCOPE        local (Claude Code's .claude/settings.local.json, its default),
                        project (.claude/settings.json, .opencode/plugins/,
-                       .pi/extensions/: the default for OpenCode and Pi) or user
+                       .pi/extensions/, .codex/hooks.json, .gemini/settings.json:
+                       the default for the others) or user
   --before-edit MODE   context: add the brief to what the model reads (default);
                        block-first: deny the first edit of a file with history,
                        the brief as the reason, so the agent reconsiders with it
@@ -57,13 +59,13 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
     import argparse
 
     from karni.cli.hooks.events import AGENTS
-    from karni.cli.hooks.install import SCOPES
+    from karni.cli.hooks.install import HOOKLESS, SCOPES
     from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
     from karni.cli.options import parser
 
     hooks = parser("karni hooks", USAGE)
     hooks.add_argument("command", nargs="?", choices=("install", "uninstall", "status"))
-    hooks.add_argument("--agent", choices=AGENTS)
+    hooks.add_argument("--agent", choices=(*AGENTS, *HOOKLESS))
     hooks.add_argument("--scope", choices=SCOPES)
     hooks.add_argument("--before-edit", dest="before_edit", choices=BEFORE_EDIT_MODES)
     hooks.add_argument("--json", action="store_true")
@@ -91,6 +93,9 @@ def render_status(rows: list[dict[str, Any]]) -> str:
             state = f"{state} (before an edit: {row['before_edit']})"
         elif state == "error":
             state = f"error: {row['error']}"
+        elif state == "unsupported":
+            lines.append(f"  {row['agent']:<11} no hooks: {row['error']}")
+            continue
         else:
             state = "not installed"
         lines.append(f"  {row['agent']:<11} {row['scope']:<7} {row['path']}: {state}")

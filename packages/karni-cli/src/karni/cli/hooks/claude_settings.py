@@ -1,12 +1,15 @@
-"""Merging Karni's hooks into a Claude Code settings file, and taking them out again.
+"""Merging Karni's hooks into a JSON hook file, and taking them out again.
 
-The settings are JSON: ``{"hooks": {EVENT: [{"matcher": ..., "hooks":
-[{"type": "command", "command": ...}]}]}}``. Karni's entries are the
-``command`` hooks whose command starts with ``karni hook claude-code``; every
-other key, event, matcher group and hook is left as it was, in its order.
-Removing Karni's entries also removes a matcher group, an event list or the
-``hooks`` object that is empty afterwards. The text keeps the file's
-indentation and final newline.
+Claude Code's settings, Codex's ``hooks.json`` and Gemini CLI's
+``settings.json`` share one shape: ``{"hooks": {EVENT: [{"matcher": ...,
+"hooks": [{"type": "command", "command": ...}]}]}}``. Karni's entries are the
+``command`` hooks whose command starts with ``karni hook AGENT``; every other
+key, event, matcher group and hook is left as it was, in its order. Removing
+Karni's entries also removes a matcher group, an event list or the ``hooks``
+object that is empty afterwards. The text keeps the file's indentation and
+final newline. Each harness has its own events (:data:`EVENTS`): Codex and
+Gemini CLI add no context before a call, so in context mode their edit hook
+runs after the edit, and in block-first mode before it.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from __future__ import annotations
 __all__ = [
     "COMMAND_PREFIX",
     "EDIT_MATCHER",
+    "EVENTS",
     "SettingsError",
     "add_hooks",
+    "command_prefix",
     "dump",
     "installed_events",
     "karni_hooks",
@@ -36,29 +41,75 @@ EDIT_MATCHER = "Edit|MultiEdit|Write|NotebookEdit"
 HOOK_TIMEOUT = 30
 """Seconds Claude Code waits for a Karni hook before it carries on without it."""
 
+EVENTS: dict[str, dict[str, tuple[tuple[str, str | None], ...]]] = {
+    # agent: {before-edit mode: ((event, matcher), ...)}
+    "claude-code": {
+        mode: (
+            ("PreToolUse", EDIT_MATCHER),
+            ("SessionStart", None),
+            ("Stop", None),
+            ("SessionEnd", None),
+        )
+        for mode in ("context", "block-first")
+    },
+    "codex": {
+        "context": (("PostToolUse", "apply_patch"), ("SessionStart", None), ("Stop", None)),
+        "block-first": (("PreToolUse", "apply_patch"), ("SessionStart", None), ("Stop", None)),
+    },
+    "gemini": {
+        "context": (
+            ("AfterTool", "write_file|replace"),
+            ("SessionStart", None),
+            ("AfterAgent", None),
+            ("SessionEnd", None),
+        ),
+        "block-first": (
+            ("BeforeTool", "write_file|replace"),
+            ("SessionStart", None),
+            ("AfterAgent", None),
+            ("SessionEnd", None),
+        ),
+    },
+}
+"""The events each harness's hooks are installed for, by before-edit mode."""
+
+_TIMEOUTS = {"claude-code": HOOK_TIMEOUT, "codex": HOOK_TIMEOUT, "gemini": HOOK_TIMEOUT * 1000}
+"""Claude Code and Codex count a hook's timeout in seconds, Gemini CLI in milliseconds."""
+
+_EDIT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "BeforeTool", "AfterTool"})
+
 
 class SettingsError(ValueError):
-    """The settings text is not a JSON object with Claude Code's hook shape."""
+    """The settings text is not a JSON object with the harness's hook shape."""
 
 
-def karni_hooks(before_edit: str) -> dict[str, dict[str, Any]]:
+def command_prefix(agent: str) -> str:
+    """Every hook command Karni installs for ``agent`` starts with this; nothing else does."""
+    return f"karni hook {agent} "
+
+
+def karni_hooks(before_edit: str, agent: str = "claude-code") -> dict[str, dict[str, Any]]:
     """Event → the matcher group Karni adds for it."""
     mode = "" if before_edit == "context" else f" --before-edit {before_edit}"
     groups: dict[str, dict[str, Any]] = {}
-    for event in ("PreToolUse", "SessionStart", "Stop", "SessionEnd"):
-        hook = {
-            "type": "command",
-            "command": f"{COMMAND_PREFIX}{event}{mode if event == 'PreToolUse' else ''}",
-            "timeout": HOOK_TIMEOUT,
-        }
-        group: dict[str, Any] = {"matcher": EDIT_MATCHER} if event == "PreToolUse" else {}
+    for event, matcher in EVENTS[agent][before_edit]:
+        hook: dict[str, Any] = {"type": "command"}
+        if agent == "gemini":
+            hook["name"] = "karni-history"
+        hook["command"] = f"{command_prefix(agent)}{event}{mode if event in _EDIT_EVENTS else ''}"
+        hook["timeout"] = _TIMEOUTS[agent]
+        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
         group["hooks"] = [hook]
         groups[event] = group
     return groups
 
 
-def load(text: str) -> dict[str, Any]:
+def load(text: str, *, strict: bool = True) -> dict[str, Any]:
     """The settings object in ``text`` (empty text: an empty object).
+
+    With ``strict``, every value of ``hooks`` must be an event list (Claude
+    Code, Codex); otherwise other values are left alone (Gemini CLI keeps
+    switches such as ``enabled`` there in some versions).
 
     Raises:
         SettingsError: Not JSON, not an object, or ``hooks`` of the wrong shape.
@@ -71,11 +122,17 @@ def load(text: str) -> dict[str, Any]:
     try:
         settings = loads(text)
     except (ValueError, RecursionError) as error:
+        if "//" in text or "/*" in text:
+            raise SettingsError(
+                "it holds comments, which Karni would lose by rewriting it; add the hooks by "
+                "hand (docs/hooks.md shows them) or take the comments out"
+            ) from None
         raise SettingsError(f"not valid JSON ({error})") from None
     if not isinstance(settings, dict):
         raise SettingsError("not a JSON object")
     hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+    lists = isinstance(hooks, dict) and all(isinstance(v, list) for v in hooks.values())
+    if not isinstance(hooks, dict) or (strict and not lists):
         raise SettingsError('"hooks" is not an object of event lists')
     return settings
 
@@ -97,29 +154,29 @@ def dump(settings: dict[str, Any], original: str) -> str:
     return text + ("\n" if not original or original.endswith("\n") else "")
 
 
-def _is_karni(hook: object) -> bool:
+def _is_karni(hook: object, prefix: str) -> bool:
     return (
         isinstance(hook, dict)
         and hook.get("type") == "command"
         and isinstance(hook.get("command"), str)
-        and hook["command"].startswith(COMMAND_PREFIX)
+        and hook["command"].startswith(prefix)
     )
 
 
-def _without_karni(groups: list[Any]) -> list[Any]:
+def _without_karni(groups: list[Any], prefix: str) -> list[Any]:
     """``groups`` without Karni's hooks, and without the groups that held only those."""
     kept = []
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
-        if isinstance(inner, list) and any(_is_karni(hook) for hook in inner):
-            group["hooks"] = [hook for hook in inner if not _is_karni(hook)]
+        if isinstance(inner, list) and any(_is_karni(hook, prefix) for hook in inner):
+            group["hooks"] = [hook for hook in inner if not _is_karni(hook, prefix)]
             if not group["hooks"]:
                 continue
         kept.append(group)
     return kept
 
 
-def remove_hooks(settings: dict[str, Any]) -> dict[str, Any]:
+def remove_hooks(settings: dict[str, Any], agent: str = "claude-code") -> dict[str, Any]:
     """A copy of ``settings`` without Karni's hooks (and the containers they leave empty)."""
     import copy
 
@@ -127,8 +184,11 @@ def remove_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     hooks = result.get("hooks")
     if not isinstance(hooks, dict):
         return result
+    prefix = command_prefix(agent)
     for event in list(hooks):
-        groups = _without_karni(hooks[event])
+        if not isinstance(hooks[event], list):
+            continue  # a switch of the harness's own, not an event
+        groups = _without_karni(hooks[event], prefix)
         if groups or not hooks[event]:
             hooks[event] = groups
         else:
@@ -138,23 +198,28 @@ def remove_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def add_hooks(settings: dict[str, Any], before_edit: str) -> dict[str, Any]:
+def add_hooks(
+    settings: dict[str, Any], before_edit: str, agent: str = "claude-code"
+) -> dict[str, Any]:
     """A copy of ``settings`` with Karni's hooks (replacing any older Karni entries)."""
-    result = remove_hooks(settings)
+    result = remove_hooks(settings, agent)
     hooks = result.setdefault("hooks", {})
-    for event, group in karni_hooks(before_edit).items():
-        hooks.setdefault(event, []).append(group)
+    for event, group in karni_hooks(before_edit, agent).items():
+        if not isinstance(hooks.setdefault(event, []), list):
+            raise SettingsError(f'"hooks.{event}" is not a list of hook groups')
+        hooks[event].append(group)
     return result
 
 
-def installed_events(settings: dict[str, Any]) -> dict[str, str]:
+def installed_events(settings: dict[str, Any], agent: str = "claude-code") -> dict[str, str]:
     """Event → Karni's command installed for it."""
     found: dict[str, str] = {}
     hooks = settings.get("hooks")
+    prefix = command_prefix(agent)
     for event, groups in (hooks if isinstance(hooks, dict) else {}).items():
-        for group in groups:
+        for group in groups if isinstance(groups, list) else ():
             inner = group.get("hooks") if isinstance(group, dict) else None
             for hook in inner if isinstance(inner, list) else ():
-                if _is_karni(hook):
+                if _is_karni(hook, prefix):
                     found[event] = hook["command"]
     return found

@@ -9,6 +9,11 @@ Where each harness keeps its hooks, by scope (see ``docs/hooks.md``):
   ``~/.config/opencode/plugins/`` (or ``$XDG_CONFIG_HOME``).
 - Pi: ``project`` ``.pi/extensions/`` (the default), ``user``
   ``~/.pi/agent/extensions/`` (or ``$PI_CODING_AGENT_DIR``).
+- Codex: ``project`` ``.codex/hooks.json`` (the default), ``user``
+  ``~/.codex/hooks.json`` (or ``$CODEX_HOME``).
+- Gemini CLI: ``project`` ``.gemini/settings.json`` (the default), ``user``
+  ``~/.gemini/settings.json`` (``$GEMINI_CLI_HOME/.gemini``).
+- Aider has no hooks (:data:`HOOKLESS`): ``status`` says so, ``install`` refuses.
 
 Nothing is ever written through a symbolic link; a settings file that cannot
 be parsed is left alone.
@@ -22,6 +27,7 @@ from karni.cli.errors import KarniError
 
 __all__ = [
     "DEFAULT_SCOPES",
+    "HOOKLESS",
     "SCOPES",
     "HooksError",
     "install",
@@ -35,21 +41,41 @@ if TYPE_CHECKING:
     from typing import Any
 
 SCOPES = ("local", "project", "user")
-DEFAULT_SCOPES = {"claude-code": "local", "opencode": "project", "pi": "project"}
+DEFAULT_SCOPES = {
+    "claude-code": "local",
+    "opencode": "project",
+    "pi": "project",
+    "codex": "project",
+    "gemini": "project",
+}
 """The scope ``karni hooks install`` uses without ``--scope``."""
+
+HOOKLESS = {
+    "aider": (
+        "Aider runs no hooks (its one notifications-command is the user's): "
+        "`karni-historian ingest` reads its .aider.chat.history.md"
+    ),
+}
+"""Harnesses the historian reads that offer no hook Karni could install, and why."""
 
 _USER_FOLDERS = {
     # agent: (environment variable, its default under HOME, sub-folder)
     "claude-code": ("CLAUDE_CONFIG_DIR", ".claude", ""),
     "opencode": ("XDG_CONFIG_HOME", ".config", "opencode/plugins"),
     "pi": ("PI_CODING_AGENT_DIR", ".pi/agent", "extensions"),
+    "codex": ("CODEX_HOME", ".codex", ""),
+    "gemini": ("GEMINI_CLI_HOME", "", ".gemini"),
 }
 _MAX_BYTES = 4 << 20
 _PROJECT_FOLDERS = {
     "claude-code": ".claude",
     "opencode": ".opencode/plugins",
     "pi": ".pi/extensions",
+    "codex": ".codex",
+    "gemini": ".gemini",
 }
+_JSON_FILES = {"codex": "hooks.json", "gemini": "settings.json"}
+"""The JSON file each harness with Claude Code's hook shape keeps its hooks in."""
 
 
 class HooksError(KarniError):
@@ -64,9 +90,12 @@ def target(root: str, agent: str, scope: str) -> str:
     """
     from karni.cli.hooks.scripts import FILE_NAME
 
+    if agent in HOOKLESS:
+        raise HooksError(f"{agent} has no hooks to install: {HOOKLESS[agent]}")
     if scope == "user":
         variable, default, sub = _USER_FOLDERS[agent]
-        base = os.environ.get(variable) or os.path.join(os.path.expanduser("~"), default)
+        configured = os.environ.get(variable)
+        base = configured or os.path.join(os.path.expanduser("~"), default)
         folder = os.path.join(base, *sub.split("/")) if sub else base
     elif scope == "local" and agent != "claude-code":
         raise HooksError(
@@ -75,6 +104,8 @@ def target(root: str, agent: str, scope: str) -> str:
         )
     else:
         folder = os.path.join(root, *_PROJECT_FOLDERS[agent].split("/"))
+    if agent in _JSON_FILES:
+        return os.path.join(folder, _JSON_FILES[agent])
     if agent != "claude-code":
         return os.path.join(folder, FILE_NAME)
     name = "settings.local.json" if scope == "local" else "settings.json"
@@ -137,35 +168,40 @@ def _write(root: str, path: str, text: str) -> None:
         raise HooksError(f"cannot write {_shown(root, path)}: {error}") from None
 
 
-def _settings(root: str, path: str) -> tuple[str, dict[str, Any]]:
+def _settings(root: str, path: str, agent: str = "claude-code") -> tuple[str, dict[str, Any]]:
     from karni.cli.hooks.claude_settings import SettingsError, load
 
     _refuse_links(root, path)
     text = _read(path) or ""
     try:
-        return text, load(text)
+        return text, load(text, strict=agent != "gemini")
     except SettingsError as error:
         raise HooksError(
             f"cannot parse {_shown(root, path)}: {error}; fix it (or move it away) and run again"
         ) from None
 
 
-def _install_claude(root: str, path: str, before_edit: str) -> bool:
-    from karni.cli.hooks.claude_settings import add_hooks, dump
+def _install_claude(root: str, path: str, before_edit: str, agent: str = "claude-code") -> bool:
+    from karni.cli.hooks.claude_settings import SettingsError, add_hooks, dump
 
-    text, settings = _settings(root, path)
-    updated = add_hooks(settings, before_edit)
+    text, settings = _settings(root, path, agent)
+    try:
+        updated = add_hooks(settings, before_edit, agent)
+    except SettingsError as error:
+        raise HooksError(
+            f"cannot add to {_shown(root, path)}: {error}; fix it and run again"
+        ) from None
     if updated == settings:
         return False
     _write(root, path, dump(updated, text))
     return True
 
 
-def _uninstall_claude(root: str, path: str) -> bool:
+def _uninstall_claude(root: str, path: str, agent: str = "claude-code") -> bool:
     from karni.cli.hooks.claude_settings import dump, remove_hooks
 
-    text, settings = _settings(root, path)
-    updated = remove_hooks(settings)
+    text, settings = _settings(root, path, agent)
+    updated = remove_hooks(settings, agent)
     if updated == settings:
         return False
     if updated:
@@ -201,8 +237,8 @@ def install(root: str, agent: str, scope: str, before_edit: str) -> str:
         HooksError: A link on the way, a file that is not Karni's, or bad settings.
     """
     path = target(root, agent, scope)
-    if agent == "claude-code":
-        changed = _install_claude(root, path, before_edit)
+    if agent == "claude-code" or agent in _JSON_FILES:
+        changed = _install_claude(root, path, before_edit, agent)
     else:
         from karni.cli.hooks.scripts import script
 
@@ -221,8 +257,8 @@ def uninstall(root: str, agent: str, scope: str) -> str:
         HooksError: A link on the way, a file that is not Karni's, or bad settings.
     """
     path = target(root, agent, scope)
-    if agent == "claude-code":
-        changed = _uninstall_claude(root, path)
+    if agent == "claude-code" or agent in _JSON_FILES:
+        changed = _uninstall_claude(root, path, agent)
     else:
         changed = _script(root, path) is not None
         if changed:
@@ -236,20 +272,25 @@ def _state(root: str, agent: str, path: str) -> tuple[str, str | None]:
     """(state, before-edit mode) of one hook file; state is installed, partial or absent."""
     from karni.cli.hooks.claude_settings import installed_events, karni_hooks
 
-    if agent != "claude-code":
+    if agent != "claude-code" and agent not in _JSON_FILES:
         text = _script(root, path)
         if text is None:
             return "absent", None
         return "installed", "block-first" if 'BEFORE_EDIT = "block-first"' in text else "context"
-    events = installed_events(_settings(root, path)[1])
+    events = installed_events(_settings(root, path, agent)[1], agent)
     if not events:
         return "absent", None
-    mode = "block-first" if "block-first" in events.get("PreToolUse", "") else "context"
-    return ("installed" if set(events) >= set(karni_hooks(mode)) else "partial"), mode
+    blocking = any("--before-edit block-first" in command for command in events.values())
+    mode = "block-first" if blocking else "context"
+    return ("installed" if set(events) >= set(karni_hooks(mode, agent)) else "partial"), mode
 
 
 def status(root: str) -> list[dict[str, Any]]:
-    """One row per agent and scope: where its hooks would live and what is there."""
+    """One row per agent and scope: where its hooks would live and what is there.
+
+    A harness without hooks (:data:`HOOKLESS`) has one row, ``unsupported``,
+    whose ``error`` says how its sessions are read instead.
+    """
     from karni.cli.hooks.events import AGENTS
 
     rows = []
@@ -265,4 +306,7 @@ def status(root: str) -> list[dict[str, Any]]:
             except HooksError as error:
                 row.update(state="error", before_edit=None, error=str(error))
             rows.append(row)
+    for agent, why in HOOKLESS.items():
+        row = {"agent": agent, "scope": None, "path": None, "state": "unsupported"}
+        rows.append({**row, "before_edit": None, "error": why})
     return rows

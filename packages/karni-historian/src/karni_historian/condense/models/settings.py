@@ -2,9 +2,10 @@
 
 The ``[historian]`` table of the user's ``karni/config.toml`` and the project's
 ``.karni/config.toml`` holds one block per harness (``claude_code``,
-``opencode``, ``pi``, ``omp``) with ``model``, ``fallback_models`` and
-``two_pass``; a user profile (``[profiles.NAME.historian…]``, selected by
-``profile = "NAME"``) sits between the two, and the project wins over both.
+``opencode``, ``pi``, ``omp``, ``codex``, ``gemini``, ``aider``) with
+``model``, ``fallback_models`` and ``two_pass``; a user profile
+(``[profiles.NAME.historian…]``, selected by ``profile = "NAME"``) sits
+between the two, and the project wins over both.
 :func:`resolve_chain` turns that into the :class:`ResolvedChain` of one
 harness, with where each setting came from; every block of every file is
 checked first, against the declarations of :mod:`karni_historian.declared_settings`
@@ -37,7 +38,15 @@ __all__ = [
     "validate_config",
 ]
 
-_SOURCES = {"claude-code": "claude_code", "opencode": "opencode", "pi": "pi", "omp": "omp"}
+_SOURCES = {
+    "claude-code": "claude_code",
+    "opencode": "opencode",
+    "pi": "pi",
+    "omp": "omp",
+    "codex": "codex",
+    "gemini": "gemini",
+    "aider": "aider",
+}
 _SESSION_BACKENDS = {"anthropic": "anthropic", "openai": "openai"}
 
 
@@ -96,7 +105,8 @@ class ResolvedChain:
 
     Attributes:
         harness: The harness block (``claude_code``, ``opencode``, ``pi``,
-            ``omp``), or None for a source without one.
+            ``omp``, ``codex``, ``gemini``, ``aider``), or None for a source
+            without one.
         entries: The models, in order: the model, then its fallbacks.
         two_pass: Whether the editor pass runs after a valid draft.
         disabled: ``historian.disable = true``: no historian runs.
