@@ -347,22 +347,20 @@ def main(argv: list[str] | None = None) -> int:
     for line in skipped:
         print(f"skipped {line}")
     total, missed = report(results, args.verbose)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "recall": total.recall,
-                    "bad_share": total.bad_share,
-                    "items": total.items,
-                    "missed": missed,
-                    "skipped": skipped,
-                }
-            )
-        )
     for line in missed:
         print(f"target missed: {line}")
     if not missed:
         print("every target met" if results else "no labelled session found")
+    if args.json:  # last, on one line, for scripts
+        figures = {
+            "recall": total.recall,
+            "bad_share": total.bad_share,
+            "items": total.items,
+            "missed": missed,
+            "skipped": skipped,
+            "harnesses": sorted({session.harness for session, _ in results}),
+        }
+        print(json.dumps(figures))
     return 1 if args.check and missed else 0
 
 

@@ -32,9 +32,19 @@ def isolated_env(work: str) -> dict[str, str]:
         ("XDG_CACHE_HOME", "cache"),
         ("PI_CODING_AGENT_DIR", "pi"),
         ("KARNI_CACHE_DIR", "karni-cache"),
+        ("CODEX_HOME", "codex"),
+        ("GEMINI_CLI_HOME", "gemini"),
+        ("OMP_CODING_AGENT_DIR", "omp"),
     ):
         env[variable] = os.path.join(work, folder)
-    for variable in ("PI_CODING_AGENT_SESSION_DIR", "OPENCODE_DB", "CI", "KARNI_AGENT_CONDITIONS"):
+    for variable in (
+        "PI_CODING_AGENT_SESSION_DIR",
+        "OPENCODE_DB",
+        "CI",
+        "KARNI_AGENT_CONDITIONS",
+        "AIDER_CHAT_HISTORY_FILE",
+        "OMP_PROFILE",
+    ):
         env.pop(variable, None)
     return env
 
@@ -54,6 +64,8 @@ def jsonl(path: Path) -> list[dict]:
 
 def recorded_root(harness: str, files: list[Path]) -> str:
     """The folder ``files`` were recorded in, as they name it."""
+    if files[0].is_dir() and harness in TREES:
+        return PLACEHOLDER
     text = files[0].read_text(encoding="utf-8") if files[0].is_file() else ""
     if PLACEHOLDER in text:
         return PLACEHOLDER
@@ -103,7 +115,51 @@ def install_opencode(files: list[Path], recorded: str, root: str, env: dict) -> 
         path.write_text(path.read_text(encoding="utf-8").replace(recorded, root))
 
 
-INSTALLERS = {"claude-code": install_claude, "pi": install_pi, "opencode": install_opencode}
+def _copy_tree(tree: Path, target: Path, replacements: dict[str, str]) -> None:
+    """Every file of ``tree`` under ``target``, with the placeholders replaced in text and names."""
+    for path in sorted(tree.rglob("*")):
+        if path.is_dir() or path.name == "README.md":
+            continue
+        relative = str(path.relative_to(tree))
+        for old, new in replacements.items():
+            relative = relative.replace(old, new)
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        text = path.read_text(encoding="utf-8")
+        for old, new in replacements.items():
+            text = text.replace(old, new)
+        destination.write_text(text, encoding="utf-8")
+
+
+def install_codex(files: list[Path], recorded: str, root: str, env: dict) -> None:
+    """A ``$CODEX_HOME`` tree (``sessions/YYYY/MM/DD/rollout-*.jsonl``) as Codex keeps it."""
+    _copy_tree(files[0], Path(env["CODEX_HOME"]), {recorded: root})
+
+
+def install_gemini(files: list[Path], recorded: str, root: str, env: dict) -> None:
+    """A ``$GEMINI_CLI_HOME`` tree (``.gemini/tmp/<project>/chats/``) as Gemini CLI keeps it."""
+    import hashlib
+
+    digest = hashlib.sha256(root.encode()).hexdigest()
+    _copy_tree(files[0], Path(env["GEMINI_CLI_HOME"]), {recorded: root, "__PROJECT_HASH__": digest})
+
+
+def install_aider(files: list[Path], recorded: str, root: str, env: dict) -> None:
+    """Aider's ``.aider.chat.history.md``, which Aider writes in the project itself."""
+    _copy_tree(files[0], Path(root), {recorded: root})
+
+
+INSTALLERS = {
+    "claude-code": install_claude,
+    "pi": install_pi,
+    "opencode": install_opencode,
+    "codex": install_codex,
+    "gemini": install_gemini,
+    "aider": install_aider,
+}
+
+TREES = ("codex", "gemini", "aider")
+"""Harnesses whose eval sessions are folders laid out as the harness keeps them."""
 """How each harness's sessions are put in place."""
 
 
