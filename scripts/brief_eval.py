@@ -117,7 +117,9 @@ def load_session(path: Path) -> Session:
             for entry in data["files"]
         ]
     except (KeyError, TypeError, ValueError) as error:
-        raise SystemExit(f"eval: {path}: malformed label file ({error!r}); see eval/README.md")
+        raise SystemExit(
+            f"eval: {path}: malformed label file ({error!r}); see eval/README.md"
+        ) from None
     for entry in files:
         for item in entry.items:
             if item.kind not in KINDS or not item.terms:
@@ -266,25 +268,27 @@ class Totals:
         return self.bad / self.lines if self.lines else 0.0
 
 
+def _row(totals: Totals) -> str:
+    cells = (totals.items, totals.found, f"{totals.recall:.2f}", totals.lines, totals.bad)
+    return " ".join(f"{cell:>6}" for cell in cells)
+
+
 def report(
     results: list[tuple[Session, list[FileScore]]], verbose: bool
 ) -> tuple[Totals, list[str]]:
     """Print the figures; return the totals and the targets missed."""
     total = Totals()
     missed: list[str] = []
-    print(
-        f"{'session':<44} {'items':>5} {'found':>5} {'recall':>6} {'lines':>5} {'bad':>4} {'tokens':>10}"
-    )
+    columns = ("items", "found", "recall", "lines", "bad")
+    print(f"{'session':<44} " + " ".join(f"{c:>6}" for c in columns) + f" {'tokens':>10}")
     for session, scores in results:
         totals = Totals()
         totals.add(scores)
         total.add(scores)
         tokens = [s.tokens for s in scores]
-        print(
-            f"{session.name + ' (' + session.harness + ')':<44} {totals.items:>5} {totals.found:>5} "
-            f"{totals.recall:>6.2f} {totals.lines:>5} {totals.bad:>4} "
-            f"{sum(tokens) // max(1, len(tokens)):>4}/{max(tokens, default=0):<5}"
-        )
+        name = f"{session.name} ({session.harness})"
+        average = sum(tokens) // max(1, len(tokens))
+        print(f"{name:<44} {_row(totals)} {average:>4}/{max(tokens, default=0):<5}")
         if totals.recall < TARGETS["session_recall"]:
             missed.append(
                 f"{session.name}: recall {totals.recall:.2f} < {TARGETS['session_recall']}"
@@ -294,13 +298,10 @@ def report(
         if verbose:
             _details(scores)
     kinds = ", ".join(f"{kind} {found}/{count}" for kind, (found, count) in total.by_kind.items())
-    print(
-        f"{'total':<44} {total.items:>5} {total.found:>5} {total.recall:>6.2f} {total.lines:>5} {total.bad:>4}"
-    )
+    print(f"{'total':<44} {_row(total)}")
     print(f"by kind: {kinds}")
-    print(
-        f"bad lines: {total.bad} of {total.lines} ({total.bad_share:.0%}: filler, wrong file or tool output)"
-    )
+    share = f"{total.bad_share:.0%}"
+    print(f"bad lines: {total.bad} of {total.lines} ({share}: filler, wrong file or tool output)")
     if total.recall < TARGETS["recall"]:
         missed.append(f"overall recall {total.recall:.2f} < {TARGETS['recall']}")
     if total.bad_share > TARGETS["bad_share"]:

@@ -61,7 +61,10 @@ def openai(server, name="gpt-test", **settings):
 
 
 def condense(root, entries, *, two_pass=False, sleeps=None):
-    """wrapup 2 (the newest prompt and its answer stay raw) with a chain of ``entries``; returns (outcome, historian, store path)."""
+    """wrapup 2 (the newest prompt and its answer stay raw) with ``entries``.
+
+    Returns (outcome, historian, compartments, runs).
+    """
     chain = ResolvedChain("claude_code", tuple(entries), two_pass=two_pass)
     redact = Redactor([KEY, OPENAI_KEY])
     pauses = sleeps if sleeps is not None else []

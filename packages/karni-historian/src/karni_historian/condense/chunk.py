@@ -37,6 +37,7 @@ __all__ = [
     "MAX_COMMITS_PER_BLOCK",
     "PROTECTED_TAIL_USER_TURNS",
     "TRUNCATION_MARKER",
+    "WRAPUP_ALLOWANCE",
     "ArcIndex",
     "Chunk",
     "ChunkCoverageError",
@@ -49,14 +50,13 @@ __all__ = [
     "fence_arcs",
     "fence_boundary",
     "is_meaningful_user_message",
+    "keep_boundary",
     "meaningful_user_text",
     "protected_tail_start",
     "raw_tokens",
     "role_letter",
-    "keep_boundary",
     "tail_start",
     "tool_summary",
-    "WRAPUP_ALLOWANCE",
     "wrapup_boundary",
 ]
 

@@ -48,8 +48,8 @@ def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
 def note_session(store: Store, session_id: str) -> None:
     """Read one session from where its notes must be worked out again, and store them."""
     from karni_historian.condense.file_notes.extract import file_notes
-    from karni_historian.condense.file_notes.view import Prior
     from karni_historian.condense.file_notes.session import read_requests
+    from karni_historian.condense.file_notes.view import Prior
     from karni_historian.condense.window import stream_messages
 
     count = store.message_count(session_id)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from karni_historian.condense.file_notes.failures import failed_edits, failed_runs, pasted_failures
 from karni_historian.condense.file_notes.findings import constraints_of, decisions, outcomes
 from karni_historian.condense.file_notes.prompts import CORRECTION, without_pasted_output
-from karni_historian.condense.file_notes.session import Edit, Request
+from karni_historian.condense.file_notes.session import Attempt, Edit, Request
 from karni_historian.condense.file_notes.undone import discards, rejections, self_reverts
 from karni_historian.condense.file_notes.view import FileView, Note, NoteList, Prior, SessionView
 from karni_historian.cut import shorten
@@ -59,21 +59,39 @@ def _pair_counts(edit: Edit) -> tuple[int, int]:
     return added, removed
 
 
-def _file_request(view: FileView) -> FileRequest:
+def _file_requests(view: FileView) -> list[FileRequest]:
+    """What shaped the file in this request: a line per prompt that asked for its edits.
+
+    The request and each correction of it ask; a bare continuation's edits
+    count for the prompt it continued.
+    """
+    asked: list[tuple[Attempt, list[Edit]]] = []
+    for attempt in view.request.attempts:
+        if attempt.kind == CORRECTION or not asked:
+            asked.append((attempt, []))
+        asked[-1][1].extend(e for e in attempt.edits(view.path) if e.error is None)
+    found = []
+    for attempt, landed in asked:
+        if landed:
+            found.append(_file_request(view, attempt, landed))
+    return found
+
+
+def _file_request(view: FileView, attempt: Attempt, landed: list[Edit]) -> FileRequest:
     added = removed = 0
-    for edit in view.landed:
+    for edit in landed:
         plus, minus = _pair_counts(edit)
         added, removed = added + plus, removed + minus
-    first = next(a for a in view.request.attempts if a.edits(view.path))
-    text = _request_words(first.words if first.kind == CORRECTION else view.request.text)
-    workers = [e.group for e in reversed(view.landed)] or [e.group for e in view.edits]
+    text = _request_words(attempt.words if attempt.kind == CORRECTION else view.request.text)
+    workers = [e.group for e in reversed(landed)]
     subtasks = [view.request.subtasks[g] for g in workers if g and g in view.request.subtasks]
     if subtasks:
         text = f"{text} (subtask: {shorten(subtasks[0], 60)})" if text else subtasks[0]
-    timestamp = view.request.timestamp or next(
-        (a.timestamp for a in view.request.attempts if a.timestamp), None
-    )
-    return FileRequest(view.path, view.request.ordinal, timestamp, text, added, removed)
+    timestamp = attempt.timestamp or view.request.timestamp
+    if timestamp is None:
+        timestamp = next((a.timestamp for a in view.request.attempts if a.timestamp), None)
+    ordinal = attempt.ordinal if attempt.kind == CORRECTION else view.request.ordinal
+    return FileRequest(view.path, ordinal, timestamp, text, added, removed)
 
 
 def _request_words(text: str) -> str:
@@ -114,6 +132,5 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
             constraints_of(notes)
             outcomes(notes)
             found += notes.items
-            if view.landed:
-                shaped.append(_file_request(view))
+            shaped += _file_requests(view)
     return SessionNotes(found, shaped, session.digests)

@@ -169,9 +169,23 @@ def _fix_phrase(error: str, fixes: list[tuple[str, str]]) -> str:
     parts = [f"removed {', '.join(f'`{n}`' for n in removed)}"] if removed else []
     parts += [f"added {', '.join(f'`{n}`' for n in added)}"] if added else []
     if not parts:
+        added_line = _first_new_line(fixes)
+        if added_line:
+            return f"added `{added_line}`"
         touched = sorted(set().union(*(names_in(old) for old, _ in fixes)))[:3]
         parts = [f"changed {', '.join(f'`{n}`' for n in touched)}"] if touched else []
     return "; ".join(parts) or "a later edit"
+
+
+def _first_new_line(fixes: list[tuple[str, str]]) -> str:
+    """The first short line the fixing edits wrote that their replaced text did not have."""
+    for old, new in fixes:
+        before = {line.strip() for line in old.splitlines()}
+        for line in new.splitlines():
+            line = line.strip()
+            if line and line not in before and len(line) <= 60:
+                return line
+    return ""
 
 
 def pasted_failures(notes: NoteList) -> None:

@@ -34,7 +34,7 @@ __all__ = ["constraints_of", "decisions", "outcomes"]
 
 _OPEN = re.compile(
     r"\bTODO\b|(?i:\b(?:not yet|still (?:need|needs|fails|broken|missing)|remaining|left to|"
-    r"follow[- ]up|known issue|didn't|couldn't|could not|unable to|"
+    r"follow[- ]up|known issue|didn't|couldn't|could not|unable to|not committed|uncommitted|"
     r"not (?:implemented|supported|done))\b)"
 )
 
@@ -55,7 +55,7 @@ def decisions(notes: NoteList) -> None:
         for score, sentence in view._statements(attempt)[:3]:
             statements.append((score, attempt.ordinal, sentence))
     for score, ordinal, sentence in sorted(statements, key=lambda s: (-s[0], -s[1]))[:4]:
-        notes.add(DECISION, ordinal, sentence, min(85, 35 + score))
+        notes.add(DECISION, ordinal, sentence, min(85, 45 + score))
     for attempt in view.request.attempts:
         landed = [e for e in attempt.edits(view.path) if e.error is None]
         phrase = names_phrase(

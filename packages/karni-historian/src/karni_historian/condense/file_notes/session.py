@@ -1,10 +1,9 @@
 """A session read as requests, the attempts that answered them, and what each attempt did.
 
-A *request* is a prompt that asks for something: something new, or a
-correction of the work before it ("no, keep the old name"; its first attempt
-then says it is one). Its *attempts* are the stretches of work between two
-prompts: the first answers the request, and each later one answers a bare
-continuation of it ("continue", "yes, do it"). An attempt is a list of events in session
+A *request* is a prompt that asks for something new. Its *attempts* are the
+stretches of work between two prompts: the first answers the request, and
+each later one answers a follow-up of it: a bare continuation ("continue",
+"yes, do it") or a correction ("no, keep the old name"). An attempt is a list of events in session
 order: the edits it made (which file, the text replaced and written, the
 error when the edit failed), the shell commands it ran (:mod:`.commands`)
 and what the agent said. Work a subagent did carries the subagent's id, so
@@ -22,7 +21,6 @@ from dataclasses import dataclass, field
 
 from karni_historian.condense.file_notes.commands import Run, command_of, read_run, shell_writes
 from karni_historian.condense.file_notes.prompts import (
-    CONTINUATION,
     CORRECTION,
     LOCAL,
     REQUEST,
@@ -192,10 +190,8 @@ class _Reader:
         if kind == LOCAL:
             return
         self.group = None
-        if kind != CONTINUATION or not self.requests:
-            request = Request(
-                message.ordinal, text if kind != CONTINUATION else "", message.timestamp
-            )
+        if kind == REQUEST or not self.requests:
+            request = Request(message.ordinal, text if kind == REQUEST else "", message.timestamp)
             self.requests.append(request)
         attempt = Attempt(message.ordinal, kind, text, message.timestamp)
         self.requests[-1].attempts.append(attempt)

@@ -47,12 +47,18 @@ def rejections(notes: NoteList, following: Attempt | None) -> None:
         ):
             continue
         words = user_words(after.words, 110)
-        what, named = view.describe(attempt)
+        what, named = view.describe(attempt, taken_out=_taken_out(view, attempts[index + 1 :]))
         if says_undone(after.words):
             notes.add(REJECTED, after.ordinal, f"undone: {what} — user: {quoted(words)}", 96)
         elif after.kind == CORRECTION and _concerns(view, attempt, after.words):
             weight = 92 if named else 70
             notes.add(REJECTED, after.ordinal, f"{what} — user: {quoted(words)}", weight)
+
+
+def _taken_out(view: FileView, later: list[Attempt]) -> set[str]:
+    """The names later attempts of the request removed from the file (what the user rejected)."""
+    landed = [e for attempt in later for e in attempt.edits(view.path) if e.error is None]
+    return set(change_of(pair for e in landed for pair in e.pairs).removed)
 
 
 def _concerns(view: FileView, attempt: Attempt, words: str) -> bool:

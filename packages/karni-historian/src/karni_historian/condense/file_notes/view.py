@@ -71,7 +71,9 @@ CHECKS = ("test", "typecheck", "lint", "build")
 STATEMENT = re.compile(
     r"\b(?:add(?:ed|s)|chang(?:ed|es)|replac(?:ed|es)|remov(?:ed|es)|renam(?:ed|es)|us(?:es|ed)|"
     r"return(?:s|ed)|now|instead|because|so that|falls? back|fix(?:ed|es)|moved|keeps?|stays?|"
-    r"defaults? to|maps?|wraps?|calls?|handles?|ignores?|no longer|only)\b",
+    r"defaults? to|maps?|wraps?|calls?|handles?|ignores?|no longer|only|shows?|marks?|lists?|"
+    r"hides?|filters?|sets?|clears?|skips?|logs?|raises?|throws?|checks?|sorts?|renders?|"
+    r"stores?|saves?|loads?|sends?|accepts?|rejects?|subclass(?:es)?|inherits?)\b",
     re.I,
 )
 
@@ -217,6 +219,34 @@ class FileView:
         self.groups = {e.group for e in self.edits}
         self.session = session
         self.other_stems = session.stems_besides(self.name)
+        self._foreign: set[str] | None = None
+
+    def _holds(self, token: str) -> bool:
+        """Whether the file's edits hold ``token`` whole (``a_b`` is not in ``a_b_c``)."""
+        start = self.text.find(token)
+        while start >= 0:
+            end = start + len(token)
+            before = self.text[start - 1] if start else " "
+            after = self.text[end] if end < len(self.text) else " "
+            if not (before.isalnum() or before in "_$") and not (after.isalnum() or after in "_$"):
+                return True
+            start = self.text.find(token, start + 1)
+        return False
+
+    @property
+    def foreign(self) -> set[str]:
+        """The names the request's edits of other files added, that this file's never hold."""
+        if self._foreign is None:
+            others = [
+                pair
+                for attempt in self.request.attempts
+                for edit in attempt.edits()
+                if edit.path != self.path and edit.error is None
+                for pair in edit.pairs
+            ]
+            added = change_of(others).added if others else []
+            self._foreign = {n for n in added if distinctive(n) and n not in self.text}
+        return self._foreign
 
     def relevance(self, sentence: str, *, alone: bool = False) -> float:
         """How much ``sentence`` is about this file (0: not at all).
@@ -229,23 +259,31 @@ class FileView:
         hits = 2.0 if self.name in sentence else 0.0
         for token in _BACKTICKED.findall(sentence):
             token = token.strip().rstrip("()")
-            if len(token) >= 2 and token in self.text:
+            if len(token) >= 2 and self._holds(token):
                 hits += 1.0 if distinctive(token) else 0.34
         hits += sum(
             1 for name in self.change.mentioned if name in sentence and f"`{name}" not in sentence
         )
         if self.name not in sentence and self.session.files_named_in(sentence) - {self.name}:
             return 0.0
+        foreign = sum(1 for name in self.foreign if name in sentence)
+        if foreign > hits:  # it speaks of what the request changed in another file
+            return 0.0
         return max(hits, 1.0) if alone else hits
 
-    def describe(self, attempt: Attempt) -> tuple[str, bool]:
+    def describe(self, attempt: Attempt, taken_out: set[str] | None = None) -> tuple[str, bool]:
         """What ``attempt`` did to the file in the fewest words, and whether that names anything.
 
-        The names the edits added and removed, else the agent's best statement
-        about it, else a count of edits.
+        The names the edits added (only those later taken out again, when
+        ``taken_out`` says which: what was rejected) and removed, else the
+        agent's best statement about it, else a count of edits.
         """
         landed = [e for e in attempt.edits(self.path) if e.error is None]
-        named = names_phrase(change_of(pair for e in landed for pair in e.pairs), 4)
+        change = change_of(pair for e in landed for pair in e.pairs)
+        if taken_out and set(change.added) & taken_out:
+            change.added = [name for name in change.added if name in taken_out]
+            change.removed = []
+        named = names_phrase(change, 4)
         if named:
             return named, True
         sentence = next(iter(self._statements(attempt)), None)
