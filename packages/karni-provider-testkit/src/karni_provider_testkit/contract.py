@@ -582,12 +582,9 @@ class ProviderContract:
         """
         if self.entry_point_name is None:
             pytest.skip("set entry_point_name (and distribution) on the test class to check it")
-        from karni.agent.common.entry_points import entry_points, normalize_name
-        from karni.agent.history.discovery import (
-            ENTRY_POINT_GROUP,
-            load_value,
-            provider_from_object,
-        )
+        from karni.agent.common.entry_points import entry_points, load_value
+        from karni.agent.common.names import normalize_name
+        from karni.agent.history.discovery import ENTRY_POINT_GROUP, provider_from_object
 
         monkeypatch.setenv("KARNI_CACHE_DIR", str(tmp_path / "cache"))
         points = [p for p in entry_points(ENTRY_POINT_GROUP) if p.name == self.entry_point_name]

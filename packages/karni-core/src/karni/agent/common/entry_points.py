@@ -26,7 +26,7 @@ import sys
 
 from karni.agent.common.names import normalize_name
 
-__all__ = ["EntryPoint", "entry_points", "load_value", "normalize_name"]
+__all__ = ["EntryPoint", "entry_points", "load_value"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,7 +25,6 @@ __all__ = [
     "detect",
     "detecting_providers",
     "named_providers",
-    "provider_name",
 ]
 
 TYPE_CHECKING = False
@@ -35,25 +34,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni.agent.history.cap import BriefBlock
-
-
-def provider_name(provider: Any) -> str | None:
-    """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
-
-    Reading ``name`` runs provider code (it may be a property): Karni reads
-    it inside the isolated call (see :func:`named_providers`).
-    """
-    from karni.agent.common.sanitize import clean_line
-    from karni.agent.common.text import plain_text
-
-    try:
-        name = plain_text(getattr(provider, "name", None))
-    except Exception:
-        return None
-    if name is None:
-        return None
-    cleaned = clean_line(name.replace("\n", " ")).strip()
-    return cleaned or None
 
 
 def named_providers(
@@ -74,6 +54,7 @@ def named_providers(
         found = discover(project_root=project_root).providers
         pairs = [(installed.provider_name, installed.provider) for installed in found]
     else:
+        from karni.agent.history.discovery import provider_name
         from karni.agent.history.isolation import call_isolated
 
         pairs = []

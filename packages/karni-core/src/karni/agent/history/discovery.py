@@ -31,8 +31,8 @@ __all__ = [
     "InstalledProvider",
     "LoadFailure",
     "discover",
-    "load_value",
     "provider_from_object",
+    "provider_name",
 ]
 
 TYPE_CHECKING = False
@@ -191,6 +191,26 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
             f"{', '.join(f'`{attr}`' for attr in missing)}; see 'Writing a provider' in the docs"
         )
     return candidate
+
+
+def provider_name(provider: Any) -> str | None:
+    """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
+
+    Reading ``name`` runs provider code (it may be a property): Karni reads
+    it inside the isolated call, when a provider loads and in
+    :func:`karni.agent.history.compose.named_providers`.
+    """
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.text import plain_text
+
+    try:
+        name = plain_text(getattr(provider, "name", None))
+    except Exception:
+        return None
+    if name is None:
+        return None
+    cleaned = clean_line(name.replace("\n", " ")).strip()
+    return cleaned or None
 
 
 def _has_shape(obj: Any) -> bool:
@@ -366,8 +386,6 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
 
 def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, str]:
     """Runs in the isolated call: every failure becomes a one-line :class:`ProviderLoadError`."""
-    from karni.agent.history.compose import provider_name
-
     where = _describe(value, distribution)
     # The error classes are imported only on a failure: a provider that loads needs none.
     try:
