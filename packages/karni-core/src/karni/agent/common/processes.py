@@ -18,7 +18,9 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["SIGKILL", "find_program", "run_program"]
+from karni.agent.common.spawn import SIGKILL, SpawnUnavailable, run_spawned
+
+__all__ = ["find_program", "run_program"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,8 +28,6 @@ if TYPE_CHECKING:
     from subprocess import Popen
 
 _PR_SET_CHILD_SUBREAPER = 36
-SIGKILL = 9
-"""The kill signal's number, the same on every POSIX system (``signal`` imports ``enum``)."""
 
 
 def _candidates(folder: str, name: str) -> Iterator[str]:
@@ -238,8 +238,6 @@ def run_program(
     before = _children() if reaping else set()
     try:
         if _SPAWN:
-            from karni.agent.common.spawn import SpawnUnavailable, run_spawned
-
             try:
                 return run_spawned(program, arguments, cwd, timeout, meanwhile)
             except SpawnUnavailable:

@@ -1,5 +1,9 @@
 """Running a helper program with ``os.posix_spawn``, for :mod:`karni.agent.common.processes`.
 
+This is the lower of the two modules: :mod:`~karni.agent.common.processes`
+(the lookup, the subreaper, the :mod:`subprocess` fallback) imports it,
+never the reverse, and takes :data:`SIGKILL` from here.
+
 A provider that asks a program for its brief (Chronicle's) runs before every
 edit, and importing :mod:`subprocess` pulls in ``locale``, ``re``, ``enum``,
 ``signal``, ``threading`` and ``selectors``: more than the rest of Karni's
@@ -24,13 +28,14 @@ import _thread
 import os
 import time
 
-from karni.agent.common.processes import SIGKILL
-
-__all__ = ["SpawnUnavailable", "run_spawned"]
+__all__ = ["SIGKILL", "SpawnUnavailable", "run_spawned"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+SIGKILL = 9
+"""The kill signal's number, the same on every POSIX system (``signal`` imports ``enum``)."""
 
 _READ_SIZE = 1 << 16
 _WORKING_FOLDER = _thread.allocate_lock()
