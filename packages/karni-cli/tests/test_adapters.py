@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from karni.cli.adapters import ADAPTERS, GENERATED_MARKER, find_stale, is_generated, planned_files
 from karni.cli.main import main
-from karni.cli.rules_file import RulesFileError
+from karni.cli.rules.model import RulesFileError
 from karni.cli.rules_registry import KARNI_RULES
 from karni.cli.scaffold import create_project
 
@@ -258,7 +258,7 @@ def test_claude_stands_alone_when_agents_is_off(project: Path) -> None:
 
 
 def _load(project: Path):
-    from karni.cli.rules_file import load_rules_file
+    from karni.cli.rules.file import load_rules_file
 
     return load_rules_file(project)
 

@@ -90,7 +90,8 @@ def check_rules_file(root: str) -> CheckResult:
     name = "karni.rules.py"
     if not os.path.isfile(os.path.join(root, "karni.rules.py")):
         return CheckResult(name, OK, "none (the defaults apply)")
-    from karni.cli.rules.file import RulesFileError, load_rules_file
+    from karni.cli.rules.file import load_rules_file
+    from karni.cli.rules.model import RulesFileError
 
     try:
         load_rules_file(root)
