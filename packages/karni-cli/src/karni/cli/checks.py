@@ -100,13 +100,6 @@ def check_rules_file(root: str) -> CheckResult:
     return CheckResult(name, OK, "valid")
 
 
-def check_settings(root: str, *, verbose: bool = False) -> list[CheckResult]:
-    """Both settings files against every declared setting: one result per problem."""
-    from karni.cli.config.checking import settings_results
-
-    return settings_results(root, verbose=verbose)
-
-
 def _project_python(root: str) -> str | None:
     for relative in (".venv/bin/python", ".venv/Scripts/python.exe"):
         path = os.path.join(root, *relative.split("/"))
@@ -228,5 +221,9 @@ def registered_checks(root: str) -> list[CheckResult]:
 
 
 def builtin_checks() -> list[Callable[[str], CheckResult]]:
-    """Karni's own one-result checks, in the order they run (then :func:`check_settings`)."""
+    """Karni's own one-result checks, in the order they run.
+
+    ``karni check`` runs the settings check
+    (:func:`karni.cli.config.checking.settings_results`) after them.
+    """
     return [check_adapters, check_rules_file]

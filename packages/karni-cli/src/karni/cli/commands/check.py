@@ -92,16 +92,16 @@ def run(argv: list[str]) -> int:
         FAILED,
         NOT_TRUSTED,
         builtin_checks,
-        check_settings,
         django_system_checks,
         registered_checks,
     )
+    from karni.cli.config.checking import settings_results
     from karni.cli.project import find_project_root
 
     root = find_project_root()
     quiet = flags["quiet"]
     results = [check(root) for check in builtin_checks()]
-    results += check_settings(root, verbose=flags["verbose"])
+    results += settings_results(root, verbose=flags["verbose"])
     results += registered_checks(root)
     django = django_system_checks(root)
     results.append(django)

@@ -14,7 +14,10 @@ reference generator and a provider checking its own files load declarations;
 by karni-core's own scanner (:mod:`karni.agent.common.entry_points`), never
 ``importlib.metadata``. A declaration module that fails to load is reported,
 never raised, and two packages declaring the same name is reported too: the
-first one found keeps it.
+first one found keeps it. The top-level tables of Karni's own packages are
+known here even when their package is not installed
+(:data:`KARNI_PACKAGE_TABLES`), so a team's committed table is not called
+unknown on a teammate's machine without that package.
 """
 
 from __future__ import annotations
@@ -26,9 +29,17 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from karni.agent.common.entry_points import EntryPoint
-    from karni.agent.common.settings_table import SettingsTable
+    from karni.agent.common.settings_table import Problem, SettingsTable
 
-__all__ = ["CORE_SETTINGS", "ENTRY_POINT_GROUP", "Declarations", "declarations", "table_of"]
+__all__ = [
+    "CORE_SETTINGS",
+    "ENTRY_POINT_GROUP",
+    "KARNI_PACKAGE_TABLES",
+    "Declarations",
+    "absent_package",
+    "declarations",
+    "table_of",
+]
 
 ENTRY_POINT_GROUP = "karni.settings"
 """The entry-point group naming each package's settings."""
@@ -57,6 +68,9 @@ CORE_SETTINGS: tuple[Setting, ...] = (
 """karni-core's own settings; ``profiles.NAME.*`` follows from every ``profile=True`` setting."""
 
 CORE_OWNER = "karni-core"
+
+KARNI_PACKAGE_TABLES = {"historian": "karni-historian"}
+"""Top-level tables of Karni's own packages → the package that declares them."""
 
 
 class Declarations:
@@ -138,3 +152,15 @@ def table_of(*groups: Iterable[Setting]) -> SettingsTable:
     from karni.agent.common.settings_table import SettingsTable
 
     return SettingsTable([*CORE_SETTINGS, *(setting for group in groups for setting in group)])
+
+
+def absent_package(problem: Problem) -> str | None:
+    """The Karni package ``problem``'s table belongs to, when it is unknown only for lack of it.
+
+    None for a known key set wrongly, or a key inside a table some installed
+    package declares: only an unknown top-level table of one of
+    :data:`KARNI_PACKAGE_TABLES` is told by its package's absence.
+    """
+    if not problem.unknown or "." in problem.key:
+        return None
+    return KARNI_PACKAGE_TABLES.get(problem.key)
