@@ -20,10 +20,7 @@ import os
 from karni.cli.rules.agents import ADAPTERS, GENERATED_MARKER, Adapter
 
 __all__ = [
-    "ADAPTERS",
     "BACKUP_DIR",
-    "GENERATED_MARKER",
-    "Adapter",
     "AdapterFile",
     "AdapterState",
     "SyncReport",
