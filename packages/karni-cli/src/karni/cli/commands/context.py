@@ -62,25 +62,19 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
     path: str | None = None
     options_done = False
     for argument in argv:
-        if not options_done and argument in ("-h", "--help"):
+        if options_done or argument == "-" or not argument.startswith("-"):
+            path = _one_path(path, argument)
+        elif argument in ("-h", "--help"):
             return False, None, True
-        if not options_done and argument == "--with-history":
-            with_history = True
-        elif not options_done and argument.startswith("--with-history="):
-            with_history = True
-            value = argument.partition("=")[2]
-            if path is not None:
-                raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{value}`")
-            path = value
-        elif not options_done and argument == "--":
+        elif argument == "--":
             options_done = True
-        elif not options_done and argument.startswith("-") and argument != "-":
-            known = ("--with-history", "--help")
-            raise unknown_option(argument, "karni context", known, USAGE)
-        elif path is not None:
-            raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{argument}`")
+        elif argument == "--with-history":
+            with_history = True
+        elif argument.startswith("--with-history="):
+            with_history = True
+            path = _one_path(path, argument.partition("=")[2])
         else:
-            path = argument
+            raise unknown_option(argument, "karni context", ("--with-history", "--help"), USAGE)
     if path is not None and not with_history:
         raise UsageError(
             f"PATH `{path}` needs --with-history; run `karni context --with-history {path}`"
@@ -88,6 +82,13 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
     if path == "":
         raise UsageError("PATH is empty; name a file inside the project")
     return with_history, path, False
+
+
+def _one_path(path: str | None, value: str) -> str:
+    """``value`` as the PATH, unless one was already given."""
+    if path is not None:
+        raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{value}`")
+    return value
 
 
 def resolve_path(root: str, path: str) -> str:

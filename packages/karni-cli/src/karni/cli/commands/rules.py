@@ -63,35 +63,12 @@ def run(argv: list[str]) -> int:
     """Run ``karni rules`` with the arguments after ``rules``; return the exit status."""
     if argv and argv[0] == "sync":
         return _sync(argv[1:])
-    as_json = False
-    explain: str | None = None
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        if arg in ("-h", "--help"):
-            from karni.cli.helptext import write_help
+    as_json, explain, show_help = _parse(argv)
+    if show_help:
+        from karni.cli.helptext import write_help
 
-            write_help(USAGE)
-            return 0
-        if arg == "--json":
-            as_json = True
-        elif arg == "--explain" or arg.startswith("--explain="):
-            if arg == "--explain":
-                explain = args.pop(0) if args and not args[0].startswith("-") else ""
-            else:
-                explain = arg.partition("=")[2]
-            if not explain.strip():
-                raise UsageError("`--explain` needs a rule code, e.g. `karni rules --explain K004`")
-        elif arg.startswith("-"):
-            known = ("--json", "--explain", "--help")
-            raise unknown_option(arg, "karni rules", known, "run `karni rules --help`")
-        else:
-            raise UsageError(
-                f"unknown argument `{arg}` for `karni rules`; run `karni rules --help`"
-            )
-    if as_json and explain is not None:
-        raise UsageError("use either `--json` or `--explain CODE`, not both")
-
+        write_help(USAGE)
+        return 0
     from karni.cli.project import find_project_root
     from karni.cli.rules.conditions import active_conditions
     from karni.cli.rules.file import load_rules_file
@@ -107,6 +84,45 @@ def run(argv: list[str]) -> int:
         return _json(rules, conditions, rules_file)
     sys.stdout.write(format_listing(rules))
     return 0
+
+
+def _parse(argv: list[str]) -> tuple[bool, str | None, bool]:
+    """``(as_json, explain, show_help)`` from the arguments of the plain listing.
+
+    Raises:
+        UsageError: An unknown option or argument, ``--explain`` without a
+            code, or ``--json`` with ``--explain``.
+    """
+    as_json = False
+    explain: str | None = None
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("-h", "--help"):
+            return False, None, True
+        if arg == "--json":
+            as_json = True
+        elif arg == "--explain":
+            explain = _code(args.pop(0) if args and not args[0].startswith("-") else "")
+        elif arg.startswith("--explain="):
+            explain = _code(arg.partition("=")[2])
+        elif arg.startswith("-"):
+            known = ("--json", "--explain", "--help")
+            raise unknown_option(arg, "karni rules", known, "run `karni rules --help`")
+        else:
+            raise UsageError(
+                f"unknown argument `{arg}` for `karni rules`; run `karni rules --help`"
+            )
+    if as_json and explain is not None:
+        raise UsageError("use either `--json` or `--explain CODE`, not both")
+    return as_json, explain, False
+
+
+def _code(value: str) -> str:
+    """``--explain``'s value, which must name a rule code."""
+    if not value.strip():
+        raise UsageError("`--explain` needs a rule code, e.g. `karni rules --explain K004`")
+    return value
 
 
 def _explain(
