@@ -119,6 +119,8 @@ def _dist_name_version(folder: str, meta_dir: str) -> tuple[str, str]:
     return normalize_name(name), version
 
 
+# Read by hand, not with importlib.metadata: bench row `karni context --with-history FILE (no
+# store)` is 10.6 ms this way and 43.3 ms through importlib.metadata (1.08x against 4.76x).
 def _scan_path_entry(entry: str) -> list[tuple[str, str, str, str, str]]:
     """Every ``karni.*`` entry point of the distributions in one ``sys.path`` folder."""
     found: list[tuple[str, str, str, str, str]] = []

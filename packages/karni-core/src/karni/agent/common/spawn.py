@@ -97,6 +97,8 @@ def _spawn(program: str, argv: list[str], cwd: str, stdout_fd: int) -> int:
         (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
         (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
     ]
+    # posix_spawn takes no working folder, so the move is its price; the bench row it earns its
+    # place on is named beside `_SPAWN` in karni.agent.common.processes.
     with _WORKING_FOLDER:  # taken before "." is read: another spawn may have moved it
         try:
             here = os.open(".", os.O_RDONLY)
