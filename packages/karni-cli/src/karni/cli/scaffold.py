@@ -16,8 +16,12 @@ project passes ``karni rules sync --check`` at once.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
+from karni.agent.common.files import write_atomic
 from karni.cli.errors import KarniError
+from karni.cli.rules import adapters
 
 __all__ = [
     "EXAMPLE_DIR",
@@ -115,9 +119,6 @@ def _umask() -> int:
 
 
 def _build(staging: str, name: str, example: bool) -> list[str]:
-    from karni.agent.common.files import write_atomic
-    from karni.cli.rules.adapters import sync
-
     written = []
     for relative, text in example_files() if example else project_files(name):
         full = os.path.join(staging, *relative.split("/"))
@@ -125,7 +126,7 @@ def _build(staging: str, name: str, example: bool) -> list[str]:
         if relative in _EXECUTABLE:
             os.chmod(full, 0o755 & ~_umask())
         written.append(relative)
-    report = sync(staging)
+    report = adapters.sync(staging)
     if report.conflicts:  # cannot happen in a fresh folder; never ship a half-made project
         raise KarniError(f"could not write the adapter {report.conflicts[0].path}")
     written += [state.path for state in report.written]
@@ -147,8 +148,6 @@ def create_project(target: str, *, example: bool = False) -> tuple[str, list[str
             is missing, its name is unusable, or writing failed (in which case
             nothing is left behind).
     """
-    import tempfile
-
     path, existing = _checked_target(target)
     name = os.path.basename(path)
     staging = tempfile.mkdtemp(
@@ -216,8 +215,6 @@ def _move_into_place(staging: str, path: str, existing: bool, moved: list[str]) 
 
 def _undo(staging: str, path: str, moved: list[str]) -> None:
     """Remove the staging folder and whatever was already moved into ``path``."""
-    import shutil
-
     shutil.rmtree(staging, ignore_errors=True)
     for entry in moved:
         shutil.rmtree(os.path.join(path, entry), ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from karni.cli.errors import KarniError, UsageError, unknown_option
+from karni.cli.project import find_project_root
 
 __all__ = ["SUMMARY", "history_text", "parse_args", "resolve_path", "run", "unusable_path"]
 
@@ -23,6 +24,7 @@ _PATH_MAX = 4096
 
 
 def _help() -> str:
+    # bench row "karni context" runs without it
     from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP
 
     cap = HISTORY_TOKEN_CAP
@@ -99,6 +101,7 @@ def resolve_path(root: str, path: str) -> str:
     Raises:
         KarniError: The path lies outside the project or is the project root itself.
     """
+    # bench row "karni context" runs without it
     from karni.agent.common.paths import project_relative
 
     relative = project_relative(root, path)
@@ -113,6 +116,7 @@ def resolve_path(root: str, path: str) -> str:
 
 
 def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:
+    # bench row "karni context" runs without it
     # Imported only when the cache misses: parsing is the expensive part.
     from karni.cli.inventory.report import build
 
@@ -124,6 +128,7 @@ def history_text(root: str, relative: str | None) -> str:
 
     The one composition both ``karni context`` and the harness hooks use.
     """
+    # bench row "karni context" runs without it
     from karni.agent.history import compose
 
     block = compose(root, relative)
@@ -134,16 +139,17 @@ def run(argv: list[str]) -> int:
     """Run ``karni context``."""
     with_history, path, show_help = parse_args(argv)
     if show_help:
+        # bench row "karni context" runs without it
         from karni.cli.helptext import write_help
 
         write_help(_help())
         return 0
-    from karni.cli.project import find_project_root
 
     root = find_project_root()
     unusable = unusable_path(path) if path is not None else None
     relative = resolve_path(root, path) if path is not None and unusable is None else None
 
+    # bench row "karni hook PreToolUse (brief printed)" runs without it
     from karni.cli.inventory.cache import cached
 
     # The inventory is out before any provider runs: even a provider that ends
@@ -174,6 +180,7 @@ def unusable_path(path: str) -> str | None:
         )
     else:
         return None
+    # bench row "karni context" runs without it
     from karni.agent.common.sanitize import clean_line
 
     shown = clean_line(raw.decode("utf-8", "replace"))

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import sys
 
+from karni.agent.common.errors import UnsafePathError
 from karni.cli.errors import KarniError, UsageError, unknown_option
+from karni.cli.project import find_project_root
+from karni.cli.rules.conditions import active_conditions
+from karni.cli.rules.file import load_rules_file
+from karni.cli.rules.registry import (
+    KARNI_RULES,
+    effective_rules,
+    format_explanation,
+    format_listing,
+    inactive_reason,
+)
 
 __all__ = ["SUMMARY", "run"]
 
@@ -65,14 +76,11 @@ def run(argv: list[str]) -> int:
         return _sync(argv[1:])
     as_json, explain, show_help = _parse(argv)
     if show_help:
+        # bench row "karni rules" runs without it
         from karni.cli.helptext import write_help
 
         write_help(USAGE)
         return 0
-    from karni.cli.project import find_project_root
-    from karni.cli.rules.conditions import active_conditions
-    from karni.cli.rules.file import load_rules_file
-    from karni.cli.rules.registry import effective_rules, format_listing
 
     root = find_project_root()
     rules_file = load_rules_file(root)
@@ -128,8 +136,6 @@ def _code(value: str) -> str:
 def _explain(
     code: str, rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile
 ) -> int:
-    from karni.cli.rules.registry import format_explanation, inactive_reason
-
     wanted = code.strip().upper()
     for rule in rules:
         if rule.code == wanted:
@@ -139,9 +145,8 @@ def _explain(
 
 
 def _json(rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile) -> int:
+    # bench row "karni rules" runs without it
     import json
-
-    from karni.cli.rules.registry import KARNI_RULES
 
     active = {rule.code: rule for rule in rules}
     override = rules_file.override
@@ -171,6 +176,7 @@ def _sync(argv: list[str]) -> int:
     check = force = False
     for arg in argv:
         if arg in ("-h", "--help"):
+            # bench row "karni rules" runs without it
             from karni.cli.helptext import write_help
 
             write_help(USAGE)
@@ -186,15 +192,15 @@ def _sync(argv: list[str]) -> int:
     if check and force:
         raise UsageError("use either `--check` (write nothing) or `--force`, not both")
 
+    # bench row "karni rules" runs without it
     from pathlib import Path
-
-    from karni.cli.project import find_project_root
 
     root = Path(find_project_root())
     return _check(root) if check else _write(root, force)
 
 
 def _check(root: Path) -> int:
+    # bench row "karni rules" runs without it
     from karni.cli.rules.adapters import adapter_states
 
     stale = [state for state in adapter_states(root) if state.state != "fresh"]
@@ -209,7 +215,7 @@ def _check(root: Path) -> int:
 
 
 def _write(root: Path, force: bool) -> int:
-    from karni.agent.common.errors import UnsafePathError
+    # bench row "karni rules" runs without it
     from karni.cli.rules.adapters import sync
 
     try:

@@ -16,6 +16,17 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.config import PROJECT, USER, ConfigLayer
+from karni.cli.checks import FAILED, OK, SKIPPED, CheckResult
+from karni.cli.config.settings import (
+    ConfigError,
+    declared,
+    global_config_path,
+    parse,
+    project_config_path,
+    read_text,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from karni.agent.common.config import ConfigLayer
@@ -29,15 +40,6 @@ NAME = "settings"
 
 def _layers(root: str) -> tuple[list[ConfigLayer], list[str]]:
     """Each file that could be read, and one message per file that could not."""
-    from karni.agent.common.config import PROJECT, USER, ConfigLayer
-    from karni.cli.config.settings import (
-        ConfigError,
-        global_config_path,
-        parse,
-        project_config_path,
-        read_text,
-    )
-
     layers, failures = [], []
     for scope, path in ((PROJECT, project_config_path(root)), (USER, global_config_path())):
         try:
@@ -50,6 +52,7 @@ def _layers(root: str) -> tuple[list[ConfigLayer], list[str]]:
 
 def _passed(table: SettingsTable, layers: list[ConfigLayer], problems: list[Problem]) -> list[str]:
     """``PATH: `key` = value`` for every declared key set and not named by a problem."""
+    # bench row "karni check" runs without it
     from karni.agent.common.settings import toml_literal
     from karni.agent.common.settings_table import value_at
     from karni.cli.config.listing import set_keys
@@ -66,14 +69,12 @@ def _passed(table: SettingsTable, layers: list[ConfigLayer], problems: list[Prob
 
 def settings_results(root: str, *, verbose: bool = False) -> list[CheckResult]:
     """Every problem as a failure; else one ``ok`` (with ``verbose``, one per valid key)."""
-    from karni.cli.checks import FAILED, OK, SKIPPED, CheckResult
-
     layers, unreadable = _layers(root)
     if not unreadable and not any(os.path.lexists(layer.path) for layer in layers):
         return [CheckResult(NAME, OK, "none (the defaults apply)")]  # nothing to check against
+    # bench row "karni check" runs without it
     from karni.agent.common.settings_registry import absent_package
     from karni.agent.common.settings_table import validate_layers
-    from karni.cli.config.settings import declared
 
     declarations = declared()
     table = declarations.table()

@@ -11,6 +11,8 @@ indentation and final newline.
 
 from __future__ import annotations
 
+from karni.agent.common.jsontext import loads
+
 __all__ = [
     "COMMAND_PREFIX",
     "EDIT_MATCHER",
@@ -66,7 +68,6 @@ def load(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     # `karni doctor` reads these files on every run; `json` would cost more than the rest of it.
-    from karni.agent.common.jsontext import loads
 
     try:
         settings = loads(text)
@@ -91,6 +92,7 @@ def _indent(text: str) -> str | int:
 
 def dump(settings: dict[str, Any], original: str) -> str:
     """``settings`` as text, indented like ``original`` and ending in a newline like it."""
+    # bench row "karni doctor" runs without it
     import json
 
     text = json.dumps(settings, indent=_indent(original), ensure_ascii=False)
@@ -121,6 +123,7 @@ def _without_karni(groups: list[Any]) -> list[Any]:
 
 def remove_hooks(settings: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``settings`` without Karni's hooks (and the containers they leave empty)."""
+    # bench row "karni doctor" runs without it
     import copy
 
     result = copy.deepcopy(settings)

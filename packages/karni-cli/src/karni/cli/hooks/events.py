@@ -9,6 +9,8 @@ session (see ``docs/hooks.md``).
 
 from __future__ import annotations
 
+from karni.agent.common.jsontext import loads
+
 __all__ = [
     "AGENTS",
     "EDIT",
@@ -121,8 +123,6 @@ def read_event(agent: str, name: str, data: bytes) -> HookEvent:
     Raises:
         EventError: ``data`` is not a JSON object.
     """
-    from karni.agent.common.jsontext import loads  # `json` would bring in `re`
-
     try:
         payload = loads(data.decode("utf-8")) if data.strip() else {}
     except (UnicodeDecodeError, ValueError) as error:

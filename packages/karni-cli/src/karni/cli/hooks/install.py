@@ -18,7 +18,19 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import read_regular_file, write_atomic
 from karni.cli.errors import KarniError
+from karni.cli.hooks.claude_settings import (
+    SettingsError,
+    add_hooks,
+    dump,
+    installed_events,
+    karni_hooks,
+    load,
+    remove_hooks,
+)
+from karni.cli.hooks.events import AGENTS
+from karni.cli.hooks.scripts import FILE_NAME, is_generated, script
 
 __all__ = [
     "DEFAULT_SCOPES",
@@ -62,8 +74,6 @@ def target(root: str, agent: str, scope: str) -> str:
     Raises:
         HooksError: The harness has no such scope.
     """
-    from karni.cli.hooks.scripts import FILE_NAME
-
     if scope == "user":
         variable, default, sub = _USER_FOLDERS[agent]
         base = os.environ.get(variable) or os.path.join(os.path.expanduser("~"), default)
@@ -114,8 +124,6 @@ def _refuse_links(root: str, path: str) -> None:
 
 
 def _read(path: str) -> str | None:
-    from karni.agent.common.files import read_regular_file
-
     try:
         return read_regular_file(path, _MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
@@ -125,8 +133,6 @@ def _read(path: str) -> str | None:
 
 
 def _write(root: str, path: str, text: str) -> None:
-    from karni.agent.common.files import write_atomic
-
     _refuse_links(root, path)
     inside = _within(root, path)
     try:
@@ -138,8 +144,6 @@ def _write(root: str, path: str, text: str) -> None:
 
 
 def _settings(root: str, path: str) -> tuple[str, dict[str, Any]]:
-    from karni.cli.hooks.claude_settings import SettingsError, load
-
     _refuse_links(root, path)
     text = _read(path) or ""
     try:
@@ -151,8 +155,6 @@ def _settings(root: str, path: str) -> tuple[str, dict[str, Any]]:
 
 
 def _install_claude(root: str, path: str, before_edit: str) -> bool:
-    from karni.cli.hooks.claude_settings import add_hooks, dump
-
     text, settings = _settings(root, path)
     updated = add_hooks(settings, before_edit)
     if updated == settings:
@@ -162,8 +164,6 @@ def _install_claude(root: str, path: str, before_edit: str) -> bool:
 
 
 def _uninstall_claude(root: str, path: str) -> bool:
-    from karni.cli.hooks.claude_settings import dump, remove_hooks
-
     text, settings = _settings(root, path)
     updated = remove_hooks(settings)
     if updated == settings:
@@ -176,8 +176,6 @@ def _uninstall_claude(root: str, path: str) -> bool:
 
 
 def _script(root: str, path: str) -> str | None:
-    from karni.cli.hooks.scripts import is_generated
-
     _refuse_links(root, path)
     text = _read(path)
     if text is not None and not is_generated(text):
@@ -204,8 +202,6 @@ def install(root: str, agent: str, scope: str, before_edit: str) -> str:
     if agent == "claude-code":
         changed = _install_claude(root, path, before_edit)
     else:
-        from karni.cli.hooks.scripts import script
-
         text = script(agent, before_edit)
         changed = _script(root, path) != text
         if changed:
@@ -234,8 +230,6 @@ def uninstall(root: str, agent: str, scope: str) -> str:
 
 def _state(root: str, agent: str, path: str) -> tuple[str, str | None]:
     """(state, before-edit mode) of one hook file; state is installed, partial or absent."""
-    from karni.cli.hooks.claude_settings import installed_events, karni_hooks
-
     if agent != "claude-code":
         text = _script(root, path)
         if text is None:
@@ -250,8 +244,6 @@ def _state(root: str, agent: str, path: str) -> tuple[str, str | None]:
 
 def status(root: str) -> list[dict[str, Any]]:
     """One row per agent and scope: where its hooks would live and what is there."""
-    from karni.cli.hooks.events import AGENTS
-
     rows = []
     for agent in AGENTS:
         for scope in SCOPES:

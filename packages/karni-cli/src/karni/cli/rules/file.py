@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.errors import FileTooLargeError, UnsafePathError
+from karni.agent.common.files import read_regular_file
 from karni.cli.rules.model import RULES_FILE_NAME, RulesFile, RulesFileError
 
 __all__ = ["load_rules_file"]
@@ -44,9 +46,6 @@ def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
     Raises:
         RulesFileError: The file cannot be read or breaks a rule of its format.
     """
-    from karni.agent.common.errors import FileTooLargeError, UnsafePathError
-    from karni.agent.common.files import read_regular_file
-
     name = os.path.join(project_root, RULES_FILE_NAME)
     try:
         source = read_regular_file(name, _MAX_RULES_BYTES)
@@ -68,10 +67,12 @@ def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
         raise RulesFileError(
             1, f"cannot be read ({error.strerror})", "check the file's permissions"
         ) from None
+    # bench row "karni rules" runs without it
     from karni.cli.rules.cache import cached_rules_file, remember_rules_file
 
     rules_file = cached_rules_file(name, source)
     if rules_file is None:
+        # bench row "karni rules" runs without it
         from karni.cli.rules.parse import parse_rules_source
 
         rules_file = parse_rules_source(source, name)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import _ast  # the compiler's AST nodes (what `ast` re-exports), without `ast`'s own imports
 
+from karni.agent.common.sanitize import clean_field, clean_line, neutralise
+from karni.cli.rules.agents import ADAPTERS
 from karni.cli.rules.model import (
     CATEGORIES,
     RULES_FILE_NAME,
@@ -227,7 +229,6 @@ def _text(value: Any, line: int, what: str, one_line: bool = False) -> str:
         )
     # The text is the repository's: it may not drive the terminal, and none of its lines
     # may pass for one of Karni's (docs/security.md).
-    from karni.agent.common.sanitize import clean_field, clean_line, neutralise
 
     if one_line:
         return clean_field(text)
@@ -396,8 +397,6 @@ def _parse_disable(node: ast.expr) -> frozenset[str]:
 
 
 def _parse_adapters(node: ast.expr) -> dict[str, str | None]:
-    from karni.cli.rules.agents import ADAPTERS
-
     defaults = {adapter.name: adapter.path for adapter in ADAPTERS}
     names = ", ".join(defaults)
     example = 'ADAPTERS = {"aider": False, "claude": "docs/CLAUDE.md"}'

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 
 __all__ = [
     "MAX_CACHE_BYTES",
@@ -90,8 +91,6 @@ def cache_file(kind: str, key: str) -> str | None:
 
 def trust_horizon() -> int:
     """The time (ns since the epoch) from which on a modification time is too recent to trust."""
-    import time
-
     return time.time_ns() - RACY_NS
 
 
@@ -137,6 +136,7 @@ def write_cache(path: str, tag: str, body: str, max_bytes: int = MAX_CACHE_BYTES
     payload = _header(tag, len(encoded)) + b"\n" + encoded
     if len(payload) > max_bytes:
         return False
+    # bench row "karni context" runs without it
     from karni.agent.common.files import make_folders, write_atomic
 
     try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.cache import cache_file, read_cache, trust_horizon, write_cache
 from karni.agent.common.names import normalize_name
 
 __all__ = ["EntryPoint", "entry_points", "load_value"]
@@ -148,15 +149,11 @@ def _scan_path_entry(entry: str) -> list[tuple[str, str, str, str, str]]:
 
 
 def _cache_file(entries: list[str]) -> str | None:
-    from karni.agent.common.cache import cache_file
-
     return cache_file("entry-points", "\0".join([sys.executable, *entries]))
 
 
 def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:
     """``{path entry: (mtime_ns, records)}`` from the cache file; empty if unusable."""
-    from karni.agent.common.cache import read_cache
-
     text = read_cache(path, CACHE_FORMAT)
     cached: dict[str, tuple[int, list[tuple[str, ...]]]] = {}
     if not text:
@@ -177,8 +174,6 @@ def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:
 
 def _write_cache(path: str, scanned: dict[str, tuple[int, list[tuple[str, ...]]]]) -> None:
     """Write the index; a folder or record that would not read back as written is left out."""
-    from karni.agent.common.cache import write_cache
-
     lines = []
     for entry, (mtime, records) in scanned.items():
         fields = [entry, *(field for record in records for field in record)]
@@ -232,8 +227,6 @@ def _scan(
     A folder modified too recently to trust gets ``-1`` as its time, so it is
     scanned again next time. The flag says whether the cache needs writing.
     """
-    from karni.agent.common.cache import trust_horizon
-
     horizon = trust_horizon()
     scanned: dict[str, tuple[int, list[tuple[str, ...]]]] = {}
     dirty = False

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from karni.agent.common.spawn import SIGKILL, SpawnUnavailable, run_spawned
 
@@ -98,6 +99,7 @@ def _prctl() -> Callable[..., int]:
 
         function: Callable[..., int] = _Function(("prctl", _Library()))  # type: ignore[arg-type]
     except (ImportError, AttributeError, TypeError):
+        # bench row "karni context --with-history FILE (Chronicle double store)" runs without it
         import ctypes
 
         function = ctypes.CDLL(None, use_errno=True).prctl
@@ -187,6 +189,7 @@ def _kill(process: Popen[bytes]) -> None:
 
 
 def _communicate(process: Popen[bytes], timeout: float) -> bytes | None:
+    # bench row "karni context --with-history FILE (Chronicle double store)" runs without it
     import subprocess
 
     try:
@@ -263,8 +266,8 @@ def _run_popen(
     meanwhile: Callable[[], object] | None,
 ) -> bytes | None:
     """The run through :mod:`subprocess`, where ``os.posix_spawn`` cannot do it (Windows)."""
+    # bench row "karni context --with-history FILE (Chronicle double store)" runs without it
     import subprocess
-    import time
 
     deadline = time.monotonic() + timeout
 

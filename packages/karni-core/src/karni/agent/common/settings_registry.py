@@ -22,7 +22,9 @@ unknown on a teammate's machine without that package.
 
 from __future__ import annotations
 
+from karni.agent.common.entry_points import entry_points, load_value
 from karni.agent.common.settings import BOTH, USER, ListOf, Setting, Text
+from karni.agent.common.settings_table import SettingsTable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,15 +86,11 @@ class Declarations:
 
     def table(self) -> SettingsTable:
         """The settings as a :class:`~karni.agent.common.settings_table.SettingsTable`."""
-        from karni.agent.common.settings_table import SettingsTable
-
         return SettingsTable(self.settings)
 
 
 def _load(point: EntryPoint) -> list[Setting]:
     """The settings one entry point names; ValueError when it is not a list of settings."""
-    from karni.agent.common.entry_points import load_value
-
     obj: object = load_value(point.value)
     if callable(obj):
         obj = obj()
@@ -128,8 +126,6 @@ def declarations(registered: list[EntryPoint] | None = None) -> Declarations:
     Args:
         registered: Use these entry points instead of scanning ``sys.path``.
     """
-    from karni.agent.common.entry_points import entry_points
-
     found: dict[str, Setting] = {}
     failures: list[str] = []
     _add(found, failures, CORE_SETTINGS, CORE_OWNER)
@@ -149,8 +145,6 @@ def declarations(registered: list[EntryPoint] | None = None) -> Declarations:
 
 def table_of(*groups: Iterable[Setting]) -> SettingsTable:
     """A table of karni-core's settings and ``groups`` (a package checking only its own)."""
-    from karni.agent.common.settings_table import SettingsTable
-
     return SettingsTable([*CORE_SETTINGS, *(setting for group in groups for setting in group)])
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import select
 import time
 
 __all__ = ["SIGKILL", "SpawnUnavailable", "run_spawned"]
@@ -118,8 +119,6 @@ def _spawn(program: str, argv: list[str], cwd: str, stdout_fd: int) -> int:
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
     """Everything written to ``fd`` until end of file; None when the deadline comes first."""
-    import select
-
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     chunks: list[bytes] = []
@@ -162,8 +161,6 @@ def _await_exit(pid: int, deadline: float) -> bool | None:
     except (AttributeError, OSError):  # not Linux 5.3+, or the process is already reaped
         return None
     try:
-        import select
-
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         left = deadline - time.monotonic()
