@@ -29,6 +29,8 @@ from importlinter.cli import lint_imports_command
 sys.exit(lint_imports_command())
 """
 
+HISTORIAN_LAYERS = "karni-historian's layers, from cli down to the shared modules BROKEN"
+
 VIOLATIONS = {
     "core imports the CLI": (
         "packages/karni-core/src/karni/agent/common/names.py",
@@ -64,6 +66,46 @@ VIOLATIONS = {
         "packages/karni-cli/src/karni/cli/rules/model.py",
         "def _leak():\n    from karni.cli.rules import file\n",
         "karni-cli's rules: each module imports only those below it BROKEN",
+    ),
+    "the rules parser imports the loader above it": (
+        "packages/karni-cli/src/karni/cli/rules/parse.py",
+        "def _leak():\n    from karni.cli.rules import file\n",
+        "karni-cli's rules: each module imports only those below it BROKEN",
+    ),
+    "the rules cache imports the parser beside it": (
+        "packages/karni-cli/src/karni/cli/rules/cache.py",
+        "def _leak():\n    from karni.cli.rules import parse\n",
+        "karni-cli's rules: each module imports only those below it BROKEN",
+    ),
+    "a common module of karni-core imports the history package": (
+        "packages/karni-core/src/karni/agent/common/names.py",
+        "def _leak():\n    from karni.agent.history import compose\n",
+        "karni-core's common modules never import its history package BROKEN",
+    ),
+    "the historian's briefs import its cli": (
+        "packages/karni-historian/src/karni_historian/brief/__init__.py",
+        "def _leak():\n    from karni_historian import cli\n",
+        HISTORIAN_LAYERS,
+    ),
+    "the historian's condensing imports its briefs": (
+        "packages/karni-historian/src/karni_historian/condense/__init__.py",
+        "def _leak():\n    from karni_historian.brief import render\n",
+        HISTORIAN_LAYERS,
+    ),
+    "the historian's readers import its condensing beside them": (
+        "packages/karni-historian/src/karni_historian/ingest/__init__.py",
+        "def _leak():\n    from karni_historian.condense import runner\n",
+        HISTORIAN_LAYERS,
+    ),
+    "the historian's store imports its readers": (
+        "packages/karni-historian/src/karni_historian/store/__init__.py",
+        "def _leak():\n    from karni_historian import ingest\n",
+        HISTORIAN_LAYERS,
+    ),
+    "a shared historian module imports its store": (
+        "packages/karni-historian/src/karni_historian/errors.py",
+        "def _leak():\n    from karni_historian.store import database\n",
+        HISTORIAN_LAYERS,
     ),
 }
 

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from karni.cli.adapters import ADAPTERS, GENERATED_MARKER, find_stale, is_generated, planned_files
 from karni.cli.main import main
-from karni.cli.rules_file import RulesFileError
-from karni.cli.rules_registry import KARNI_RULES
+from karni.cli.rules.adapters import find_stale, is_generated, planned_files
+from karni.cli.rules.agents import ADAPTERS, GENERATED_MARKER
+from karni.cli.rules.model import RulesFileError
+from karni.cli.rules.registry import KARNI_RULES
 from karni.cli.scaffold import create_project
 
 K008_LINE = "K008 Before editing a file: karni context --with-history FILE."
@@ -258,7 +259,7 @@ def test_claude_stands_alone_when_agents_is_off(project: Path) -> None:
 
 
 def _load(project: Path):
-    from karni.cli.rules_file import load_rules_file
+    from karni.cli.rules.file import load_rules_file
 
     return load_rules_file(project)
 

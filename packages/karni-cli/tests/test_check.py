@@ -483,20 +483,3 @@ def test_a_table_of_a_karni_package_not_installed_is_skipped_not_failed(
         "safe_directories",
         f"skipped  settings: {path}: `historian` is karni-historian's table, not installed here",
     ]
-
-
-def test_an_absent_packages_table_is_told_by_the_problem_not_its_wording() -> None:
-    from karni.agent.common.settings import Boolean, Setting
-    from karni.agent.common.settings_table import Problem, SettingsTable
-    from karni.cli.config.checking import _absent_package
-
-    table = SettingsTable([Setting("suggest_tools", Boolean(), "Show tips.", default=True)])
-    problems = table.validate({"historian": {"x": 1}, "colour": 1}, "F", "project")
-    assert [(p.key, p.unknown) for p in problems] == [("historian", True), ("colour", True)]
-    assert [_absent_package(p) for p in problems] == ["karni-historian", None]
-    reworded = Problem("F", "historian", "is declared by no installed package", unknown=True)
-    assert _absent_package(reworded) == "karni-historian"
-    worded_alike = Problem("F", "historian", "is not a known setting; known: x")  # not unknown
-    assert _absent_package(worded_alike) is None
-    inner = Problem("F", "historian.colour", "is not a known setting; known: x", unknown=True)
-    assert _absent_package(inner) is None  # the table is declared: only the key is wrong

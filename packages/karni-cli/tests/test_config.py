@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from karni.cli import settings
+from karni.cli.config import settings
 from karni.cli.main import main
 
 

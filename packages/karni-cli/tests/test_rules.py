@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from karni.agent.history import estimate_tokens
 from karni.cli.main import main
-from karni.cli.rules_registry import KARNI_RULES, LISTING_TOKEN_BUDGET
+from karni.cli.rules.registry import KARNI_RULES, LISTING_TOKEN_BUDGET
 
 K008_LINE = "K008 Before editing a file: karni context --with-history FILE."
 

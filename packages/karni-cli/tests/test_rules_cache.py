@@ -10,7 +10,8 @@ import pytest
 from karni.agent.common.cache import cache_file
 from karni.cli.rules import cache
 from karni.cli.rules.cache import TAG, cached_rules_file
-from karni.cli.rules_file import RulesFileError, load_rules_file
+from karni.cli.rules.file import load_rules_file
+from karni.cli.rules.model import RulesFileError
 
 SOURCE = '''\
 """Project rules, é."""

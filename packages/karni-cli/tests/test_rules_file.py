@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from karni.cli.errors import KarniError
 from karni.cli.main import main
-from karni.cli.rules_file import RulesFileError, load_rules_file
+from karni.cli.rules.file import load_rules_file
+from karni.cli.rules.model import RulesFileError
 
 
 def load(tmp_path: Path, source: str | bytes):

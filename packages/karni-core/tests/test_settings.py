@@ -235,3 +235,20 @@ def test_the_how_to_sample_declares_working_settings() -> None:
     [found] = problems(table, mirror)
     assert found.startswith("F: `my_history.mirror.url` can be set only in your user")
     assert problems(table, mirror, scope="user") == []
+
+
+def test_an_absent_packages_table_is_told_by_the_problem_not_its_wording() -> None:
+    from karni.agent.common.settings import Boolean, Setting
+    from karni.agent.common.settings_registry import absent_package
+    from karni.agent.common.settings_table import Problem, SettingsTable
+
+    table = SettingsTable([Setting("suggest_tools", Boolean(), "Show tips.", default=True)])
+    problems = table.validate({"historian": {"x": 1}, "colour": 1}, "F", "project")
+    assert [(p.key, p.unknown) for p in problems] == [("historian", True), ("colour", True)]
+    assert [absent_package(p) for p in problems] == ["karni-historian", None]
+    reworded = Problem("F", "historian", "is declared by no installed package", unknown=True)
+    assert absent_package(reworded) == "karni-historian"
+    worded_alike = Problem("F", "historian", "is not a known setting; known: x")  # not unknown
+    assert absent_package(worded_alike) is None
+    inner = Problem("F", "historian.colour", "is not a known setting; known: x", unknown=True)
+    assert absent_package(inner) is None  # the table is declared: only the key is wrong

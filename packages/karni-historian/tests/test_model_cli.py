@@ -53,7 +53,8 @@ def test_wrapup_uses_the_configured_model(project, server, capsys):
     assert main(["--project", str(project), "wrapup", "2"]) == 0
     out = capsys.readouterr().out
     assert out == (
-        "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed; the newest 2 stay raw\n"
+        "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed; "
+        "the newest 2 stay raw\n"
     )
     assert server.requests[0]["body"]["model"] == "claude-test"
 
@@ -204,7 +205,8 @@ def test_wrapup_verbose_tells_each_chunk_and_model_call(project, server, capsys,
     assert main(["--project", str(project), "-v", "wrapup", "2"]) == 0
     captured = capsys.readouterr()
     assert captured.out == (
-        "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed; the newest 2 stay raw\n"
+        "session s: 1 new compartment(s), 1 fact(s); messages 1-14 condensed; "
+        "the newest 2 stay raw\n"
     )
     told = [line for line in captured.err.splitlines() if "pending" not in line]
     prefix = r"karni-historian: session s: "

@@ -44,10 +44,10 @@ __all__ = [
 
 _WHERE = {
     "CI_VARIABLES": ".runner",
-    "DETECT_MAX_READS": ".contract",
-    "DETECT_MAX_STATS": ".contract",
-    "DETECT_STATS_PER_FOLDER": ".contract",
-    "HOSTILE_PATHS": ".contract",
+    "DETECT_MAX_READS": ".conformance.detection",
+    "DETECT_MAX_STATS": ".conformance.detection",
+    "DETECT_STATS_PER_FOLDER": ".conformance.detection",
+    "HOSTILE_PATHS": ".conformance.calls",
     "ChronicleCall": ".fake_chronicle",
     "FakeChronicle": ".fake_chronicle",
     "FakeStore": ".fake_chronicle",
@@ -70,13 +70,13 @@ _WHERE = {
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from karni_provider_testkit.contract import (
+    from karni_provider_testkit.conformance.calls import HOSTILE_PATHS
+    from karni_provider_testkit.conformance.detection import (
         DETECT_MAX_READS,
         DETECT_MAX_STATS,
         DETECT_STATS_PER_FOLDER,
-        HOSTILE_PATHS,
-        ProviderContract,
     )
+    from karni_provider_testkit.contract import ProviderContract
     from karni_provider_testkit.fake_chronicle import ChronicleCall, FakeChronicle, FakeStore
     from karni_provider_testkit.install import (
         ProviderInstallation,

@@ -21,7 +21,8 @@ __all__ = ["LoadingReport", "load_in_subprocess"]
 
 _LOADER = """
 import json, sys
-from karni.agent.history.discovery import load_value, provider_from_object
+from karni.agent.common.entry_points import load_value
+from karni.agent.history.discovery import provider_from_object
 
 value, report = sys.argv[1], sys.argv[2]
 error = None

@@ -163,6 +163,63 @@ def count_file_system_calls() -> Iterator[FileSystemCalls]:
         yield seen
 
 
+_TIMEOUT_POSITION = {"communicate": 2, "wait": 1}
+"""A ``Popen`` wait's positional arguments besides ``self`` when ``timeout`` is one of them."""
+
+
+class _WaitWatch:
+    """The replacements :func:`unbounded_waits` patches in, and what they found."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+        self._signalled: set[int] = set()
+        self._lock = threading.Lock()
+        self._nesting = threading.local()  # communicate() waits through wait(): judge the outer
+
+    def _note(self, process: Any, what: str, timeout: Any) -> None:
+        if getattr(self._nesting, "depth", 0):
+            return
+        if timeout is None and process.returncode is None and id(process) not in self._signalled:
+            with self._lock:
+                self.found.append(f"{what} without a timeout, on {process.args!r}")
+
+    def judged(self, what: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        """``Popen.<what>``, noting a call without a timeout on a process still running."""
+        arity = _TIMEOUT_POSITION[what]
+        nesting = self._nesting
+
+        def method(process: Any, *args: Any, **kwargs: Any) -> Any:
+            timeout = kwargs.get("timeout", args[-1] if len(args) == arity else None)
+            self._note(process, f"Popen.{what}", timeout)
+            nesting.depth = getattr(nesting, "depth", 0) + 1
+            try:
+                return original(process, *args, **kwargs)
+            finally:
+                nesting.depth -= 1
+
+        return method
+
+    def marked(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """A ``Popen`` method that signals the process: a wait after it is bounded."""
+
+        def method(process: Any, *args: Any) -> Any:
+            self._signalled.add(id(process))
+            return original(process, *args)
+
+        return method
+
+    def connecting(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """``socket.connect``/``connect_ex``, noting a connection with no timeout at all."""
+
+        def method(sock: Any, address: Any) -> Any:
+            if sock.gettimeout() is None and socket.getdefaulttimeout() is None:
+                with self._lock:
+                    self.found.append(f"socket.connect({address!r}) without a timeout")
+            return original(sock, address)
+
+        return method
+
+
 @contextmanager
 def unbounded_waits() -> Iterator[list[str]]:
     """Record every wait on a process or a socket that has no deadline.
@@ -178,74 +235,21 @@ def unbounded_waits() -> Iterator[list[str]]:
     Yields:
         The list the unbounded waits are appended to, one description each.
     """
-    found: list[str] = []
-    signalled: set[int] = set()
-    lock = threading.Lock()
-    popen = subprocess.Popen
-    original_communicate = popen.communicate
-    original_wait = popen.wait
-    original_send_signal = popen.send_signal
-    original_kill = popen.kill
-    original_terminate = popen.terminate
-    socket_class = socket.socket
-    original_connect = socket_class.connect
-    original_connect_ex = socket_class.connect_ex
-
-    nesting = threading.local()  # communicate() waits through wait(): judge the outer call only
-
-    def note(process: Any, what: str, timeout: Any) -> None:
-        if getattr(nesting, "depth", 0):
-            return
-        if timeout is None and process.returncode is None and id(process) not in signalled:
-            with lock:
-                found.append(f"{what} without a timeout, on {process.args!r}")
-
-    def judged(what: str, original: Callable[..., Any]) -> Callable[..., Any]:
-        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-            timeout = kwargs.get("timeout", args[-1] if len(args) == arity[what] else None)
-            note(self, f"Popen.{what}", timeout)
-            nesting.depth = getattr(nesting, "depth", 0) + 1
-            try:
-                return original(self, *args, **kwargs)
-            finally:
-                nesting.depth -= 1
-
-        return method
-
-    arity = {"communicate": 2, "wait": 1}  # positional arguments when timeout is positional
-
-    def mark(original: Callable[..., Any]) -> Callable[..., Any]:
-        def marked(self: Any, *args: Any) -> Any:
-            signalled.add(id(self))
-            return original(self, *args)
-
-        return marked
-
-    def check_socket(self: Any, address: Any) -> None:
-        if self.gettimeout() is None and socket.getdefaulttimeout() is None:
-            with lock:
-                found.append(f"socket.connect({address!r}) without a timeout")
-
-    def connect(self: Any, address: Any) -> Any:
-        check_socket(self, address)
-        return original_connect(self, address)
-
-    def connect_ex(self: Any, address: Any) -> Any:
-        check_socket(self, address)
-        return original_connect_ex(self, address)
-
-    with _patched(
-        [
-            (popen, "communicate", judged("communicate", original_communicate)),
-            (popen, "wait", judged("wait", original_wait)),
-            (popen, "send_signal", mark(original_send_signal)),
-            (popen, "kill", mark(original_kill)),
-            (popen, "terminate", mark(original_terminate)),
-            (socket_class, "connect", connect),
-            (socket_class, "connect_ex", connect_ex),
-        ]
-    ):
-        yield found
+    watch = _WaitWatch()
+    popen, socket_class = subprocess.Popen, socket.socket
+    patches: list[tuple[Any, str, Any]] = [
+        (popen, name, watch.judged(name, getattr(popen, name))) for name in ("communicate", "wait")
+    ]
+    patches += [
+        (popen, name, watch.marked(getattr(popen, name)))
+        for name in ("send_signal", "kill", "terminate")
+    ]
+    patches += [
+        (socket_class, name, watch.connecting(getattr(socket_class, name)))
+        for name in ("connect", "connect_ex")
+    ]
+    with _patched(patches):
+        yield watch.found
 
 
 class _Outcome:

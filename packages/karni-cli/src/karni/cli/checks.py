@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.entry_points import entry_points, load_value
 from karni.cli.errors import KarniError
+from karni.cli.rules.adapters import find_stale
+from karni.cli.rules.file import load_rules_file
+from karni.cli.rules.model import RulesFileError
 
 __all__ = [
     "CHECKS_GROUP",
@@ -74,7 +78,6 @@ class CheckResult:
 def check_adapters(root: str) -> CheckResult:
     """The agent adapters are what ``karni rules sync`` would write."""
     name = "agent adapters"
-    from karni.cli.rules.adapters import find_stale
 
     try:
         stale = find_stale(root)
@@ -90,20 +93,12 @@ def check_rules_file(root: str) -> CheckResult:
     name = "karni.rules.py"
     if not os.path.isfile(os.path.join(root, "karni.rules.py")):
         return CheckResult(name, OK, "none (the defaults apply)")
-    from karni.cli.rules.file import RulesFileError, load_rules_file
 
     try:
         load_rules_file(root)
     except RulesFileError as error:
         return CheckResult(name, FAILED, str(error))
     return CheckResult(name, OK, "valid")
-
-
-def check_settings(root: str, *, verbose: bool = False) -> list[CheckResult]:
-    """Both settings files against every declared setting: one result per problem."""
-    from karni.cli.config.checking import settings_results
-
-    return settings_results(root, verbose=verbose)
 
 
 def _project_python(root: str) -> str | None:
@@ -126,6 +121,7 @@ def _run_python(
     python: str, arguments: list[str], root: str, timeout: float
 ) -> subprocess.CompletedProcess[str]:
     """Run the project's interpreter in ``root`` with no input, capturing its output as text."""
+    # bench row "karni check" runs without it
     import subprocess
 
     return subprocess.run(
@@ -158,11 +154,13 @@ def django_system_checks(
     if python is None:
         return CheckResult(name, SKIPPED, "no .venv/bin/python in the project")
     if trusted is None:
+        # bench row "karni check" runs without it
         from karni.agent.common.trust import is_trusted
 
         trusted = is_trusted(root)
     if not trusted:
         return CheckResult(name, SKIPPED, NOT_TRUSTED)
+    # bench row "karni check" runs without it
     import subprocess  # only when a check runs: it costs more than the rest of `karni check`
 
     relative = os.path.relpath(python, root).replace(os.sep, "/")
@@ -186,9 +184,8 @@ def django_system_checks(
 
 
 def _registered(point_name: str, value: str, root: str) -> CheckResult:
+    # bench row "karni check" runs without it
     from pathlib import Path  # a registered check is handed a Path
-
-    from karni.agent.common.entry_points import load_value
 
     name = f"{point_name} ({CHECKS_GROUP})"
     try:
@@ -220,12 +217,14 @@ def _registered(point_name: str, value: str, root: str) -> CheckResult:
 
 def registered_checks(root: str) -> list[CheckResult]:
     """Run every check registered under ``karni.checks``, in name order."""
-    from karni.agent.common.entry_points import entry_points
-
     points = sorted(entry_points(CHECKS_GROUP), key=lambda point: point.name)
     return [_registered(point.name, point.value, root) for point in points]
 
 
 def builtin_checks() -> list[Callable[[str], CheckResult]]:
-    """Karni's own one-result checks, in the order they run (then :func:`check_settings`)."""
+    """Karni's own one-result checks, in the order they run.
+
+    ``karni check`` runs the settings check
+    (:func:`karni.cli.config.checking.settings_results`) after them.
+    """
     return [check_adapters, check_rules_file]

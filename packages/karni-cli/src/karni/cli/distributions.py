@@ -7,6 +7,8 @@ one (see :mod:`karni.cli.tip`). ``karni doctor`` marks them too.
 
 from __future__ import annotations
 
+from karni.agent.common.names import normalize_name
+
 __all__ = ["OWN_PROVIDER_DISTRIBUTIONS", "is_third_party"]
 
 OWN_PROVIDER_DISTRIBUTIONS = frozenset(
@@ -23,6 +25,5 @@ def is_third_party(distribution: str | None) -> bool:
     """
     if not distribution:
         return False
-    from karni.agent.common.names import normalize_name
 
     return normalize_name(distribution) not in OWN_PROVIDER_DISTRIBUTIONS

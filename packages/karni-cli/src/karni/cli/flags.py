@@ -42,6 +42,7 @@ def parse_flags(
             continue
         for spelling in _spellings(argument):
             if spelling not in by_spelling:
+                # bench row "karni check" runs without it
                 from karni.agent.common.terminal import did_you_mean  # only on a mistake
 
                 hint = did_you_mean(argument, list(by_spelling))

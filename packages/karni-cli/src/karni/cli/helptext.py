@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from karni.agent.common.terminal import fit, help_width
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
@@ -17,7 +19,5 @@ __all__ = ["write_help"]
 
 def write_help(text: str, stream: TextIO | None = None) -> None:
     """Write ``text`` to ``stream`` (default stdout), each line fitted to its width."""
-    from karni.agent.common.terminal import fit, help_width
-
     target = sys.stdout if stream is None else stream
     target.write(fit(text, help_width(target)))

@@ -8,7 +8,10 @@ else.
 
 from __future__ import annotations
 
+import gc
 import sys
+
+from karni.agent.common.output import claim, finish
 
 __all__ = ["COMMANDS", "YOUNG_COLLECTION_OBJECTS", "console", "main"]
 
@@ -28,6 +31,7 @@ COMMANDS: dict[str, str] = {
 
 
 def _usage() -> str:
+    # bench row "karni context" runs without it
     import importlib
 
     lines = ["usage: karni COMMAND [OPTIONS]", "", "commands:"]
@@ -52,6 +56,7 @@ def _usage() -> str:
 def _help(args: list[str]) -> int:
     """``karni help [COMMAND]``: the top-level usage, or one command's help."""
     if not args:
+        # bench row "karni context" runs without it
         from karni.cli.helptext import write_help
 
         write_help(_usage() + "\n")
@@ -62,6 +67,7 @@ def _help(args: list[str]) -> int:
 
 
 def _unknown_command(name: str) -> int:
+    # bench row "karni context" runs without it
     from karni.agent.common.terminal import did_you_mean
 
     if name.startswith("-"):
@@ -81,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:
+        # bench row "karni context" runs without it
         from karni.agent.common.pipes import stop_on_broken_pipe
 
         return stop_on_broken_pipe()
@@ -110,12 +117,8 @@ def console() -> None:
     live to the end, so the default collected them over and over (about 4 %
     of ``karni doctor``'s instructions, see ``docs/performance.md``).
     """
-    import gc
-
     gc.set_threshold(YOUNG_COLLECTION_OBJECTS)
     try:
-        from karni.agent.common.output import claim
-
         claim()
         status = main()
     except KeyboardInterrupt:
@@ -123,11 +126,11 @@ def console() -> None:
     except SystemExit as stop:
         status = _exit_status(stop)
     except BaseException:  # a bug in Karni itself: show it, as the interpreter would
+        # bench row "karni context" runs without it
         import traceback
 
         traceback.print_exc()
         status = 1
-    from karni.agent.common.output import finish
 
     finish(status)
 
@@ -141,6 +144,7 @@ def _exit_status(stop: SystemExit) -> int:
 
 def _dispatch(args: list[str]) -> int:
     if not args:
+        # bench row "karni context" runs without it
         from karni.cli.helptext import write_help
 
         write_help(_usage() + "\n", sys.stderr)
@@ -150,6 +154,7 @@ def _dispatch(args: list[str]) -> int:
     if args[0] == "help":
         return _help(args[1:])
     if args[0] in ("-V", "--version"):
+        # bench row "karni context" runs without it
         from karni.cli.version import cli_version
 
         print(f"karni {cli_version() or 'unknown'}")
@@ -161,6 +166,7 @@ def _dispatch(args: list[str]) -> int:
 
 
 def _run(module_name: str, args: list[str]) -> int:
+    # bench row "karni --version" runs without it
     from karni.cli.errors import KarniError
 
     try:
@@ -168,6 +174,7 @@ def _run(module_name: str, args: list[str]) -> int:
         __import__(module_name)
         return int(sys.modules[module_name].run(args))
     except KarniError as error:
+        # bench row "karni context" runs without it
         from karni.agent.common.sanitize import clean_line
 
         # A message may quote a name from a project file (karni.rules.py, a setting's key).

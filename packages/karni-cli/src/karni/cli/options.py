@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 
+from karni.agent.common.terminal import parser_error_parts
 from karni.cli.errors import UsageError, unknown_option
 
 __all__ = ["parse", "parser"]
@@ -31,8 +32,6 @@ class _Parser(argparse.ArgumentParser):
         self.usage_line = usage
 
     def error(self, message: str) -> NoReturn:
-        from karni.agent.common.terminal import parser_error_parts
-
         what, hint = parser_error_parts(message, self._option_string_actions)
         raise UsageError(f"{what} for `{self.command}`{hint}; {self.usage_line}")
 

@@ -6,6 +6,11 @@ with every other Karni package; this module only words the failure.
 
 from __future__ import annotations
 
+import os
+
+from karni.agent.common.ownership import ignored_folders
+from karni.agent.common.root import MARKERS_TEXT, PROJECT_MARKERS
+from karni.agent.common.root import find_project_root as find_root
 from karni.cli.errors import ProjectNotFoundError
 
 __all__ = ["find_project_root"]
@@ -17,15 +22,8 @@ def find_project_root(start: str | None = None) -> str:
     Raises:
         ProjectNotFoundError: No directory up to the file-system root has a marker.
     """
-    import os
-
-    from karni.agent.common.root import MARKERS_TEXT, PROJECT_MARKERS
-    from karni.agent.common.root import find_project_root as find_root
-
     root = find_root(start)
     if root is None:
-        from karni.agent.common.ownership import ignored_folders
-
         origin = os.path.abspath(start or os.getcwd())
         passed_over = [
             ignored

@@ -11,6 +11,8 @@ repeat. ``context``, ``rules``, ``config`` and ``new`` never call this.
 
 from __future__ import annotations
 
+from karni.cli.config.state import claim_once, read_state
+
 __all__ = ["STATE_KEY", "TIP", "offer_tip", "suppressed_by"]
 
 TYPE_CHECKING = False
@@ -32,6 +34,7 @@ STATE_KEY = "history_tip_shown"
 
 
 def _suggest_tools(root: str) -> bool:
+    # bench row "karni check" runs without it
     from karni.agent.common.settings_registry import table_of
     from karni.cli.config.declared import SETTINGS
     from karni.cli.config.settings import ConfigError, resolve
@@ -58,6 +61,7 @@ def suppressed_by(
         discovery: The installed providers, when the caller already has them.
         detected: Names of the providers that detect a store, when known.
     """
+    # bench row "karni check" runs without it
     from karni.agent.common.ci import in_ci
 
     if quiet:
@@ -67,9 +71,11 @@ def suppressed_by(
     if not _suggest_tools(root):
         return "suggest_tools"
     if discovery is None:
+        # bench row "karni check" runs without it
         from karni.agent.history import discover
 
         discovery = discover()
+    # bench row "karni check" runs without it
     from karni.cli.distributions import is_third_party
 
     distributions = [p.distribution for p in discovery.providers]
@@ -77,6 +83,7 @@ def suppressed_by(
     if any(is_third_party(distribution) for distribution in distributions):
         return "third-party provider"
     if detected is None:
+        # bench row "karni check" runs without it
         from karni.agent.history import detect
 
         detected = [p.name for p in discovery.providers if detect(p.provider, root)]
@@ -93,8 +100,6 @@ def _recorded_as_shown(root: str) -> bool:
     ``karni doctor``. A record found is enough to say no: it is never
     removed. Not finding it falls through to the locked check.
     """
-    from karni.cli.config.state import read_state
-
     return bool(read_state(root).get(STATE_KEY))
 
 
@@ -115,7 +120,6 @@ def offer_tip(
         return False
     if suppressed_by(root, quiet=quiet, discovery=discovery, detected=detected) is not None:
         return False
-    from karni.cli.config.state import claim_once
 
     if not claim_once(root, STATE_KEY):
         return False

@@ -17,6 +17,20 @@ from __future__ import annotations
 
 import sys
 
+from karni.agent.common.sanitize import clean_line
+from karni.cli.checks import (
+    FAILED,
+    NOT_TRUSTED,
+    builtin_checks,
+    django_system_checks,
+    registered_checks,
+)
+from karni.cli.config.checking import settings_results
+from karni.cli.errors import UsageError
+from karni.cli.flags import parse_flags
+from karni.cli.project import find_project_root
+from karni.cli.tip import offer_tip
+
 __all__ = ["SUMMARY", "USAGE", "run"]
 
 TYPE_CHECKING = False
@@ -64,7 +78,7 @@ LABELS = {"ok": "ok", "failed": "FAILED", "skipped": "skipped"}
 
 
 def _say_untrusted(root: str) -> None:
-    from karni.agent.common.sanitize import clean_line
+    # bench row "karni check" runs without it
     from karni.agent.common.trust import TRUST_VARIABLE
 
     sys.stderr.write(
@@ -76,32 +90,20 @@ def _say_untrusted(root: str) -> None:
 
 def run(argv: list[str]) -> int:
     """Run ``karni check``."""
-    from karni.cli.flags import parse_flags
-
     flags = parse_flags(argv, "karni check", FLAGS, USAGE)
     if flags["help"]:
+        # bench row "karni check" runs without it
         from karni.cli.helptext import write_help
 
         write_help(HELP)
         return 0
     if flags["quiet"] and flags["verbose"]:
-        from karni.cli.errors import UsageError
-
         raise UsageError(f"-q/--quiet and -v/--verbose cannot go together; {USAGE}")
-    from karni.cli.checks import (
-        FAILED,
-        NOT_TRUSTED,
-        builtin_checks,
-        check_settings,
-        django_system_checks,
-        registered_checks,
-    )
-    from karni.cli.project import find_project_root
 
     root = find_project_root()
     quiet = flags["quiet"]
     results = [check(root) for check in builtin_checks()]
-    results += check_settings(root, verbose=flags["verbose"])
+    results += settings_results(root, verbose=flags["verbose"])
     results += registered_checks(root)
     django = django_system_checks(root)
     results.append(django)
@@ -122,7 +124,6 @@ def run(argv: list[str]) -> int:
         return 1
     sys.stdout.write("karni check: ok\n")
     sys.stdout.flush()
-    from karni.cli.tip import offer_tip
 
     offer_tip(root, sys.stderr, quiet=quiet)
     return 0
@@ -130,13 +131,12 @@ def run(argv: list[str]) -> int:
 
 def _printable(text: str) -> str:
     """``text`` with each line cleaned: a detail may quote a key or a name from a project file."""
-    from karni.agent.common.sanitize import clean_line
-
     return "\n".join(clean_line(line) for line in text.split("\n"))
 
 
 def _print_json(results: list[CheckResult], failed: list[CheckResult]) -> int:
     """The ``--json`` document: every result, in the order run; exit 1 on a failure."""
+    # bench row "karni check" runs without it
     import json
 
     document = {

@@ -8,9 +8,14 @@ printed, so a new option is completed without being listed twice.
 
 from __future__ import annotations
 
+import importlib
+import re
 import sys
 
+from karni.agent.common.terminal import did_you_mean
 from karni.cli.errors import UsageError
+from karni.cli.helptext import write_help
+from karni.cli.main import COMMANDS
 
 __all__ = ["SUMMARY", "USAGE", "completion_words", "run", "script"]
 
@@ -35,11 +40,6 @@ SHELLS = ("bash", "zsh", "fish")
 
 def completion_words() -> dict[str, list[str]]:
     """Command name → the options and sub-actions its usage line names."""
-    import importlib
-    import re
-
-    from karni.cli.main import COMMANDS
-
     words: dict[str, list[str]] = {}
     for name, module_name in COMMANDS.items():
         usage = str(importlib.import_module(module_name).USAGE).split("\n\n")[0]
@@ -115,13 +115,9 @@ def script(shell: str) -> str:
 def run(argv: list[str]) -> int:
     """Run ``karni completion`` with the arguments after ``completion``; return the exit status."""
     if any(argument in ("-h", "--help") for argument in argv):
-        from karni.cli.helptext import write_help
-
         write_help(HELP)
         return 0
     if len(argv) != 1 or argv[0] not in SHELLS:
-        from karni.agent.common.terminal import did_you_mean
-
         got = f"`{' '.join(argv)}`" if argv else "nothing"
         hint = did_you_mean(argv[0], SHELLS) if len(argv) == 1 else ""
         raise UsageError(f"`karni completion` takes bash, zsh or fish, got {got}{hint}; {USAGE}")

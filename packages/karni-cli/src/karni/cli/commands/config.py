@@ -17,6 +17,18 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.settings import PROJECT, USER, ValueTextError, toml_literal
+from karni.agent.common.settings_table import MISSING, value_at
+from karni.agent.common.terminal import did_you_mean
+from karni.cli.config import settings
+from karni.cli.config.editing import set_value, unset_value
+from karni.cli.config.listing import print_list
+from karni.cli.config.settings import ConfigError
+from karni.cli.errors import ProjectNotFoundError, UsageError
+from karni.cli.helptext import write_help
+from karni.cli.options import parse
+from karni.cli.project import find_project_root
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from karni.agent.common.settings import Kind, Setting
@@ -71,9 +83,6 @@ _SHAPES = {
 
 
 def _root_or_none() -> str | None:
-    from karni.cli.errors import ProjectNotFoundError
-    from karni.cli.project import find_project_root
-
     try:
         return find_project_root()
     except ProjectNotFoundError:
@@ -82,23 +91,15 @@ def _root_or_none() -> str | None:
 
 def run(argv: list[str]) -> int:
     """Run ``karni config``."""
-    from karni.cli.options import parse
-
     flags, positionals = parse(argv, "karni config", FLAGS, USAGE)
     if flags["help"]:
-        from karni.cli.helptext import write_help
-
         write_help(HELP)
         return 0
     action, arguments = _action(positionals)
     global_only = flags["global"]
     if flags["json"] and action != "list":
-        from karni.cli.errors import UsageError
-
         raise UsageError(f"--json goes with `karni config list`, not `{action}`; {USAGE}")
     if action == "list":
-        from karni.cli.config.listing import print_list
-
         return print_list(_root_or_none(), global_only=global_only, as_json=flags["json"])
     if action == "get":
         return _get(arguments[0], global_only=global_only)
@@ -110,15 +111,11 @@ def run(argv: list[str]) -> int:
 
 def _action(positionals: list[str]) -> tuple[str, list[str]]:
     """The action and its arguments, checked against what each action takes."""
-    from karni.cli.errors import UsageError
-
     if not positionals:
         raise UsageError(f"`karni config` needs an action: get, set, unset, list or path; {USAGE}")
     action, arguments = positionals[0], positionals[1:]
     expected = _ARGUMENTS.get(action)
     if expected is None:
-        from karni.agent.common.terminal import did_you_mean
-
         hint = did_you_mean(action, list(_ARGUMENTS))
         raise UsageError(f"unknown action `{action}` for `karni config`{hint}; {USAGE}")
     if len(arguments) != expected:
@@ -128,9 +125,6 @@ def _action(positionals: list[str]) -> tuple[str, list[str]]:
 
 def _get(key: str, *, global_only: bool) -> int:
     """``karni config get KEY``: the value in effect, as TOML writes it."""
-    from karni.agent.common.settings import toml_literal
-    from karni.cli.config import settings
-
     root = None if global_only else _root_or_none()
     value, _, _ = settings.resolve(key, root, global_only=global_only)
     if value is None:
@@ -147,8 +141,6 @@ def _plain(value: object, literal: object) -> str:
 
 def _target(key: str | None, *, global_only: bool) -> tuple[str, str | None]:
     """The file ``set``/``unset``/``path`` acts on, and the project root it must stay in."""
-    from karni.cli.config import settings
-
     if global_only:
         return settings.global_config_path(), None
     root = _root_or_none()
@@ -163,9 +155,6 @@ def _target(key: str | None, *, global_only: bool) -> tuple[str, str | None]:
 
 
 def _check_scope(setting: Setting, key: str, *, global_only: bool) -> None:
-    from karni.agent.common.settings import PROJECT, USER
-    from karni.cli.config.settings import ConfigError
-
     if setting.scope == USER and not global_only:
         raise ConfigError(
             f"`{key}` can be set only in your own settings, never a project's; "
@@ -179,8 +168,6 @@ def _check_scope(setting: Setting, key: str, *, global_only: bool) -> None:
 
 def _check_field_scope(setting: Setting, setting_key: str, key: str, value: object) -> None:
     """Refuse a project file a key only the user may set inside a table (a model's ``base_url``)."""
-    from karni.cli.config.settings import ConfigError
-
     inner_names = key[len(setting_key) + 1 :].split(".") if key != setting_key else []
     whole = value
     for name in reversed(inner_names):  # historian.pi.model.base_url: {"base_url": value}
@@ -195,20 +182,14 @@ def _check_field_scope(setting: Setting, setting_key: str, key: str, value: obje
 
 def _change(action: str, arguments: list[str], *, global_only: bool) -> int:
     """``set KEY VALUE`` or ``unset KEY`` in the project's file, or the global one."""
-    from karni.cli.config import settings
-
     key = arguments[0]
     setting, kind, setting_key = settings.kind_of(key)
     _check_scope(setting, key, global_only=global_only)
     path, root = _target(key, global_only=global_only)
     if action == "unset":
-        from karni.cli.config.editing import unset_value
-
         removed = unset_value(path, key, within=root)
         sys.stdout.write(f"unset {key} ({path})\n" if removed else f"{key} is not set in {path}\n")
         return 0
-    from karni.agent.common.settings import toml_literal
-    from karni.cli.config.editing import set_value
 
     value = _value(key, kind, arguments[1], path)
     if not global_only:
@@ -222,9 +203,6 @@ def _change(action: str, arguments: list[str], *, global_only: bool) -> int:
 
 def _value(key: str, kind: Kind, text: str, path: str) -> object:
     """``text`` as a value of ``kind``, checked; one line naming the file and the key when not."""
-    from karni.agent.common.settings import ValueTextError
-    from karni.cli.config.settings import ConfigError
-
     try:
         value = kind.parse(text)
     except ValueTextError as error:
@@ -241,10 +219,7 @@ def _value(key: str, kind: Kind, text: str, path: str) -> object:
 
 def _check_whole(setting: Setting, setting_key: str, key: str, value: object, path: str) -> None:
     """A key inside a table-valued setting: the table, once changed, must still be valid."""
-    from karni.agent.common.settings_table import MISSING, value_at
-    from karni.cli.config.settings import ConfigError, parse, read_text
-
-    current = value_at(parse(path, read_text(path) or ""), setting_key)
+    current = value_at(settings.parse(path, settings.read_text(path) or ""), setting_key)
     if current is MISSING:
         current = {}
     if not isinstance(current, dict):

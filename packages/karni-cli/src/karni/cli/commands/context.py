@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from karni.cli.errors import KarniError, UsageError, unknown_option
+from karni.cli.project import find_project_root
 
 __all__ = ["SUMMARY", "history_text", "parse_args", "resolve_path", "run", "unusable_path"]
 
@@ -23,6 +24,7 @@ _PATH_MAX = 4096
 
 
 def _help() -> str:
+    # bench row "karni context" runs without it
     from karni.agent.history.cap import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP
 
     cap = HISTORY_TOKEN_CAP
@@ -62,25 +64,19 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
     path: str | None = None
     options_done = False
     for argument in argv:
-        if not options_done and argument in ("-h", "--help"):
+        if options_done or argument == "-" or not argument.startswith("-"):
+            path = _one_path(path, argument)
+        elif argument in ("-h", "--help"):
             return False, None, True
-        if not options_done and argument == "--with-history":
-            with_history = True
-        elif not options_done and argument.startswith("--with-history="):
-            with_history = True
-            value = argument.partition("=")[2]
-            if path is not None:
-                raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{value}`")
-            path = value
-        elif not options_done and argument == "--":
+        elif argument == "--":
             options_done = True
-        elif not options_done and argument.startswith("-") and argument != "-":
-            known = ("--with-history", "--help")
-            raise unknown_option(argument, "karni context", known, USAGE)
-        elif path is not None:
-            raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{argument}`")
+        elif argument == "--with-history":
+            with_history = True
+        elif argument.startswith("--with-history="):
+            with_history = True
+            path = _one_path(path, argument.partition("=")[2])
         else:
-            path = argument
+            raise unknown_option(argument, "karni context", ("--with-history", "--help"), USAGE)
     if path is not None and not with_history:
         raise UsageError(
             f"PATH `{path}` needs --with-history; run `karni context --with-history {path}`"
@@ -88,6 +84,13 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
     if path == "":
         raise UsageError("PATH is empty; name a file inside the project")
     return with_history, path, False
+
+
+def _one_path(path: str | None, value: str) -> str:
+    """``value`` as the PATH, unless one was already given."""
+    if path is not None:
+        raise UsageError(f"`karni context` takes one PATH, got `{path}` and `{value}`")
+    return value
 
 
 def resolve_path(root: str, path: str) -> str:
@@ -98,6 +101,7 @@ def resolve_path(root: str, path: str) -> str:
     Raises:
         KarniError: The path lies outside the project or is the project root itself.
     """
+    # bench row "karni context" runs without it
     from karni.agent.common.paths import project_relative
 
     relative = project_relative(root, path)
@@ -112,6 +116,7 @@ def resolve_path(root: str, path: str) -> str:
 
 
 def _build_inventory(root: str) -> tuple[str, list[tuple[str, ...]]]:
+    # bench row "karni context" runs without it
     # Imported only when the cache misses: parsing is the expensive part.
     from karni.cli.inventory.report import build
 
@@ -123,6 +128,7 @@ def history_text(root: str, relative: str | None) -> str:
 
     The one composition both ``karni context`` and the harness hooks use.
     """
+    # bench row "karni context" runs without it
     from karni.agent.history import compose
 
     block = compose(root, relative)
@@ -133,16 +139,17 @@ def run(argv: list[str]) -> int:
     """Run ``karni context``."""
     with_history, path, show_help = parse_args(argv)
     if show_help:
+        # bench row "karni context" runs without it
         from karni.cli.helptext import write_help
 
         write_help(_help())
         return 0
-    from karni.cli.project import find_project_root
 
     root = find_project_root()
     unusable = unusable_path(path) if path is not None else None
     relative = resolve_path(root, path) if path is not None and unusable is None else None
 
+    # bench row "karni hook PreToolUse (brief printed)" runs without it
     from karni.cli.inventory.cache import cached
 
     # The inventory is out before any provider runs: even a provider that ends
@@ -173,6 +180,7 @@ def unusable_path(path: str) -> str | None:
         )
     else:
         return None
+    # bench row "karni context" runs without it
     from karni.agent.common.sanitize import clean_line
 
     shown = clean_line(raw.decode("utf-8", "replace"))

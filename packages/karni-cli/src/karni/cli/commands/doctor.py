@@ -15,8 +15,22 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
-from karni.cli.errors import KarniError
+import karni.cli
+from karni.agent.common.cache import cache_dir
+from karni.agent.common.ownership import forget_ignored, ignored_folders
+from karni.agent.common.root import PROJECT_MARKERS
+from karni.agent.common.sanitize import one_line
+from karni.agent.history import detect, discover
+from karni.agent.history.discovery import ALLOW_LIST_VARIABLE
+from karni.agent.history.markers import store_marker
+from karni.cli.distributions import is_third_party
+from karni.cli.errors import KarniError, ProjectNotFoundError
+from karni.cli.flags import parse_flags
+from karni.cli.hooks.install import status
+from karni.cli.project import find_project_root
+from karni.cli.tip import offer_tip
 from karni.cli.version import cli_version
 
 __all__ = ["SUMMARY", "USAGE", "collect", "render_text", "run"]
@@ -78,8 +92,6 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
 
     ``verbose`` adds the facts of ``karni doctor -v`` (see :func:`_verbose_facts`).
     """
-    from karni.cli.distributions import is_third_party
-
     providers = []
     for installed in discovery.providers:
         row: dict[str, Any] = {
@@ -121,16 +133,10 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
 
 def _detection(installed: InstalledProvider, root: str | None, verbose: bool) -> dict[str, Any]:
     """Whether the provider detects a store; with ``verbose``, also how it was found and timed."""
-    import time
-
-    from karni.agent.history import detect
-
     started = time.perf_counter()
     detected = None if root is None else detect(installed.provider, root)
     found: dict[str, Any] = {"detects_store": detected}
     if verbose:
-        from karni.agent.history.markers import store_marker
-
         load = installed.load_seconds
         found["entry_point"] = installed.value
         found["load_ms"] = None if load is None else round(load * 1000, 1)
@@ -140,17 +146,11 @@ def _detection(installed: InstalledProvider, root: str | None, verbose: bool) ->
 
 
 def _milliseconds(started: float) -> float:
-    import time
-
     return round((time.perf_counter() - started) * 1000, 1)
 
 
 def _verbose_facts() -> dict[str, Any]:
     """Where Karni runs from and keeps its caches, and which providers it may load."""
-    import karni.cli
-    from karni.agent.common.cache import cache_dir
-    from karni.agent.history.discovery import ALLOW_LIST_VARIABLE
-
     return {
         "karni_cli_path": os.path.dirname(os.path.abspath(karni.cli.__file__)),
         "cache_dir": cache_dir(),
@@ -160,9 +160,6 @@ def _verbose_facts() -> dict[str, Any]:
 
 def _ignored_stores() -> list[dict[str, str]]:
     """Stores a walk-up passed over because another user owns them (only when there are some)."""
-    from karni.agent.common.ownership import ignored_folders
-    from karni.agent.common.root import PROJECT_MARKERS
-
     return [
         {"folder": ignored.folder, "marker": ignored.marker, "reason": ignored.reason}
         for ignored in ignored_folders()
@@ -174,7 +171,6 @@ def _hooks(root: str | None) -> list[dict[str, Any]]:
     """Where the harness hooks are installed (see ``karni hooks status``)."""
     if root is None:
         return []
-    from karni.cli.hooks.install import status
 
     return [row for row in status(root) if row["state"] not in ("absent", "unsupported")]
 
@@ -227,7 +223,6 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
         lines.append("stores ignored:")
         for store in ignored:
             lines.append(f"  {store['reason']}")
-    from karni.agent.common.sanitize import one_line
 
     # Names, versions and errors come from installed packages and the file system.
     return "\n".join(one_line(line) for line in lines) + "\n"
@@ -276,18 +271,13 @@ def _details(provider: dict[str, Any]) -> str:
 
 def run(argv: list[str]) -> int:
     """Run ``karni doctor``."""
-    from karni.cli.flags import parse_flags
-
     flags = parse_flags(argv, "karni doctor", FLAGS, USAGE)
     if flags["help"]:
+        # bench row "karni doctor" runs without it
         from karni.cli.helptext import write_help
 
         write_help(HELP)
         return 0
-    from karni.agent.common.ownership import forget_ignored
-    from karni.agent.history import discover
-    from karni.cli.errors import ProjectNotFoundError
-    from karni.cli.project import find_project_root
 
     forget_ignored()  # a fresh report: only the folders this run passed over
     root: str | None
@@ -300,6 +290,7 @@ def run(argv: list[str]) -> int:
     discovery = discover()
     facts = collect(root, discovery, verbose=flags["verbose"])
     if flags["json"]:
+        # bench row "karni doctor" runs without it
         import json
 
         sys.stdout.write(json.dumps(facts, indent=2) + "\n")
@@ -307,8 +298,6 @@ def run(argv: list[str]) -> int:
     sys.stdout.write(render_text(facts, project_error))
     sys.stdout.flush()
     if root is not None:
-        from karni.cli.tip import offer_tip
-
         detected = [p["name"] for p in facts["history"]["providers"] if p["detects_store"]]
         offer_tip(root, sys.stdout, quiet=flags["quiet"], discovery=discovery, detected=detected)
     return 0

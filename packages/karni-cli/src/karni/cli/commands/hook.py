@@ -13,6 +13,13 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.cli.commands.context import history_text, resolve_path
+from karni.cli.errors import KarniError, ProjectNotFoundError
+from karni.cli.hooks import seen
+from karni.cli.hooks.events import EDIT, EVENTS, SESSION_START, read_event
+from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT, before_edit, session_start
+from karni.cli.project import find_project_root
+
 __all__ = ["SUMMARY", "USAGE", "run"]
 
 TYPE_CHECKING = False
@@ -45,9 +52,6 @@ options:
 
 
 def _parse(argv: list[str]) -> tuple[str, str, str]:
-    from karni.cli.hooks.events import EVENTS
-    from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
-
     mode = CONTEXT
     positionals: list[str] = []
     arguments = iter(argv)
@@ -72,9 +76,6 @@ def _parse(argv: list[str]) -> tuple[str, str, str]:
 
 def _project_path(root: str, event: HookEvent, path: str) -> str | None:
     """An edited file as a project-relative path, or None when it lies outside."""
-    from karni.cli.commands.context import resolve_path
-    from karni.cli.errors import KarniError
-
     if not os.path.isabs(path) and event.cwd:
         path = os.path.join(event.cwd, path)
     try:
@@ -99,11 +100,8 @@ def _delivers(event: HookEvent, mode: str) -> bool:
 
 
 def _before_edit(root: str, event: HookEvent, mode: str) -> str:
-    from karni.cli.hooks import seen
-
     if not event.paths or not _delivers(event, mode):
         return ""
-    from karni.cli.commands.context import history_text
 
     briefs = []
     for path in event.paths:
@@ -115,16 +113,12 @@ def _before_edit(root: str, event: HookEvent, mode: str) -> str:
             briefs.append(brief)
     if not briefs:
         return ""
-    from karni.cli.hooks.respond import before_edit
 
     return before_edit(event.agent, "\n".join(briefs), mode)
 
 
 def _session_start(root: str, event: HookEvent) -> str:
     """The project brief; a resumed Claude Code session gets only what it was not handed."""
-    from karni.cli.commands.context import history_text
-    from karni.cli.hooks.respond import session_start
-
     brief = history_text(root, None)
     if event.agent in ("claude-code", "codex", "gemini") and brief:
         from karni.cli.hooks.handed import to_hand
@@ -139,12 +133,11 @@ def _session_start(root: str, event: HookEvent) -> str:
 
 
 def _answer(root: str, event: HookEvent, mode: str) -> str:
-    from karni.cli.hooks.events import EDIT, SESSION_START
-
     if event.kind == EDIT:
         return _before_edit(root, event, mode)
     if event.kind == SESSION_START:
         return _session_start(root, event)
+    # bench row "karni hook PreToolUse (brief printed)" runs without it
     from karni.cli.hooks.historian import start
     from karni.cli.hooks.local import append_log
 
@@ -153,9 +146,6 @@ def _answer(root: str, event: HookEvent, mode: str) -> str:
 
 
 def _root(start: str | None) -> str | None:
-    from karni.cli.errors import ProjectNotFoundError
-    from karni.cli.project import find_project_root
-
     try:
         return find_project_root(start)
     except ProjectNotFoundError:
@@ -165,6 +155,7 @@ def _root(start: str | None) -> str | None:
 def run(argv: list[str]) -> int:
     """Run ``karni hook``: always exit 0; errors go to the project's hook log."""
     if any(argument in ("-h", "--help") for argument in argv):
+        # bench row "karni hook PreToolUse (brief printed)" runs without it
         from karni.cli.helptext import write_help
 
         write_help(HELP)
@@ -174,8 +165,6 @@ def run(argv: list[str]) -> int:
     try:
         data = sys.stdin.buffer.read()
         agent, name, mode = _parse(argv)
-        from karni.cli.hooks.events import read_event
-
         event = read_event(agent, name, data)
         root = _root(event.cwd)
         if root is None:
@@ -184,6 +173,7 @@ def run(argv: list[str]) -> int:
     except Exception as error:  # a hook never fails the agent
         root = root or _root(None)
         if root is not None:
+            # bench row "karni hook PreToolUse (brief printed)" runs without it
             from karni.cli.hooks.local import append_log
 
             append_log(root, f"{where}: {type(error).__name__}: {error}")

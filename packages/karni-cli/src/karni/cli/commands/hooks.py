@@ -6,9 +6,19 @@ which knows where each harness keeps its hooks. See ``docs/hooks.md``.
 
 from __future__ import annotations
 
+import argparse
+import json
+import shutil
 import sys
 
 from karni.cli.errors import UsageError
+from karni.cli.helptext import write_help
+from karni.cli.hooks import install
+from karni.cli.hooks.events import AGENTS
+from karni.cli.hooks.install import HOOKLESS, SCOPES
+from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
+from karni.cli.options import parser
+from karni.cli.project import find_project_root
 
 __all__ = ["SUMMARY", "USAGE", "parse_args", "render_status", "run"]
 
@@ -56,13 +66,6 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
     Raises:
         UsageError: A missing or unknown command, option or value.
     """
-    import argparse
-
-    from karni.cli.hooks.events import AGENTS
-    from karni.cli.hooks.install import HOOKLESS, SCOPES
-    from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
-    from karni.cli.options import parser
-
     hooks = parser("karni hooks", USAGE)
     hooks.add_argument("command", nargs="?", choices=("install", "uninstall", "status"))
     hooks.add_argument("--agent", choices=(*AGENTS, *HOOKLESS))
@@ -104,8 +107,6 @@ def render_status(rows: list[dict[str, Any]]) -> str:
 
 def _path_warning() -> str | None:
     """A warning when the harnesses cannot start ``karni`` by name, else None."""
-    import shutil
-
     if shutil.which("karni") is not None:
         return None
     return "warning: `karni` is not on PATH, so the harness cannot run the hooks; put it there"
@@ -115,12 +116,8 @@ def run(argv: list[str]) -> int:
     """Run ``karni hooks``."""
     options = parse_args(argv)
     if options["help"]:
-        from karni.cli.helptext import write_help
-
         write_help(HELP)
         return 0
-    from karni.cli.hooks import install
-    from karni.cli.project import find_project_root
 
     root = find_project_root()
     agent: str = options["agent"] or ""
@@ -129,8 +126,6 @@ def run(argv: list[str]) -> int:
     if options["command"] == "status":
         rows = install.status(root)
         if options["json"]:
-            import json
-
             facts = {"project": root, "karni_on_path": warning is None, "hooks": rows}
             sys.stdout.write(json.dumps(facts, indent=2) + "\n")
             return 0

@@ -6,7 +6,13 @@ prints the prompt-history tip: its output may be read by a program.
 
 from __future__ import annotations
 
+import os
+import shlex
+
 from karni.cli.errors import UsageError
+from karni.cli.helptext import write_help
+from karni.cli.options import parse
+from karni.cli.scaffold import create_project
 
 __all__ = ["SUMMARY", "run"]
 
@@ -34,21 +40,12 @@ EXAMPLE_FILE = "apps/events/models.py"
 
 def run(argv: list[str]) -> int:
     """Run ``karni new`` with the arguments after ``new``; return the exit status."""
-    from karni.cli.options import parse
-
     flags, positional = parse(argv, "karni new", FLAGS, "run `karni new --help`")
     if flags["help"]:
-        from karni.cli.helptext import write_help
-
         write_help(USAGE)
         return 0
     if len(positional) != 1:
         raise UsageError("`karni new` takes one folder name, e.g. `karni new my-shop`")
-
-    import os
-    import shlex
-
-    from karni.cli.scaffold import create_project
 
     path, files = create_project(positional[0], example=flags["example"])
     relative = os.path.relpath(path)

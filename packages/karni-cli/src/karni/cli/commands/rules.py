@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import sys
 
+from karni.agent.common.errors import UnsafePathError
 from karni.cli.errors import KarniError, UsageError, unknown_option
+from karni.cli.project import find_project_root
+from karni.cli.rules.conditions import active_conditions
+from karni.cli.rules.file import load_rules_file
+from karni.cli.rules.registry import (
+    KARNI_RULES,
+    effective_rules,
+    format_explanation,
+    format_listing,
+    inactive_reason,
+)
 
 __all__ = ["SUMMARY", "run"]
 
@@ -63,39 +74,13 @@ def run(argv: list[str]) -> int:
     """Run ``karni rules`` with the arguments after ``rules``; return the exit status."""
     if argv and argv[0] == "sync":
         return _sync(argv[1:])
-    as_json = False
-    explain: str | None = None
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        if arg in ("-h", "--help"):
-            from karni.cli.helptext import write_help
+    as_json, explain, show_help = _parse(argv)
+    if show_help:
+        # bench row "karni rules" runs without it
+        from karni.cli.helptext import write_help
 
-            write_help(USAGE)
-            return 0
-        if arg == "--json":
-            as_json = True
-        elif arg == "--explain" or arg.startswith("--explain="):
-            if arg == "--explain":
-                explain = args.pop(0) if args and not args[0].startswith("-") else ""
-            else:
-                explain = arg.partition("=")[2]
-            if not explain.strip():
-                raise UsageError("`--explain` needs a rule code, e.g. `karni rules --explain K004`")
-        elif arg.startswith("-"):
-            known = ("--json", "--explain", "--help")
-            raise unknown_option(arg, "karni rules", known, "run `karni rules --help`")
-        else:
-            raise UsageError(
-                f"unknown argument `{arg}` for `karni rules`; run `karni rules --help`"
-            )
-    if as_json and explain is not None:
-        raise UsageError("use either `--json` or `--explain CODE`, not both")
-
-    from karni.cli.project import find_project_root
-    from karni.cli.rules.conditions import active_conditions
-    from karni.cli.rules.file import load_rules_file
-    from karni.cli.rules.registry import effective_rules, format_listing
+        write_help(USAGE)
+        return 0
 
     root = find_project_root()
     rules_file = load_rules_file(root)
@@ -109,11 +94,48 @@ def run(argv: list[str]) -> int:
     return 0
 
 
+def _parse(argv: list[str]) -> tuple[bool, str | None, bool]:
+    """``(as_json, explain, show_help)`` from the arguments of the plain listing.
+
+    Raises:
+        UsageError: An unknown option or argument, ``--explain`` without a
+            code, or ``--json`` with ``--explain``.
+    """
+    as_json = False
+    explain: str | None = None
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("-h", "--help"):
+            return False, None, True
+        if arg == "--json":
+            as_json = True
+        elif arg == "--explain":
+            explain = _code(args.pop(0) if args and not args[0].startswith("-") else "")
+        elif arg.startswith("--explain="):
+            explain = _code(arg.partition("=")[2])
+        elif arg.startswith("-"):
+            known = ("--json", "--explain", "--help")
+            raise unknown_option(arg, "karni rules", known, "run `karni rules --help`")
+        else:
+            raise UsageError(
+                f"unknown argument `{arg}` for `karni rules`; run `karni rules --help`"
+            )
+    if as_json and explain is not None:
+        raise UsageError("use either `--json` or `--explain CODE`, not both")
+    return as_json, explain, False
+
+
+def _code(value: str) -> str:
+    """``--explain``'s value, which must name a rule code."""
+    if not value.strip():
+        raise UsageError("`--explain` needs a rule code, e.g. `karni rules --explain K004`")
+    return value
+
+
 def _explain(
     code: str, rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile
 ) -> int:
-    from karni.cli.rules.registry import format_explanation, inactive_reason
-
     wanted = code.strip().upper()
     for rule in rules:
         if rule.code == wanted:
@@ -123,9 +145,8 @@ def _explain(
 
 
 def _json(rules: list[Rule], conditions: frozenset[str], rules_file: RulesFile) -> int:
+    # bench row "karni rules" runs without it
     import json
-
-    from karni.cli.rules.registry import KARNI_RULES
 
     active = {rule.code: rule for rule in rules}
     override = rules_file.override
@@ -155,6 +176,7 @@ def _sync(argv: list[str]) -> int:
     check = force = False
     for arg in argv:
         if arg in ("-h", "--help"):
+            # bench row "karni rules" runs without it
             from karni.cli.helptext import write_help
 
             write_help(USAGE)
@@ -170,15 +192,15 @@ def _sync(argv: list[str]) -> int:
     if check and force:
         raise UsageError("use either `--check` (write nothing) or `--force`, not both")
 
+    # bench row "karni rules" runs without it
     from pathlib import Path
-
-    from karni.cli.project import find_project_root
 
     root = Path(find_project_root())
     return _check(root) if check else _write(root, force)
 
 
 def _check(root: Path) -> int:
+    # bench row "karni rules" runs without it
     from karni.cli.rules.adapters import adapter_states
 
     stale = [state for state in adapter_states(root) if state.state != "fresh"]
@@ -193,7 +215,7 @@ def _check(root: Path) -> int:
 
 
 def _write(root: Path, force: bool) -> int:
-    from karni.agent.common.errors import UnsafePathError
+    # bench row "karni rules" runs without it
     from karni.cli.rules.adapters import sync
 
     try:

@@ -11,6 +11,13 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.sanitize import clean_line
+from karni.agent.common.trust import TrustError, revoke, trust, trusted_projects
+from karni.cli.errors import KarniError, UsageError
+from karni.cli.helptext import write_help
+from karni.cli.options import parse
+from karni.cli.project import find_project_root
+
 __all__ = ["SUMMARY", "USAGE", "run"]
 
 SUMMARY = "let `karni check` run a project's own code (--list, --revoke)"
@@ -41,9 +48,6 @@ FLAGS = {
 
 
 def _target(positionals: list[str]) -> str:
-    from karni.cli.errors import UsageError
-    from karni.cli.project import find_project_root
-
     if len(positionals) > 1:
         raise UsageError(f"`karni trust` takes at most one PATH; {USAGE}")
     if positionals:
@@ -55,9 +59,6 @@ def _target(positionals: list[str]) -> str:
 
 
 def _list() -> int:
-    from karni.agent.common.sanitize import clean_line
-    from karni.agent.common.trust import trusted_projects
-
     for project in trusted_projects():
         owner = "unknown owner" if project.owner is None else f"uid {project.owner}"
         sys.stdout.write(f"{clean_line(project.path)} ({owner})\n")
@@ -65,9 +66,6 @@ def _list() -> int:
 
 
 def _change(flags: dict[str, bool], positionals: list[str]) -> int:
-    from karni.agent.common.sanitize import clean_line
-    from karni.agent.common.trust import revoke, trust
-
     target = _target(positionals)
     if flags["revoke"]:
         done = "no longer trusted" if revoke(target) else "not trusted"
@@ -80,14 +78,8 @@ def _change(flags: dict[str, bool], positionals: list[str]) -> int:
 
 def run(argv: list[str]) -> int:
     """Run ``karni trust``."""
-    from karni.agent.common.trust import TrustError
-    from karni.cli.errors import KarniError, UsageError
-    from karni.cli.options import parse
-
     flags, positionals = parse(argv, "karni trust", FLAGS, USAGE)
     if flags["help"]:
-        from karni.cli.helptext import write_help
-
         write_help(HELP)
         return 0
     if flags["list"] and (positionals or flags["revoke"] or flags["force"]):

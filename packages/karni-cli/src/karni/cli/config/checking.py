@@ -7,12 +7,25 @@ package whose declarations cannot be read. Historian chains are checked as
 declared (backends, reasoning keys per harness, ``base_url`` where needed)
 without calling a model. With ``verbose``, every valid key gets an ``ok``
 line of its own. With neither file present nothing is loaded: there is
-nothing to check.
+nothing to check. ``karni check`` calls :func:`settings_results` after the
+checks of :mod:`karni.cli.checks`, whose result type it uses; that module
+never imports this one.
 """
 
 from __future__ import annotations
 
 import os
+
+from karni.agent.common.config import PROJECT, USER, ConfigLayer
+from karni.cli.checks import FAILED, OK, SKIPPED, CheckResult
+from karni.cli.config.settings import (
+    ConfigError,
+    declared,
+    global_config_path,
+    parse,
+    project_config_path,
+    read_text,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,29 +37,9 @@ __all__ = ["NAME", "settings_results"]
 
 NAME = "settings"
 
-ABSENT_PACKAGE_TABLES = {"historian": "karni-historian"}
-"""Top-level tables of Karni's own packages: when their package is not installed
-here, a team's committed table is not checked rather than called unknown."""
-
-
-def _absent_package(problem: Problem) -> str | None:
-    """The package ``problem``'s table belongs to, when the table is unknown only for lack of it."""
-    if not problem.unknown or "." in problem.key:
-        return None  # a known key set wrongly, or a key inside a table some package declares
-    return ABSENT_PACKAGE_TABLES.get(problem.key)
-
 
 def _layers(root: str) -> tuple[list[ConfigLayer], list[str]]:
     """Each file that could be read, and one message per file that could not."""
-    from karni.agent.common.config import PROJECT, USER, ConfigLayer
-    from karni.cli.config.settings import (
-        ConfigError,
-        global_config_path,
-        parse,
-        project_config_path,
-        read_text,
-    )
-
     layers, failures = [], []
     for scope, path in ((PROJECT, project_config_path(root)), (USER, global_config_path())):
         try:
@@ -59,6 +52,7 @@ def _layers(root: str) -> tuple[list[ConfigLayer], list[str]]:
 
 def _passed(table: SettingsTable, layers: list[ConfigLayer], problems: list[Problem]) -> list[str]:
     """``PATH: `key` = value`` for every declared key set and not named by a problem."""
+    # bench row "karni check" runs without it
     from karni.agent.common.settings import toml_literal
     from karni.agent.common.settings_table import value_at
     from karni.cli.config.listing import set_keys
@@ -75,20 +69,17 @@ def _passed(table: SettingsTable, layers: list[ConfigLayer], problems: list[Prob
 
 def settings_results(root: str, *, verbose: bool = False) -> list[CheckResult]:
     """Every problem as a failure; else one ``ok`` (with ``verbose``, one per valid key)."""
-    from karni.cli.checks import FAILED, OK, CheckResult
-
     layers, unreadable = _layers(root)
     if not unreadable and not any(os.path.lexists(layer.path) for layer in layers):
         return [CheckResult(NAME, OK, "none (the defaults apply)")]  # nothing to check against
+    # bench row "karni check" runs without it
+    from karni.agent.common.settings_registry import absent_package
     from karni.agent.common.settings_table import validate_layers
-    from karni.cli.config.settings import declared
 
     declarations = declared()
     table = declarations.table()
-    from karni.cli.checks import SKIPPED
-
     problems = validate_layers(table, layers)
-    absent = [(problem, _absent_package(problem)) for problem in problems]
+    absent = [(problem, absent_package(problem)) for problem in problems]
     skipped = [
         CheckResult(NAME, SKIPPED, f"{p.path}: `{p.key}` is {package}'s table, not installed here")
         for p, package in absent

@@ -10,8 +10,11 @@ file atomically, never through a symlink.
 
 from __future__ import annotations
 
+import copy
 import os
 
+from karni.agent.common.errors import UnsafePathError
+from karni.agent.common.files import TEMPORARY_PATTERN, make_folders, write_atomic
 from karni.cli.config.settings import ConfigError, parse, read_text
 
 TYPE_CHECKING = False
@@ -75,8 +78,6 @@ def _respell_inline(document: Any, parts: list[str]) -> None:
 
 def _expected(data: dict[str, Any], parts: list[str], value: Any) -> dict[str, Any]:
     """``data`` with ``parts`` set to ``value`` (or removed when ``value`` is None)."""
-    import copy
-
     result = copy.deepcopy(data)
     container = result
     for name in parts[:-1]:
@@ -126,8 +127,6 @@ def _edit(path: str, key: str, value: Any, within: str | None) -> bool:
 
 def _ignore_temporaries(folder: str, within: str) -> None:
     """Give a project's ``.karni/`` a ``.gitignore`` for temporary files of killed writes."""
-    from karni.agent.common.files import TEMPORARY_PATTERN, write_atomic
-
     gitignore = os.path.join(folder, ".gitignore")
     if not os.path.lexists(gitignore):
         text = (
@@ -137,9 +136,6 @@ def _ignore_temporaries(folder: str, within: str) -> None:
 
 
 def _write(path: str, text: str, within: str | None) -> None:
-    from karni.agent.common.errors import UnsafePathError
-    from karni.agent.common.files import make_folders, write_atomic
-
     try:
         make_folders(os.path.dirname(path), within=within)
         if within is not None:

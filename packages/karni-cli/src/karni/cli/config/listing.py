@@ -10,7 +10,11 @@ default that no file sets is left out; keys no package declares are
 
 from __future__ import annotations
 
+import json
 import sys
+
+from karni.agent.common.settings import toml_literal
+from karni.cli.config.settings import declared, read_layers, resolve_in_layers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,8 +41,6 @@ def rows(root: str | None, *, global_only: bool) -> list[dict[str, object]]:
     Raises:
         ConfigError: A file is invalid, or a listed value is not what its setting takes.
     """
-    from karni.cli.config.settings import declared, read_layers, resolve_in_layers
-
     table = declared().table()
     layers = read_layers(root, global_only=global_only)
     keys = [setting.name for setting in table.settings if "*" not in setting.name]
@@ -68,11 +70,8 @@ def print_list(root: str | None, *, global_only: bool, as_json: bool) -> int:
     """Print the list, as lines or as one JSON object."""
     listed = rows(root, global_only=global_only)
     if as_json:
-        import json
-
         sys.stdout.write(json.dumps({"settings": listed}, indent=2) + "\n")
         return 0
-    from karni.agent.common.settings import toml_literal
 
     for row in listed:
         where = "default" if row["path"] is None else f"{row['source']}: {row['path']}"

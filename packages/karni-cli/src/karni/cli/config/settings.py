@@ -15,7 +15,17 @@ types and the validator are karni-core's too (:mod:`karni.agent.common.settings`
 
 from __future__ import annotations
 
-from karni.agent.common.config import PROJECT_CONFIG
+from karni.agent.common.config import PROJECT as PROJECT_SCOPE
+from karni.agent.common.config import (
+    PROJECT_CONFIG,
+    USER,
+    ConfigLayer,
+    parse_config,
+    read_config_text,
+    user_config_path,
+)
+from karni.agent.common.config import project_config_path as path_in
+from karni.agent.common.errors import ConfigFileError
 from karni.cli.errors import KarniError
 
 TYPE_CHECKING = False
@@ -59,6 +69,7 @@ _DECLARED: list[Declarations] = []
 def declared() -> Declarations:
     """Every installed package's settings (loaded once per process)."""
     if not _DECLARED:
+        # bench row "karni check" runs without it
         from karni.agent.common.settings_registry import declarations
 
         _DECLARED.append(declarations())
@@ -103,6 +114,7 @@ def kind_of(key: str, table: SettingsTable | None = None) -> tuple[Setting, Kind
     Raises:
         ConfigError: Neither.
     """
+    # bench row "karni check" runs without it
     from karni.agent.common.settings import AnyOf, Table
 
     table = table or _table()
@@ -125,22 +137,16 @@ def kind_of(key: str, table: SettingsTable | None = None) -> tuple[Setting, Kind
 
 def project_config_path(root: str) -> str:
     """The project's settings file."""
-    from karni.agent.common.config import project_config_path as path_in
-
     return path_in(root)
 
 
 def global_config_path() -> str:
     """``$XDG_CONFIG_HOME/karni/config.toml``; ``~/.config`` when unset or relative."""
-    from karni.agent.common.config import user_config_path
-
     return user_config_path()
 
 
 def source_name(scope: str) -> str:
     """How ``karni config`` names a layer: the user's file is ``global``."""
-    from karni.agent.common.config import USER
-
     return GLOBAL if scope == USER else scope
 
 
@@ -150,9 +156,6 @@ def read_text(path: str) -> str | None:
     Raises:
         ConfigError: It is not UTF-8, not a regular file, or unreadable.
     """
-    from karni.agent.common.config import read_config_text
-    from karni.agent.common.errors import ConfigFileError
-
     try:
         return read_config_text(path)
     except ConfigFileError as error:
@@ -165,9 +168,6 @@ def parse(path: str, text: str) -> dict[str, object]:
     Raises:
         ConfigError: It is not TOML.
     """
-    from karni.agent.common.config import parse_config
-    from karni.agent.common.errors import ConfigFileError
-
     try:
         return parse_config(path, text)
     except ConfigFileError as error:
@@ -183,9 +183,6 @@ def read_layers(root: str | None, *, global_only: bool = False) -> list[ConfigLa
     Raises:
         ConfigError: A file is unreadable or not TOML.
     """
-    from karni.agent.common.config import PROJECT as PROJECT_SCOPE
-    from karni.agent.common.config import USER, ConfigLayer
-
     files = [(USER, global_config_path())]
     if root is not None and not global_only:
         files.insert(0, (PROJECT_SCOPE, project_config_path(root)))
@@ -218,6 +215,7 @@ def resolve_in_layers(
     key: str, layers: list[ConfigLayer], table: SettingsTable
 ) -> tuple[object, str, str]:
     """:func:`resolve` over files already read."""
+    # bench row "karni check" runs without it
     from karni.agent.common.settings_table import Problem
     from karni.agent.common.settings_table import resolve as resolve_in
 

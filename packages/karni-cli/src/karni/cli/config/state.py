@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.files import make_folders, read_regular_file, write_atomic
+from karni.agent.common.jsontext import loads
 from karni.agent.common.root import LOCAL_DIR, local_dir
 
 __all__ = [
@@ -41,8 +43,6 @@ def _state_path(root: str) -> str:
 
 def ensure_local_dir(root: str) -> str:
     """``ROOT/.karni/local``, created with its ``.gitignore`` (never through a symlink)."""
-    from karni.agent.common.files import make_folders, write_atomic
-
     folder = local_dir(root)
     make_folders(folder, within=root)
     gitignore = os.path.join(folder, ".gitignore")
@@ -58,9 +58,6 @@ def read_state(root: str) -> dict[str, object]:
     without importing ``json`` and ``re``): ``karni doctor`` reads the state
     on every run to see whether the tip was shown.
     """
-    from karni.agent.common.files import read_regular_file
-    from karni.agent.common.jsontext import loads
-
     try:
         data = loads(_without_bom(read_regular_file(_state_path(root), _MAX_STATE_BYTES)))
     except (OSError, ValueError, RecursionError):  # a bad UTF-8 sequence is a ValueError
@@ -84,10 +81,12 @@ class ExclusiveLock:
         self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o666)
         try:
             if sys.platform == "win32":  # mypy narrows on sys.platform, not os.name
+                # bench row "karni check" runs without it
                 import msvcrt
 
                 msvcrt.locking(self._fd, msvcrt.LK_LOCK, 1)
             else:
+                # bench row "karni check" runs without it
                 import fcntl
 
                 fcntl.flock(self._fd, fcntl.LOCK_EX)
@@ -99,11 +98,13 @@ class ExclusiveLock:
     def __exit__(self, *exc_info: object) -> None:
         try:
             if sys.platform == "win32":
+                # bench row "karni check" runs without it
                 import msvcrt
 
                 os.lseek(self._fd, 0, os.SEEK_SET)
                 msvcrt.locking(self._fd, msvcrt.LK_UNLCK, 1)
             else:
+                # bench row "karni check" runs without it
                 import fcntl
 
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
@@ -119,6 +120,7 @@ def claim_once(root: str, key: str) -> bool:
     written (read-only project, full disk), the answer is False: something
     recorded as "once" must never happen twice.
     """
+    # bench row "karni check" runs without it
     import json
 
     try:
@@ -128,8 +130,6 @@ def claim_once(root: str, key: str) -> bool:
             if state.get(key):
                 return False
             state[key] = True
-            from karni.agent.common.files import write_atomic
-
             text = json.dumps(state, indent=2, sort_keys=True) + "\n"
             write_atomic(_state_path(root), text, within=root)
     except OSError:

@@ -10,8 +10,15 @@ after it was requested (that one has already read everything).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import time
+
+from karni.agent.common.files import read_regular_file, write_atomic
+from karni.cli.config.state import ExclusiveLock, ensure_local_dir
+from karni.cli.hooks.local import append_log
 
 __all__ = ["RUN_TIMEOUT", "main"]
 
@@ -23,10 +30,6 @@ _RUNS_FILE = "hooks-historian.json"
 
 
 def _read_runs(path: str) -> dict[str, float]:
-    import json
-
-    from karni.agent.common.files import read_regular_file
-
     try:
         data = json.loads(read_regular_file(path, 1 << 20))
     except (OSError, ValueError):
@@ -37,10 +40,6 @@ def _read_runs(path: str) -> dict[str, float]:
 
 
 def _historian(root: str, historian: str, *arguments: str) -> int:
-    import subprocess
-
-    from karni.cli.hooks.local import append_log
-
     command = [historian, "--project", root, *arguments]
     try:
         status = subprocess.run(
@@ -55,13 +54,6 @@ def _historian(root: str, historian: str, *arguments: str) -> int:
 
 def run(root: str, historian: str, requested: float, transcript: str | None) -> None:
     """Ingest ``transcript`` (None: the historian's own sources) and condense, under the lock."""
-    import json
-    import time
-
-    from karni.agent.common.files import write_atomic
-    from karni.cli.config.state import ExclusiveLock, ensure_local_dir
-    from karni.cli.hooks.local import append_log
-
     folder = ensure_local_dir(root)
     key = transcript or ""
     with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
@@ -84,8 +76,6 @@ def main(argv: list[str]) -> int:
     try:
         run(root, historian, float(requested), transcript)
     except Exception as error:  # the log is the only place left to tell
-        from karni.cli.hooks.local import append_log
-
         append_log(root, f"historian: background run failed: {type(error).__name__}: {error}")
     return 0
 

@@ -14,6 +14,8 @@ runs after the edit, and in block-first mode before it.
 
 from __future__ import annotations
 
+from karni.agent.common.jsontext import loads
+
 __all__ = [
     "COMMAND_PREFIX",
     "EDIT_MATCHER",
@@ -117,7 +119,6 @@ def load(text: str, *, strict: bool = True) -> dict[str, Any]:
     if not text.strip():
         return {}
     # `karni doctor` reads these files on every run; `json` would cost more than the rest of it.
-    from karni.agent.common.jsontext import loads
 
     try:
         settings = loads(text)
@@ -148,6 +149,7 @@ def _indent(text: str) -> str | int:
 
 def dump(settings: dict[str, Any], original: str) -> str:
     """``settings`` as text, indented like ``original`` and ending in a newline like it."""
+    # bench row "karni doctor" runs without it
     import json
 
     text = json.dumps(settings, indent=_indent(original), ensure_ascii=False)
@@ -178,6 +180,7 @@ def _without_karni(groups: list[Any], prefix: str) -> list[Any]:
 
 def remove_hooks(settings: dict[str, Any], agent: str = "claude-code") -> dict[str, Any]:
     """A copy of ``settings`` without Karni's hooks (and the containers they leave empty)."""
+    # bench row "karni doctor" runs without it
     import copy
 
     result = copy.deepcopy(settings)

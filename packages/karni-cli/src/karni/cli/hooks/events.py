@@ -11,6 +11,8 @@ session (see ``docs/hooks.md``).
 
 from __future__ import annotations
 
+from karni.agent.common.jsontext import loads
+
 __all__ = [
     "AFTER_EDIT_EVENTS",
     "AGENTS",
@@ -170,8 +172,6 @@ def read_event(agent: str, name: str, data: bytes) -> HookEvent:
     Raises:
         EventError: ``data`` is not a JSON object.
     """
-    from karni.agent.common.jsontext import loads  # `json` would bring in `re`
-
     try:
         payload = loads(data.decode("utf-8")) if data.strip() else {}
     except (UnicodeDecodeError, ValueError) as error:

@@ -12,6 +12,8 @@ is handed the whole brief. See ``docs/hooks.md``.
 
 from __future__ import annotations
 
+from karni.cli.hooks.records import session_key, update_record
+
 __all__ = ["HANDED_FILE", "to_hand"]
 
 HANDED_FILE = "hooks-handed.json"
@@ -37,7 +39,6 @@ def to_hand(root: str, agent: str, session: str | None, text: str, *, resumed: b
     """
     if session is None:
         return text
-    from karni.cli.hooks.records import session_key, update_record
 
     def hand(before: object) -> tuple[str, str]:
         return text, _new_part(before, text) if resumed else text

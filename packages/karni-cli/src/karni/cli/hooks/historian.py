@@ -13,7 +13,12 @@ a lock. The historian is only ever started as a program, never imported.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import time
+
+from karni.agent.common.processes import find_program
+from karni.cli.hooks.local import open_log
 
 __all__ = ["HISTORIAN", "HISTORIAN_VARIABLE", "find_historian", "start"]
 
@@ -37,7 +42,6 @@ def find_historian() -> str | None:
     beside = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.isfile(beside) and os.access(beside, os.X_OK):
         return beside
-    from karni.agent.common.processes import find_program
 
     return find_program(HISTORIAN)  # absolute PATH entries only: never the project's folder
 
@@ -56,10 +60,6 @@ def start(root: str, transcript: str | None) -> str:
         return f"{HISTORIAN} is not installed; nothing to ingest"
     if transcript is not None and not os.path.isfile(transcript):
         return f"transcript {transcript} does not exist; nothing to ingest"
-    import subprocess
-    import time
-
-    from karni.cli.hooks.local import open_log
 
     # -P: the process runs in the project's folder, and `python -m` would put
     # that folder first on sys.path, so a `karni/` folder in a cloned

@@ -23,7 +23,19 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import read_regular_file, write_atomic
 from karni.cli.errors import KarniError
+from karni.cli.hooks.claude_settings import (
+    SettingsError,
+    add_hooks,
+    dump,
+    installed_events,
+    karni_hooks,
+    load,
+    remove_hooks,
+)
+from karni.cli.hooks.events import AGENTS
+from karni.cli.hooks.scripts import FILE_NAME, is_generated, script
 
 __all__ = [
     "DEFAULT_SCOPES",
@@ -88,8 +100,6 @@ def target(root: str, agent: str, scope: str) -> str:
     Raises:
         HooksError: The harness has no such scope.
     """
-    from karni.cli.hooks.scripts import FILE_NAME
-
     if agent in HOOKLESS:
         raise HooksError(f"{agent} has no hooks to install: {HOOKLESS[agent]}")
     if scope == "user":
@@ -145,8 +155,6 @@ def _refuse_links(root: str, path: str) -> None:
 
 
 def _read(path: str) -> str | None:
-    from karni.agent.common.files import read_regular_file
-
     try:
         return read_regular_file(path, _MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
@@ -156,8 +164,6 @@ def _read(path: str) -> str | None:
 
 
 def _write(root: str, path: str, text: str) -> None:
-    from karni.agent.common.files import write_atomic
-
     _refuse_links(root, path)
     inside = _within(root, path)
     try:
@@ -169,8 +175,6 @@ def _write(root: str, path: str, text: str) -> None:
 
 
 def _settings(root: str, path: str, agent: str = "claude-code") -> tuple[str, dict[str, Any]]:
-    from karni.cli.hooks.claude_settings import SettingsError, load
-
     _refuse_links(root, path)
     text = _read(path) or ""
     try:
@@ -182,8 +186,6 @@ def _settings(root: str, path: str, agent: str = "claude-code") -> tuple[str, di
 
 
 def _install_claude(root: str, path: str, before_edit: str, agent: str = "claude-code") -> bool:
-    from karni.cli.hooks.claude_settings import SettingsError, add_hooks, dump
-
     text, settings = _settings(root, path, agent)
     try:
         updated = add_hooks(settings, before_edit, agent)
@@ -198,8 +200,6 @@ def _install_claude(root: str, path: str, before_edit: str, agent: str = "claude
 
 
 def _uninstall_claude(root: str, path: str, agent: str = "claude-code") -> bool:
-    from karni.cli.hooks.claude_settings import dump, remove_hooks
-
     text, settings = _settings(root, path, agent)
     updated = remove_hooks(settings, agent)
     if updated == settings:
@@ -212,8 +212,6 @@ def _uninstall_claude(root: str, path: str, agent: str = "claude-code") -> bool:
 
 
 def _script(root: str, path: str) -> str | None:
-    from karni.cli.hooks.scripts import is_generated
-
     _refuse_links(root, path)
     text = _read(path)
     if text is not None and not is_generated(text):
@@ -240,8 +238,6 @@ def install(root: str, agent: str, scope: str, before_edit: str) -> str:
     if agent == "claude-code" or agent in _JSON_FILES:
         changed = _install_claude(root, path, before_edit, agent)
     else:
-        from karni.cli.hooks.scripts import script
-
         text = script(agent, before_edit)
         changed = _script(root, path) != text
         if changed:
@@ -270,8 +266,6 @@ def uninstall(root: str, agent: str, scope: str) -> str:
 
 def _state(root: str, agent: str, path: str) -> tuple[str, str | None]:
     """(state, before-edit mode) of one hook file; state is installed, partial or absent."""
-    from karni.cli.hooks.claude_settings import installed_events, karni_hooks
-
     if agent != "claude-code" and agent not in _JSON_FILES:
         text = _script(root, path)
         if text is None:
@@ -291,8 +285,6 @@ def status(root: str) -> list[dict[str, Any]]:
     A harness without hooks (:data:`HOOKLESS`) has one row, ``unsupported``,
     whose ``error`` says how its sessions are read instead.
     """
-    from karni.cli.hooks.events import AGENTS
-
     rows = []
     for agent in AGENTS:
         for scope in SCOPES:

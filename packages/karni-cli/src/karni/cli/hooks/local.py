@@ -9,6 +9,10 @@ symlink in its place is refused.
 from __future__ import annotations
 
 import os
+import time
+
+from karni.agent.common.errors import UnsafePathError
+from karni.cli.config.state import ensure_local_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,9 +36,6 @@ def open_log(root: str) -> IO[bytes]:
         UnsafePathError: The log, ``.karni`` or ``.karni/local`` is a symlink.
         OSError: The log cannot be opened.
     """
-    from karni.agent.common.errors import UnsafePathError
-    from karni.cli.config.state import ensure_local_dir
-
     path = os.path.join(ensure_local_dir(root), LOG_FILE)
     try:
         if os.lstat(path).st_size > _LOG_LIMIT:
@@ -52,8 +53,6 @@ def append_log(root: str, line: str) -> None:
 
     Never raises: the log is the last resort of a hook that must not fail.
     """
-    import time
-
     text = " ".join(line.split())
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     try:

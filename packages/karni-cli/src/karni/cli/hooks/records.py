@@ -13,6 +13,9 @@ and written with :mod:`karni.agent.common.jsontext`: ``json`` would bring in
 from __future__ import annotations
 
 import os
+import time
+
+from karni.agent.common.jsontext import dumps, loads
 
 __all__ = ["KEEP_SESSIONS", "read_records", "session_key", "update_record", "value_of"]
 
@@ -34,8 +37,8 @@ def session_key(agent: str, session: str) -> str:
 
 def read_records(folder: str, name: str) -> dict[str, Any]:
     """The records of ``folder/name``; empty when missing or unreadable."""
+    # bench row "karni hook PreToolUse (brief printed)" runs without it
     from karni.agent.common.files import read_regular_file
-    from karni.agent.common.jsontext import loads
 
     try:
         path = os.path.join(folder, name)
@@ -58,10 +61,8 @@ def update_record(
     Raises:
         OSError: The record cannot be written.
     """
-    import time
-
+    # bench row "karni hook PreToolUse (brief printed)" runs without it
     from karni.agent.common.files import write_atomic
-    from karni.agent.common.jsontext import dumps
     from karni.cli.config.state import ExclusiveLock, ensure_local_dir
 
     folder = ensure_local_dir(root)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from karni.cli.hooks.events import edit_tools
+
 __all__ = ["FILE_NAME", "MARKER", "is_generated", "script"]
 
 FILE_NAME = "karni-history.js"
@@ -30,9 +32,8 @@ def _template(name: str) -> str:
 
 def script(agent: str, before_edit: str) -> str:
     """The generated module for ``agent`` (``opencode`` or ``pi``)."""
+    # bench row "karni doctor" runs without it
     import json
-
-    from karni.cli.hooks.events import edit_tools
 
     header = (
         f"// Karni's history hooks, as an {_TITLES[agent]}: written by"

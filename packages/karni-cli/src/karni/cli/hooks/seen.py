@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import os
 
-from karni.cli.hooks.records import KEEP_SESSIONS
+from karni.cli.hooks.records import (
+    KEEP_SESSIONS,
+    read_records,
+    session_key,
+    update_record,
+    value_of,
+)
 
 __all__ = ["BRIEFED_FILE", "KEEP_SESSIONS", "already_briefed", "claim"]
 
@@ -28,7 +34,6 @@ def already_briefed(root: str, agent: str, session: str | None, path: str) -> bo
     """Whether ``path`` was briefed in this session (a cheap read, no lock, no write)."""
     if session is None:
         return False
-    from karni.cli.hooks.records import read_records, session_key, value_of
 
     folder = os.path.join(root, ".karni", "local")
     record = read_records(folder, BRIEFED_FILE).get(session_key(agent, session))
@@ -43,7 +48,6 @@ def claim(root: str, agent: str, session: str | None, path: str) -> bool:
     """
     if session is None:
         return True
-    from karni.cli.hooks.records import session_key, update_record
 
     def add(value: object) -> tuple[list[str], bool]:
         paths = _paths(value)

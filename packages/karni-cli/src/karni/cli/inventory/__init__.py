@@ -15,6 +15,7 @@ __all__ = ["MAX_MODELS", "MAX_MODEL_FIELDS", "SETTINGS_FILE", "build", "inventor
 
 def __getattr__(name: str) -> object:
     if name in __all__:
+        # bench row "karni context" runs without it
         from karni.cli.inventory import report
 
         return getattr(report, name)

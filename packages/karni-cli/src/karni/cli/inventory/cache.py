@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import stat
 
+from karni.agent.common.cache import cache_file, read_cache, trust_horizon, write_cache
+
 __all__ = ["CACHE_FORMAT", "cache_path", "cached", "path_kind"]
 
 TYPE_CHECKING = False
@@ -33,8 +35,6 @@ _SEPARATOR = "\x1e"  # a record separator: never in a path or an inventory line
 
 def cache_path(root: str) -> str | None:
     """The cache file for the project at ``root``, or None when caching is off."""
-    from karni.agent.common.cache import cache_file
-
     return cache_file("inventory", root)
 
 
@@ -63,8 +63,6 @@ def _holds(fact: list[str]) -> bool:
 
 
 def _load(path: str, root: str) -> str | None:
-    from karni.agent.common.cache import read_cache
-
     text = read_cache(path, CACHE_FORMAT)
     if text is None:
         return None
@@ -78,8 +76,6 @@ def _load(path: str, root: str) -> str | None:
 
 
 def _save(path: str, root: str, rendered: str, facts: list[tuple[str, ...]]) -> None:
-    from karni.agent.common.cache import trust_horizon, write_cache
-
     horizon = trust_horizon()
     for fact in facts:
         if fact[0] in ("c", "l") and (not fact[2].isdigit() or int(fact[2]) >= horizon):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import _ast
 import os
+import stat
 
 from karni.cli.inventory.cache import path_kind
 
@@ -96,8 +97,6 @@ def read(path: str) -> str | None:
     Only a regular file is read, and only when it is not too large: a FIFO or
     a device planted in a repository must not hang or flood ``karni context``.
     """
-    import stat
-
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with open(fd, "rb") as handle:

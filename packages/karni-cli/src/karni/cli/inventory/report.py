@@ -30,7 +30,12 @@ __all__ = [
     "render",
 ]
 
-from karni.cli.inventory.apps import SETTINGS_FILE
+from karni.agent.common.sanitize import clean_field
+from karni.cli.inventory.apps import SETTINGS_FILE, app_label, project_apps
+from karni.cli.inventory.cache import cached
+from karni.cli.inventory.classes import collect_classes
+from karni.cli.inventory.facts import recorded
+from karni.cli.inventory.pages import pages
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,10 +92,6 @@ SKIPPED_FIELDS = frozenset(
 
 def inventory_lines(root: str) -> list[str]:
     """The inventory of the project at ``root``, one string per non-empty line."""
-    from karni.cli.inventory.apps import app_label, project_apps
-    from karni.cli.inventory.classes import collect_classes
-    from karni.cli.inventory.pages import pages
-
     app_dirs, modules = project_apps(root)
     project = collect_classes(root, app_dirs)
     models = [found for found in project.models if project.is_model(found)]
@@ -147,9 +148,6 @@ def _renderer_files() -> list[str]:
 
 def build(root: str) -> tuple[str, list[tuple[str, ...]]]:
     """The rendered inventory and every file-system fact it was derived from."""
-    from karni.agent.common.sanitize import clean_field
-    from karni.cli.inventory.facts import recorded
-
     lines, facts = recorded(lambda: inventory_lines(root))
     # App labels and file names come from the repository: one clean line each.
     lines = [clean_field(line) for line in lines]
@@ -173,6 +171,4 @@ def render(root: str) -> str:
     cache (see :mod:`karni.cli.inventory.cache`) while nothing it was derived
     from has changed.
     """
-    from karni.cli.inventory.cache import cached
-
     return cached(root, build)

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.files import make_folders, read_regular_file, write_atomic
 from karni.cli.rules.agents import ADAPTERS, GENERATED_MARKER, Adapter
+from karni.cli.rules.file import load_rules_file
 
 __all__ = [
-    "ADAPTERS",
     "BACKUP_DIR",
-    "GENERATED_MARKER",
-    "Adapter",
     "AdapterFile",
     "AdapterState",
     "SyncReport",
@@ -148,8 +147,6 @@ _MAX_ADAPTER_BYTES = 16 << 20
 
 
 def _read(path: str) -> bytes | None:
-    from karni.agent.common.files import read_regular_file
-
     try:
         return read_regular_file(path, _MAX_ADAPTER_BYTES, follow_symlinks=False)
     except FileNotFoundError:
@@ -198,8 +195,6 @@ def adapter_states(
     """
     root = os.fspath(project_root)
     if rules_file is None:
-        from karni.cli.rules.file import load_rules_file
-
         rules_file = load_rules_file(root)
     wanted = planned_files(rules_file)
     states = [_state(root, file) for file in wanted]
@@ -235,15 +230,11 @@ def find_stale(project_root: Path | str) -> list[str]:
 
 
 def _write(root: str, path: str, content: str | bytes) -> None:
-    from karni.agent.common.files import write_atomic
-
     write_atomic(path, content, within=root)
 
 
 def _prepare_backups(root: str, relatives: list[str]) -> None:
     """Create the folders the backups of ``relatives`` go in, refusing a link on the way."""
-    from karni.agent.common.files import make_folders
-
     for relative in relatives:
         folder = os.path.dirname(os.path.join(root, *f"{BACKUP_DIR}/{relative}".split("/")))
         make_folders(folder, within=root)
@@ -257,7 +248,6 @@ def _backup(root: str, relative: str) -> str:
     while os.path.lexists(os.path.join(root, *candidate.split("/"))):
         number += 1
         candidate = f"{base}.{number}"
-    from karni.agent.common.files import read_regular_file
 
     # Never through a link: a backup must not copy a file from outside the project.
     path = os.path.join(root, *relative.split("/"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from karni.agent.common.cache import cache_file, read_cache, write_cache
+from karni.agent.common.jsontext import dumps, loads
 from karni.cli.rules.model import Rule, RulesFile
 
 __all__ = ["TAG", "cached_rules_file", "remember_rules_file"]
@@ -56,7 +57,6 @@ def cached_rules_file(path: str, source: bytes) -> RulesFile | None:
     body = None if text is None or file is None else read_cache(file, TAG)
     if body is None:
         return None
-    from karni.agent.common.jsontext import loads
 
     try:
         stored = loads(body)
@@ -82,7 +82,6 @@ def remember_rules_file(path: str, source: bytes, rules_file: RulesFile) -> None
     text, file, stamp = _text(source), cache_file(_KIND, path), _reader_stamp()
     if text is None or file is None or stamp is None:
         return
-    from karni.agent.common.jsontext import dumps
 
     parsed = {
         "add": [rule.as_dict() for rule in rules_file.add],

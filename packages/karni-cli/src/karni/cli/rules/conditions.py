@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.history import detect, named_providers
+
 __all__ = ["CONDITIONS_VARIABLE", "HISTORY", "active_conditions"]
 
 TYPE_CHECKING = False
@@ -38,7 +40,6 @@ def active_conditions(
     raw = os.environ.get(CONDITIONS_VARIABLE)
     if raw is not None:
         return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-    from karni.agent.history import detect, named_providers
 
     for _, provider in named_providers(providers, project_root=project_root):
         if detect(provider, project_root):

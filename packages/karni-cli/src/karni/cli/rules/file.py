@@ -12,40 +12,24 @@ The file holds up to four settings, each a plain literal:
 - ``ADAPTERS``: ``{"aider": False, "claude": "docs/CLAUDE.md"}``, switching
   agent adapters off or moving them.
 
-Anything else is a :class:`RulesFileError` whose one-line message names the
-file, the line and the fix. A project without the file simply has no project
-rules.
+Anything else is a :class:`~karni.cli.rules.model.RulesFileError` whose
+one-line message names the file, the line and the fix. A project without the
+file simply has no project rules. This module reads the file; the AST reader
+that judges its text is :mod:`karni.cli.rules.parse`, imported only when a
+text was not parsed before.
 """
 
 from __future__ import annotations
 
 import os
 
-from karni.cli.errors import KarniError
-from karni.cli.rules.model import RULES_FILE_NAME, RulesFile
+from karni.agent.common.errors import FileTooLargeError, UnsafePathError
+from karni.agent.common.files import read_regular_file
+from karni.cli.rules.model import RULES_FILE_NAME, RulesFile, RulesFileError
 
-__all__ = [
-    "RULES_FILE_NAME",
-    "SETTINGS",
-    "RulesFile",
-    "RulesFileError",
-    "load_rules_file",
-    "parse_rules_source",
-]
-
-SETTINGS = ("ADD", "OVERRIDE", "DISABLE", "ADAPTERS")
-"""The only names the file may assign."""
+__all__ = ["load_rules_file"]
 
 _MAX_RULES_BYTES = 1 << 20
-
-
-class RulesFileError(KarniError):
-    """``karni.rules.py`` is malformed; the message names the file, the line and the fix."""
-
-    def __init__(self, line: int, problem: str, fix: str) -> None:
-        """Build the one-line message ``karni.rules.py:LINE: PROBLEM; FIX``."""
-        super().__init__(f"{RULES_FILE_NAME}:{line}: {problem}; {fix}")
-        self.line = line
 
 
 def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
@@ -62,9 +46,6 @@ def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
     Raises:
         RulesFileError: The file cannot be read or breaks a rule of its format.
     """
-    from karni.agent.common.errors import FileTooLargeError, UnsafePathError
-    from karni.agent.common.files import read_regular_file
-
     name = os.path.join(project_root, RULES_FILE_NAME)
     try:
         source = read_regular_file(name, _MAX_RULES_BYTES)
@@ -86,21 +67,14 @@ def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
         raise RulesFileError(
             1, f"cannot be read ({error.strerror})", "check the file's permissions"
         ) from None
+    # bench row "karni rules" runs without it
     from karni.cli.rules.cache import cached_rules_file, remember_rules_file
 
     rules_file = cached_rules_file(name, source)
     if rules_file is None:
+        # bench row "karni rules" runs without it
+        from karni.cli.rules.parse import parse_rules_source
+
         rules_file = parse_rules_source(source, name)
         remember_rules_file(name, source, rules_file)
     return rules_file
-
-
-def parse_rules_source(source: bytes | str, path: str | None = None) -> RulesFile:
-    """Parse the text of a ``karni.rules.py``; see :func:`load_rules_file`.
-
-    Raises:
-        RulesFileError: The text breaks a rule of the format.
-    """
-    from karni.cli.rules.parse import parse_rules_source as parse
-
-    return parse(source, path)

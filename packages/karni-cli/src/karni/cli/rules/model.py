@@ -1,14 +1,16 @@
-"""What a rule is, and what a project's ``karni.rules.py`` says: plain data, no behaviour.
+"""What a rule is, what a project's ``karni.rules.py`` says, and its error: plain data.
 
-The registry (:mod:`karni.cli.rules.registry`), the rule file's reader
-(:mod:`karni.cli.rules.file`) and the agent adapters
-(:mod:`karni.cli.rules.adapters`) all use these, so they live apart from all
-three and nothing imports in a circle.
+The registry (:mod:`karni.cli.rules.registry`), the rule file's loader
+(:mod:`karni.cli.rules.file`) and parser (:mod:`karni.cli.rules.parse`) and
+the agent adapters (:mod:`karni.cli.rules.adapters`) all use these, so they
+live below all of them and nothing imports in a circle.
 """
 
 from __future__ import annotations
 
-__all__ = ["CATEGORIES", "RULES_FILE_NAME", "SEVERITIES", "Rule", "RulesFile"]
+from karni.cli.errors import KarniError
+
+__all__ = ["CATEGORIES", "RULES_FILE_NAME", "SEVERITIES", "Rule", "RulesFile", "RulesFileError"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,3 +140,12 @@ class RulesFile:
             "disable": sorted(self.disable),
             "adapters": dict(sorted(self.adapters.items())),
         }
+
+
+class RulesFileError(KarniError):
+    """``karni.rules.py`` is malformed; the message names the file, the line and the fix."""
+
+    def __init__(self, line: int, problem: str, fix: str) -> None:
+        """Build the one-line message ``karni.rules.py:LINE: PROBLEM; FIX``."""
+        super().__init__(f"{RULES_FILE_NAME}:{line}: {problem}; {fix}")
+        self.line = line

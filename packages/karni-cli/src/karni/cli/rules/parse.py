@@ -2,7 +2,8 @@
 
 Separate from the loader because the compiler's AST nodes (``_ast``) take a
 few milliseconds to set up, and most projects have no ``karni.rules.py``:
-``karni rules`` imports this module only when the file exists. The format is
+``karni rules`` imports this module only when the file exists and its text
+was not parsed before (:mod:`karni.cli.rules.cache`). The format is
 described in :mod:`karni.cli.rules.file`.
 """
 
@@ -10,16 +11,27 @@ from __future__ import annotations
 
 import _ast  # the compiler's AST nodes (what `ast` re-exports), without `ast`'s own imports
 
-from karni.cli.rules.file import SETTINGS, RulesFileError
-from karni.cli.rules.model import CATEGORIES, RULES_FILE_NAME, SEVERITIES, Rule, RulesFile
+from karni.agent.common.sanitize import clean_field, clean_line, neutralise
+from karni.cli.rules.agents import ADAPTERS
+from karni.cli.rules.model import (
+    CATEGORIES,
+    RULES_FILE_NAME,
+    SEVERITIES,
+    Rule,
+    RulesFile,
+    RulesFileError,
+)
 from karni.cli.rules.registry import karni_rule
 
-__all__ = ["parse_rules_source"]
+__all__ = ["SETTINGS", "parse_rules_source"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ast
     from typing import Any
+
+SETTINGS = ("ADD", "OVERRIDE", "DISABLE", "ADAPTERS")
+"""The only names the file may assign."""
 
 _NOT_RUN = "karni reads this file without running it"
 _ADD_FIELDS = ("code", "rule", "summary", "category", "severity", "rationale", "fix")
@@ -28,7 +40,22 @@ _MAX_SUMMARY = 100
 
 
 def parse_rules_source(source: bytes | str, path: str | None = None) -> RulesFile:
-    """Parse the text of a ``karni.rules.py``; see :func:`load_rules_file`."""
+    """Parse the text of a ``karni.rules.py`` read from ``path``, without running it.
+
+    Raises:
+        RulesFileError: The text breaks a rule of the format
+            (see :mod:`karni.cli.rules.file`).
+    """
+    values = _assigned_values(_syntax_tree(source))
+    add = _parse_add(values["ADD"]) if "ADD" in values else ()
+    override = _parse_override(values["OVERRIDE"]) if "OVERRIDE" in values else {}
+    disable = _parse_disable(values["DISABLE"]) if "DISABLE" in values else frozenset()
+    adapters = _parse_adapters(values["ADAPTERS"]) if "ADAPTERS" in values else {}
+    return RulesFile(path, add, override, disable, adapters)
+
+
+def _syntax_tree(source: bytes | str) -> ast.Module:
+    """The file's syntax tree; a NUL byte or a syntax error is a :class:`RulesFileError`."""
     # Python releases disagree on how compile() reports a NUL byte: say it ourselves.
     if isinstance(source, bytes):
         before, nul, _ = source.partition(b"\x00")
@@ -45,7 +72,11 @@ def parse_rules_source(source: bytes | str, path: str | None = None) -> RulesFil
             error.lineno or 1, f"invalid Python syntax ({error.msg})", f"fix it; {_NOT_RUN}"
         ) from None
     assert isinstance(tree, _ast.Module)  # mode "exec" always compiles to a Module
+    return tree
 
+
+def _assigned_values(tree: ast.Module) -> dict[str, ast.expr]:
+    """Each setting the file assigns, once, to the literal node it is given."""
     values: dict[str, ast.expr] = {}
     first_line: dict[str, int] = {}
     for index, statement in enumerate(tree.body):
@@ -67,12 +98,7 @@ def parse_rules_source(source: bytes | str, path: str | None = None) -> RulesFil
         assert isinstance(statement, _ast.Assign)
         values[name] = statement.value
         first_line[name] = statement.lineno
-
-    add = _parse_add(values["ADD"]) if "ADD" in values else ()
-    override = _parse_override(values["OVERRIDE"]) if "OVERRIDE" in values else {}
-    disable = _parse_disable(values["DISABLE"]) if "DISABLE" in values else frozenset()
-    adapters = _parse_adapters(values["ADAPTERS"]) if "ADAPTERS" in values else {}
-    return RulesFile(path, add, override, disable, adapters)
+    return values
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
@@ -203,7 +229,6 @@ def _text(value: Any, line: int, what: str, one_line: bool = False) -> str:
         )
     # The text is the repository's: it may not drive the terminal, and none of its lines
     # may pass for one of Karni's (docs/security.md).
-    from karni.agent.common.sanitize import clean_field, clean_line, neutralise
 
     if one_line:
         return clean_field(text)
@@ -372,8 +397,6 @@ def _parse_disable(node: ast.expr) -> frozenset[str]:
 
 
 def _parse_adapters(node: ast.expr) -> dict[str, str | None]:
-    from karni.cli.rules.agents import ADAPTERS
-
     defaults = {adapter.name: adapter.path for adapter in ADAPTERS}
     names = ", ".join(defaults)
     example = 'ADAPTERS = {"aider": False, "claude": "docs/CLAUDE.md"}'

@@ -11,9 +11,10 @@ commands import this module; ``karni context`` never does.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from karni.agent.common.errors import KarniCoreError
-from karni.agent.common.terminal import help_width, parser_error_parts
+from karni.agent.common.terminal import distribution_version, help_width, parser_error_parts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,11 +89,7 @@ def answer_version_or_bare(
     arguments at all prints the usage on stderr (exit 2), as every Karni
     command does.
     """
-    import sys
-
     if arguments[:1] in (["-V"], ["--version"]):
-        from karni.agent.common.terminal import distribution_version
-
         print(f"{parser().prog} {distribution_version(distribution)}")
         return 0
     if not arguments:

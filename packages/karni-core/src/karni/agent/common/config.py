@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 
 from karni.agent.common.cache import cache_dir
-from karni.agent.common.errors import ConfigFileError
+from karni.agent.common.errors import ConfigFileError, PathError
+from karni.agent.common.files import read_regular_file
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -78,9 +79,6 @@ def read_config_text(path: str) -> str | None:
         ConfigFileError: The file is not UTF-8, not a regular file, too large
             or unreadable.
     """
-    from karni.agent.common.errors import PathError
-    from karni.agent.common.files import read_regular_file
-
     try:
         data = read_regular_file(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
@@ -106,11 +104,13 @@ def parse_config(path: str, text: str) -> dict[str, Any]:
     Raises:
         ConfigFileError: It is not valid TOML.
     """
+    # bench row "karni check" runs without it
     from karni.agent.common.config_cache import cached_document, remember_document
 
     document = cached_document(path, text)
     if document is not None:
         return document
+    # bench row "karni check" runs without it
     import tomllib
 
     try:

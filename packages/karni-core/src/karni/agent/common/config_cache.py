@@ -16,6 +16,7 @@ TOML date or time (which JSON cannot hold), or a text over
 from __future__ import annotations
 
 from karni.agent.common.cache import cache_file, read_cache, write_cache
+from karni.agent.common.jsontext import dumps, loads
 
 __all__ = ["MAX_CACHED_TEXT", "TAG", "cached_document", "remember_document"]
 
@@ -38,7 +39,6 @@ def cached_document(path: str, text: str) -> dict[str, Any] | None:
     body = None if file is None else read_cache(file, TAG)
     if body is None:
         return None
-    from karni.agent.common.jsontext import loads
 
     try:
         stored = loads(body)
@@ -55,7 +55,6 @@ def remember_document(path: str, text: str, document: dict[str, Any]) -> None:
     file = cache_file(_KIND, path) if len(text) <= MAX_CACHED_TEXT else None
     if file is None:
         return
-    from karni.agent.common.jsontext import dumps
 
     try:
         body = dumps([text, document], compact=True)

@@ -24,9 +24,10 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.cache import cache_file, read_cache, trust_horizon, write_cache
 from karni.agent.common.names import normalize_name
 
-__all__ = ["EntryPoint", "entry_points", "load_value", "normalize_name"]
+__all__ = ["EntryPoint", "entry_points", "load_value"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ def _dist_name_version(folder: str, meta_dir: str) -> tuple[str, str]:
     return normalize_name(name), version
 
 
+# Read by hand, not with importlib.metadata: bench row `karni context --with-history FILE (no
+# store)` is 10.6 ms this way and 43.3 ms through importlib.metadata (1.08x against 4.76x).
 def _scan_path_entry(entry: str) -> list[tuple[str, str, str, str, str]]:
     """Every ``karni.*`` entry point of the distributions in one ``sys.path`` folder."""
     found: list[tuple[str, str, str, str, str]] = []
@@ -146,15 +149,11 @@ def _scan_path_entry(entry: str) -> list[tuple[str, str, str, str, str]]:
 
 
 def _cache_file(entries: list[str]) -> str | None:
-    from karni.agent.common.cache import cache_file
-
     return cache_file("entry-points", "\0".join([sys.executable, *entries]))
 
 
 def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:
     """``{path entry: (mtime_ns, records)}`` from the cache file; empty if unusable."""
-    from karni.agent.common.cache import read_cache
-
     text = read_cache(path, CACHE_FORMAT)
     cached: dict[str, tuple[int, list[tuple[str, ...]]]] = {}
     if not text:
@@ -175,8 +174,6 @@ def _load_cache(path: str) -> dict[str, tuple[int, list[tuple[str, ...]]]]:
 
 def _write_cache(path: str, scanned: dict[str, tuple[int, list[tuple[str, ...]]]]) -> None:
     """Write the index; a folder or record that would not read back as written is left out."""
-    from karni.agent.common.cache import write_cache
-
     lines = []
     for entry, (mtime, records) in scanned.items():
         fields = [entry, *(field for record in records for field in record)]
@@ -230,8 +227,6 @@ def _scan(
     A folder modified too recently to trust gets ``-1`` as its time, so it is
     scanned again next time. The flag says whether the cache needs writing.
     """
-    from karni.agent.common.cache import trust_horizon
-
     horizon = trust_horizon()
     scanned: dict[str, tuple[int, list[tuple[str, ...]]]] = {}
     dirty = False

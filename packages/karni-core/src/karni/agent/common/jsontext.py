@@ -63,6 +63,7 @@ def loads(text: str) -> Any:
     """
     scanner = _scanner[0] if _scanner else load_scanner()
     if scanner is None:
+        # bench row "karni hook PreToolUse (brief printed)" runs without it
         import json
 
         return json.loads(text)
@@ -72,6 +73,7 @@ def loads(text: str) -> Any:
     except StopIteration as stop:
         raise ValueError(f"not JSON: nothing readable at character {stop.value}") from None
     except SystemError:
+        # bench row "karni hook PreToolUse (brief printed)" runs without it
         # Inside an object or array the scanner raises `json.decoder`'s error
         # class, which it finds only once `json` is imported: let `json` say it.
         import json
@@ -95,6 +97,7 @@ def dumps(value: Any, *, compact: bool = False) -> str:
     try:
         from _json import encode_basestring_ascii as quote
     except ImportError:  # an interpreter without the C encoder
+        # bench row "karni hook PreToolUse (brief printed)" runs without it
         import json
 
         return json.dumps(value, separators=(",", ":") if compact else None)

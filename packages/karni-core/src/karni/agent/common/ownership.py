@@ -108,6 +108,7 @@ def safe_directories() -> tuple[str, ...]:
     Only the user's own file counts: a project cannot vouch for itself. A
     broken or missing file, or a value that is not a list of strings, lists nothing.
     """
+    # bench row "karni context" runs without it
     from karni.agent.common.config import read_config, user_config_path
     from karni.agent.common.errors import KarniCoreError
 

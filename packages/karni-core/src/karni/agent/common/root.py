@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.ownership import find_upwards
+
 __all__ = [
     "LOCAL_DIR",
     "MARKERS_TEXT",
@@ -39,8 +41,6 @@ def find_project_root(start: str | os.PathLike[str] | None = None) -> str | None
         naming :data:`MARKERS_TEXT`; see
         :func:`karni.agent.common.ownership.ignored_folders` for any passed over).
     """
-    from karni.agent.common.ownership import find_upwards
-
     return find_upwards(os.fspath(start) if start is not None else os.getcwd(), _marker_in)
 
 

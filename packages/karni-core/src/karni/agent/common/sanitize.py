@@ -48,6 +48,7 @@ _CONTROLS: Pattern[str] | None = None
 def _patterns() -> tuple[Pattern[str], Pattern[str]]:
     global _ESCAPES, _CONTROLS
     if _ESCAPES is None or _CONTROLS is None:
+        # bench row "karni hook PreToolUse (brief printed)" runs without it
         import re
 
         _ESCAPES = re.compile(
@@ -62,6 +63,7 @@ def _patterns() -> tuple[Pattern[str], Pattern[str]]:
 
 
 def _without_format_characters(line: str) -> str:
+    # bench row "karni hook PreToolUse (brief printed)" runs without it
     from unicodedata import category
 
     kept = []

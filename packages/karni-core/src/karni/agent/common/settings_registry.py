@@ -14,21 +14,34 @@ reference generator and a provider checking its own files load declarations;
 by karni-core's own scanner (:mod:`karni.agent.common.entry_points`), never
 ``importlib.metadata``. A declaration module that fails to load is reported,
 never raised, and two packages declaring the same name is reported too: the
-first one found keeps it.
+first one found keeps it. The top-level tables of Karni's own packages are
+known here even when their package is not installed
+(:data:`KARNI_PACKAGE_TABLES`), so a team's committed table is not called
+unknown on a teammate's machine without that package.
 """
 
 from __future__ import annotations
 
+from karni.agent.common.entry_points import entry_points, load_value
 from karni.agent.common.settings import BOTH, USER, ListOf, Setting, Text
+from karni.agent.common.settings_table import SettingsTable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from karni.agent.common.entry_points import EntryPoint
-    from karni.agent.common.settings_table import SettingsTable
+    from karni.agent.common.settings_table import Problem, SettingsTable
 
-__all__ = ["CORE_SETTINGS", "ENTRY_POINT_GROUP", "Declarations", "declarations", "table_of"]
+__all__ = [
+    "CORE_SETTINGS",
+    "ENTRY_POINT_GROUP",
+    "KARNI_PACKAGE_TABLES",
+    "Declarations",
+    "absent_package",
+    "declarations",
+    "table_of",
+]
 
 ENTRY_POINT_GROUP = "karni.settings"
 """The entry-point group naming each package's settings."""
@@ -58,6 +71,9 @@ CORE_SETTINGS: tuple[Setting, ...] = (
 
 CORE_OWNER = "karni-core"
 
+KARNI_PACKAGE_TABLES = {"historian": "karni-historian"}
+"""Top-level tables of Karni's own packages → the package that declares them."""
+
 
 class Declarations:
     """Every declared setting, and one line for each declaration that could not be used."""
@@ -70,15 +86,11 @@ class Declarations:
 
     def table(self) -> SettingsTable:
         """The settings as a :class:`~karni.agent.common.settings_table.SettingsTable`."""
-        from karni.agent.common.settings_table import SettingsTable
-
         return SettingsTable(self.settings)
 
 
 def _load(point: EntryPoint) -> list[Setting]:
     """The settings one entry point names; ValueError when it is not a list of settings."""
-    from karni.agent.common.entry_points import load_value
-
     obj: object = load_value(point.value)
     if callable(obj):
         obj = obj()
@@ -114,8 +126,6 @@ def declarations(registered: list[EntryPoint] | None = None) -> Declarations:
     Args:
         registered: Use these entry points instead of scanning ``sys.path``.
     """
-    from karni.agent.common.entry_points import entry_points
-
     found: dict[str, Setting] = {}
     failures: list[str] = []
     _add(found, failures, CORE_SETTINGS, CORE_OWNER)
@@ -135,6 +145,16 @@ def declarations(registered: list[EntryPoint] | None = None) -> Declarations:
 
 def table_of(*groups: Iterable[Setting]) -> SettingsTable:
     """A table of karni-core's settings and ``groups`` (a package checking only its own)."""
-    from karni.agent.common.settings_table import SettingsTable
-
     return SettingsTable([*CORE_SETTINGS, *(setting for group in groups for setting in group)])
+
+
+def absent_package(problem: Problem) -> str | None:
+    """The Karni package ``problem``'s table belongs to, when it is unknown only for lack of it.
+
+    None for a known key set wrongly, or a key inside a table some installed
+    package declares: only an unknown top-level table of one of
+    :data:`KARNI_PACKAGE_TABLES` is told by its package's absence.
+    """
+    if not problem.unknown or "." in problem.key:
+        return None
+    return KARNI_PACKAGE_TABLES.get(problem.key)

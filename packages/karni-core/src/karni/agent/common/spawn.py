@@ -1,5 +1,9 @@
 """Running a helper program with ``os.posix_spawn``, for :mod:`karni.agent.common.processes`.
 
+This is the lower of the two modules: :mod:`~karni.agent.common.processes`
+(the lookup, the subreaper, the :mod:`subprocess` fallback) imports it,
+never the reverse, and takes :data:`SIGKILL` from here.
+
 A provider that asks a program for its brief (Chronicle's) runs before every
 edit, and importing :mod:`subprocess` pulls in ``locale``, ``re``, ``enum``,
 ``signal``, ``threading`` and ``selectors``: more than the rest of Karni's
@@ -22,15 +26,17 @@ from __future__ import annotations
 
 import _thread
 import os
+import select
 import time
 
-from karni.agent.common.processes import SIGKILL
-
-__all__ = ["SpawnUnavailable", "run_spawned"]
+__all__ = ["SIGKILL", "SpawnUnavailable", "run_spawned"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+SIGKILL = 9
+"""The kill signal's number, the same on every POSIX system (``signal`` imports ``enum``)."""
 
 _READ_SIZE = 1 << 16
 _WORKING_FOLDER = _thread.allocate_lock()
@@ -92,6 +98,8 @@ def _spawn(program: str, argv: list[str], cwd: str, stdout_fd: int) -> int:
         (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
         (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
     ]
+    # posix_spawn takes no working folder, so the move is its price; the bench row it earns its
+    # place on is named beside `_SPAWN` in karni.agent.common.processes.
     with _WORKING_FOLDER:  # taken before "." is read: another spawn may have moved it
         try:
             here = os.open(".", os.O_RDONLY)
@@ -111,8 +119,6 @@ def _spawn(program: str, argv: list[str], cwd: str, stdout_fd: int) -> int:
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
     """Everything written to ``fd`` until end of file; None when the deadline comes first."""
-    import select
-
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     chunks: list[bytes] = []
@@ -155,8 +161,6 @@ def _await_exit(pid: int, deadline: float) -> bool | None:
     except (AttributeError, OSError):  # not Linux 5.3+, or the process is already reaped
         return None
     try:
-        import select
-
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         left = deadline - time.monotonic()

@@ -9,6 +9,7 @@ errors. See ``docs/command-line.md``.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 TYPE_CHECKING = False
@@ -92,6 +93,7 @@ def _blocks(lines: list[str]) -> Iterator[list[str]]:
 
 def _refill(block: list[str], limit: int) -> list[str]:
     """``block`` as written when every line fits, else its words re-wrapped to ``limit``."""
+    # bench row "karni-historian brief FILE (historian store, 100,000 compartments)" runs without it
     import textwrap
 
     if all(len(line) <= limit for line in block):
@@ -129,6 +131,7 @@ def fit(text: str, width: int | None = None) -> str:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """``" (did you mean `X`?)"`` for the closest of ``choices``, or ``""`` when none is close."""
+    # bench row "karni-historian brief FILE (historian store, 100,000 compartments)" runs without it
     import difflib
 
     matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
@@ -145,8 +148,6 @@ def parser_error_parts(message: str, options: Iterable[str]) -> tuple[str, str]:
     (matched against the choices the message lists). Other messages pass
     through unchanged.
     """
-    import re
-
     unknown = re.search(r"unrecognized arguments: (\S+)", message)
     if unknown:
         word = unknown.group(1)
@@ -166,6 +167,7 @@ def parser_error_parts(message: str, options: Iterable[str]) -> tuple[str, str]:
 
 def distribution_version(distribution: str) -> str:
     """The installed version of ``distribution``, or ``"unknown"`` when it is not installed."""
+    # bench row "karni-historian brief FILE (historian store, 100,000 compartments)" runs without it
     from importlib.metadata import PackageNotFoundError, version
 
     try:

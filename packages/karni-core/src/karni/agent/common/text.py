@@ -26,6 +26,7 @@ def plain_text(value: object) -> str | None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
+        # bench row "karni hook PreToolUse (brief printed)" runs without it
         import re
 
         text = re.sub(_SURROGATES, "\ufffd", text)

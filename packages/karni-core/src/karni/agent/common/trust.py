@@ -12,9 +12,14 @@ trusts the working project for one run (for CI). See ``docs/security.md``.
 
 from __future__ import annotations
 
+import json
 import os
 
-from karni.agent.common.errors import KarniCoreError
+from karni.agent.common import ownership
+from karni.agent.common.ci import FALSE_VALUES
+from karni.agent.common.config import user_config_dir
+from karni.agent.common.errors import KarniCoreError, PathError
+from karni.agent.common.files import read_regular_file, write_atomic
 
 __all__ = [
     "TRUST_FILE",
@@ -65,21 +70,15 @@ class TrustedProject:
 
 def trust_file_path() -> str:
     """``trusted-projects.json`` in the user's configuration folder."""
-    from karni.agent.common.config import user_config_dir
-
     return os.path.join(user_config_dir(), TRUST_FILE)
 
 
 def _key(project_root: str | os.PathLike[str]) -> TrustedProject:
-    from karni.agent.common.ownership import owner_uid
-
     path = os.path.realpath(project_root)
-    return TrustedProject(path, owner_uid(path))
+    return TrustedProject(path, ownership.owner_uid(path))
 
 
 def _from_environment() -> bool:
-    from karni.agent.common.ci import FALSE_VALUES
-
     return os.environ.get(TRUST_VARIABLE, "").strip().lower() not in FALSE_VALUES
 
 
@@ -90,11 +89,6 @@ def trusted_projects() -> list[TrustedProject]:
         TrustError: The file is not a regular file of a sane size, or not
             the JSON Karni writes.
     """
-    import json
-
-    from karni.agent.common.errors import PathError
-    from karni.agent.common.files import read_regular_file
-
     path = trust_file_path()
     try:
         data = json.loads(read_regular_file(path, _MAX_TRUST_BYTES).decode("utf-8"))
@@ -131,11 +125,6 @@ def is_trusted(project_root: str | os.PathLike[str]) -> bool:
 
 
 def _save(projects: list[TrustedProject]) -> None:
-    import json
-
-    from karni.agent.common.config import user_config_dir
-    from karni.agent.common.files import write_atomic
-
     folder = user_config_dir()
     os.makedirs(folder, exist_ok=True)
     document = {"projects": [{"path": p.path, "owner": p.owner} for p in projects]}
@@ -153,10 +142,8 @@ def trust(project_root: str | os.PathLike[str], *, force: bool = False) -> Trust
         TrustError: It is owned by another user and ``force`` is False, or
             the record cannot be written.
     """
-    from karni.agent.common.ownership import owned_by_current_user
-
     key = _key(project_root)
-    if not force and not owned_by_current_user(key.path):
+    if not force and not ownership.owned_by_current_user(key.path):
         raise TrustError(
             f"{key.path} is owned by another user (uid {key.owner}); its code would run as "
             f"you: pass --force only if you are sure"

@@ -25,7 +25,6 @@ from karni.agent.history.compose import (
     detect,
     detecting_providers,
     named_providers,
-    provider_name,
 )
 from karni.agent.history.discovery import (
     BUILTIN_PROVIDERS,
@@ -34,6 +33,7 @@ from karni.agent.history.discovery import (
     InstalledProvider,
     LoadFailure,
     discover,
+    provider_name,
 )
 
 __all__ = [

@@ -8,16 +8,17 @@ A provider that sets ``accepts_room = True`` is told how many characters its
 brief may use (``room=N``, from :func:`karni.agent.history.cap.body_room`), so
 it can size itself instead of being cut; see docs/how-to/write-a-provider.md.
 
-What a brief needs past detection (the isolated call, the cleaning helpers,
-the cap's fitting) is imported on first use, so a project with no store loads
-only the store-marker check (docs/performance.md).
+What a brief needs past detection (the isolated call and the cleaning
+helpers) is imported on first use, so a project with no store loads only the
+store-marker check (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import os
 
-from karni.agent.history.cap import HISTORY_TOKEN_CAP
+from karni.agent.history.cap import HISTORY_TOKEN_CAP, BriefBlock, body_room, fit_blocks
+from karni.agent.history.discovery import discover, provider_name
 from karni.agent.history.markers import markers_rule_out
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "detect",
     "detecting_providers",
     "named_providers",
-    "provider_name",
 ]
 
 TYPE_CHECKING = False
@@ -35,25 +35,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni.agent.history.cap import BriefBlock
-
-
-def provider_name(provider: Any) -> str | None:
-    """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
-
-    Reading ``name`` runs provider code (it may be a property): Karni reads
-    it inside the isolated call (see :func:`named_providers`).
-    """
-    from karni.agent.common.sanitize import clean_line
-    from karni.agent.common.text import plain_text
-
-    try:
-        name = plain_text(getattr(provider, "name", None))
-    except Exception:
-        return None
-    if name is None:
-        return None
-    cleaned = clean_line(name.replace("\n", " ")).strip()
-    return cleaned or None
 
 
 def named_providers(
@@ -69,11 +50,10 @@ def named_providers(
     provider whose name cannot be read in time is left out.
     """
     if providers is None:
-        from karni.agent.history.discovery import discover
-
         found = discover(project_root=project_root).providers
         pairs = [(installed.provider_name, installed.provider) for installed in found]
     else:
+        # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.isolation import call_isolated
 
         pairs = []
@@ -96,6 +76,7 @@ def _root_for(provider: Any, project_root: str | os.PathLike[str]) -> Path | str
         accepts_str = False
     if accepts_str:
         return os.fspath(project_root)
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from pathlib import Path
 
     return project_root if isinstance(project_root, Path) else Path(project_root)
@@ -114,6 +95,7 @@ def _detected(provider: Any, project_root: str | os.PathLike[str], check: Any, *
     """Whether ``check(provider, root, *args)``, run in the isolated call, is true in time."""
     if markers_rule_out(provider, project_root):
         return False
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.isolation import call_isolated
 
     root = _root_for(provider, project_root)
@@ -144,6 +126,7 @@ def detecting_providers(
 def _one_line(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.common.sanitize import clean_line
 
     line = clean_line(" ".join(value.splitlines())).strip()
@@ -169,6 +152,7 @@ def _brief(provider: Any, root: Path | str, path: str | None, room: int) -> str 
     method = _brief_method(provider, path)
     if method is None:
         return None
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.common.text import plain_text
 
     args = (root,) if path is None else (root, path)
@@ -179,6 +163,7 @@ def _brief(provider: Any, root: Path | str, path: str | None, room: int) -> str 
 
 def _call_text(provider: Any, method: str, *args: Any) -> str | None:
     """Runs inside the isolated call: ``provider.method(*args)`` as plain text."""
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.common.text import plain_text
 
     function = getattr(provider, method, None)
@@ -188,8 +173,8 @@ def _call_text(provider: Any, method: str, *args: Any) -> str | None:
 def _block(
     provider: Any, name: str, root: Path | str, path: str | None, max_tokens: int, asked_count: int
 ) -> BriefBlock | None:
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.common.sanitize import iter_brief_lines
-    from karni.agent.history.cap import BriefBlock, body_room
     from karni.agent.history.isolation import call_isolated
 
     heading = _heading(name, path)
@@ -213,6 +198,7 @@ def _block(
 
 
 def _full_command(provider: Any, root: Path | str, path: str | None) -> str | None:
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.isolation import call_isolated
 
     outcome = call_isolated(_call_text, provider, "full_command", root, path, provider=provider)
@@ -249,7 +235,6 @@ def compose(
     ]
     if not asked:
         return None  # no store: nothing to fit
-    from karni.agent.history.cap import fit_blocks
 
     blocks: list[BriefBlock] = []
     for name, provider in asked:

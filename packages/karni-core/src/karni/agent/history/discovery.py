@@ -31,8 +31,8 @@ __all__ = [
     "InstalledProvider",
     "LoadFailure",
     "discover",
-    "load_value",
     "provider_from_object",
+    "provider_name",
 ]
 
 TYPE_CHECKING = False
@@ -171,6 +171,7 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
         try:
             candidate = obj()
         except Exception as error:
+            # bench row "karni context --with-history FILE (no store)" runs without it
             from karni.agent.history.errors import ProviderImportError
 
             raise ProviderImportError(
@@ -184,6 +185,7 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
     if not isinstance(provider_name, str) or not provider_name.strip():
         missing.insert(0, "name")
     if missing:
+        # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.errors import NotAProviderError
 
         raise NotAProviderError(
@@ -191,6 +193,27 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
             f"{', '.join(f'`{attr}`' for attr in missing)}; see 'Writing a provider' in the docs"
         )
     return candidate
+
+
+def provider_name(provider: Any) -> str | None:
+    """The provider's ``name`` as one clean line, or None when it has none or it cannot be read.
+
+    Reading ``name`` runs provider code (it may be a property): Karni reads
+    it inside the isolated call, when a provider loads and in
+    :func:`karni.agent.history.compose.named_providers`.
+    """
+    # bench row "karni context --with-history FILE (no store)" runs without it
+    from karni.agent.common.sanitize import clean_line
+    from karni.agent.common.text import plain_text
+
+    try:
+        name = plain_text(getattr(provider, "name", None))
+    except Exception:
+        return None
+    if name is None:
+        return None
+    cleaned = clean_line(name.replace("\n", " ")).strip()
+    return cleaned or None
 
 
 def _has_shape(obj: Any) -> bool:
@@ -205,6 +228,7 @@ def _allow_list() -> set[str] | None:
 
 
 def _builtin_importable(value: str) -> bool:
+    # bench row "karni context --with-history FILE (no store)" runs without it
     import importlib.util
 
     module_name = value.partition(":")[0]
@@ -268,6 +292,7 @@ def _memory(group: str, registered: list[EntryPoint] | None) -> MarkerMemory | N
     """The remembered markers, for the installed providers only."""
     if group != ENTRY_POINT_GROUP or registered is not None:
         return None
+    # bench row "karni-historian brief FILE (historian store, 100,000 compartments)" runs without it
     from karni.agent.history.remembered import MarkerMemory
 
     return MarkerMemory.read()
@@ -307,6 +332,7 @@ def _unknown_names(
     unknown_names = sorted((allowed or set()) - set(by_name))
     if not unknown_names:
         return []
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.errors import UnknownProviderError
 
     return [
@@ -330,6 +356,7 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
     raise ``SystemExit``, hang) stays inside the call: see
     ``docs/how-to/write-a-provider.md``.
     """
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.isolation import call_isolated, provider_timeout
 
     where = _describe(point.value, point.distribution)
@@ -348,6 +375,7 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
             load_seconds=time.perf_counter() - started,
         )
         return installed, None
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.errors import ProviderImportError, ProviderLoadError
 
     if isinstance(outcome.error, ProviderLoadError):
@@ -366,13 +394,12 @@ def _load(name: str, point: EntryPoint) -> tuple[InstalledProvider | None, LoadF
 
 def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, str]:
     """Runs in the isolated call: every failure becomes a one-line :class:`ProviderLoadError`."""
-    from karni.agent.history.compose import provider_name
-
     where = _describe(value, distribution)
     # The error classes are imported only on a failure: a provider that loads needs none.
     try:
         obj = load_value(value)
     except BaseException as error:  # in the call's own thread no Ctrl-C is real
+        # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.errors import ProviderImportError
 
         raise ProviderImportError(
@@ -383,6 +410,7 @@ def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, 
         provider = provider_from_object(name, value, obj, distribution)
         label = provider_name(provider)
     except BaseException as error:
+        # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.errors import ProviderImportError, ProviderLoadError
 
         if isinstance(error, ProviderLoadError):
@@ -392,6 +420,7 @@ def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, 
             f"{_one_line_error(error)}; fix or reinstall that package"
         ) from error
     if label is None:
+        # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.errors import NotAProviderError
 
         raise NotAProviderError(
@@ -402,6 +431,7 @@ def _load_inside(name: str, value: str, distribution: str | None) -> tuple[Any, 
 
 
 def _one_line_error(error: BaseException) -> str:
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.common.sanitize import clean_line
     from karni.agent.common.text import plain_text
 
@@ -426,6 +456,7 @@ def _unique_names(
         if first is None:
             kept[label] = installed
             continue
+        # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.errors import DuplicateProviderError
 
         error = DuplicateProviderError(
@@ -456,6 +487,7 @@ def _choose(name: str, points: list[EntryPoint]) -> tuple[EntryPoint | None, Loa
     if len(distinct) == 1:
         return distinct[0], None
     listed = " and ".join(_describe(point.value, point.distribution) for point in distinct)
+    # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.errors import DuplicateProviderError
 
     error = DuplicateProviderError(

@@ -21,6 +21,8 @@ import io
 import os
 import sys
 
+from karni.agent.common.output import claimed, restore_standard_fds
+
 __all__ = ["DEFAULT_PROVIDER_TIMEOUT", "ProviderCallOutcome", "call_isolated", "provider_timeout"]
 
 TYPE_CHECKING = False
@@ -192,8 +194,6 @@ def call_isolated(
         finally:
             finished.release()
 
-    from karni.agent.common.output import claimed
-
     if claimed():
         abandoned = _run_with_owned_output(run, finished, deadline)
     else:
@@ -219,8 +219,6 @@ def _run_with_owned_output(run: Callable[[], None], finished: Any, deadline: flo
     only its own thread, so only the Python-level streams are swapped, and
     the descriptors are put back in case the provider moved or closed them.
     """
-    from karni.agent.common.output import restore_standard_fds
-
     real_stdout, real_stderr = sys.stdout, sys.stderr
     cwd = _getcwd()
     sys.stdout = sys.stderr = _Discard()

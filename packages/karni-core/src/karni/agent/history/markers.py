@@ -100,6 +100,7 @@ def _marker_at_or_above(folder: str, markers: tuple[str, ...], walk_up: bool) ->
     if not walk_up:
         found = marker_in(folder)
         return None if found is None else os.path.join(folder, found)
+    # bench row "discover() with 10 unrelated distributions" runs without it
     from karni.agent.common.ownership import find_upwards
 
     # A marker in a folder another user owns is no store of this user's.

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.cache import cache_file, read_cache, trust_horizon, write_cache
 from karni.agent.history.markers import find_marker
 
 __all__ = ["CACHE_FORMAT", "MarkerMemory"]
@@ -89,8 +90,6 @@ class MarkerMemory:
     @classmethod
     def read(cls) -> MarkerMemory:
         """The records of this interpreter's cache file; none when it is off or unreadable."""
-        from karni.agent.common.cache import cache_file, read_cache
-
         path = cache_file("provider-markers", sys.executable)
         if path is None:
             return cls(None, {})
@@ -131,7 +130,6 @@ class MarkerMemory:
         """Write the records back when :meth:`learn` changed them (a failure is only slower)."""
         if not self._changed or self._path is None:
             return
-        from karni.agent.common.cache import write_cache
 
         lines = []
         for key, record in self._records.items():
@@ -171,8 +169,6 @@ def _module(provider: Any) -> str:
 
 def _module_files(names: list[str]) -> list[tuple[str, ...]] | None:
     """The facts of each named module's file; None when one is too fresh to trust."""
-    from karni.agent.common.cache import trust_horizon
-
     horizon = trust_horizon()
     facts: dict[str, tuple[str, ...]] = {}
     for name in dict.fromkeys(names):
