@@ -164,7 +164,13 @@ def content_lines(block: str) -> list[str]:
 
 
 def other_files_named(line: str, target: str, others: set[str]) -> bool:
-    """Whether ``line`` names another edited file and not the target (by file name)."""
+    """Whether ``line`` names another edited file and not the target (by file name).
+
+    A numbered line quotes the request that led to the edit: naming another file
+    there is the user's own words, not a line about the wrong file.
+    """
+    if re.match(r"^\d+\. ", line):
+        return False
     mine = target.rsplit("/", 1)[-1]
     if mine in line:
         return False

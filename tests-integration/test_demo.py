@@ -93,12 +93,16 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
     assert re.search(r"^  adr +karni-history-adr .* store detected$", doctor, re.MULTILINE)
     assert both.startswith(adr + "\nHISTORY: apps/events/models.py (gigai-chronicle)\n")
     assert "Hard delete with ON DELETE CASCADE" in both
-    assert ingest == "ingested 1 of 1 transcript file(s): 208 new message(s) in 1 session(s)"
-    assert "5 new compartment(s)" in wrapup
-    # The bundled Claude Code session: the historian's brief next to the ADR one.
+    assert ingest == "ingested 1 of 1 transcript file(s): 49 new message(s) in 1 session(s)"
+    assert "2 new compartment(s)" in wrapup and wrapup.endswith("the newest 1 stay raw")
+    # The bundled Claude Code session: the historian's brief next to the ADR one, its
+    # rejected approach first, then what was decided and the requests.
     assert historian.startswith(adr + "\nHISTORY: apps/events/models.py (historian)\n")
-    shaped = historian.split("What shaped this file, newest first:\n", 1)[1].splitlines()[0]
+    own = historian.split("(historian)\n", 1)[1]
+    assert own.startswith("Tried here and failed or undone (do not repeat):\n- adds `AliveManager`")
+    assert "Decided:\n- `Event` now subclasses `SoftDeleteModel`" in own
+    shaped = own.split("What shaped this file, newest first:\n", 1)[1].splitlines()[0]
     assert (
         shaped.startswith("1. 2026-09-30 ")
-        and ' +4 \u22122 \u2014 "make events soft-deletable' in shaped
+        and " +0 \u22128 \u2014 \"no, don't hide them in the default manager" in shaped
     )

@@ -105,7 +105,7 @@ def test_a_file_has_a_brief_before_any_wrapup(project, capsys):
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "Tried here and failed or undone (do not repeat):",
-        "- `uv run pytest -q` failed: 1 failed, 11 passed; fixed: changed `soft_two`",
+        "- `uv run pytest -q` failed: 1 failed, 11 passed; fixed: added `soft_two = 3`",
         "Decided:",
         "- adds `soft_one`, `soft_two`",
         "Last outcome:",

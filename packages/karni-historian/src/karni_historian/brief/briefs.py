@@ -175,17 +175,21 @@ def file_brief(
     facts = [fact for fact in facts if _about_this_file(fact, name)][:_MAX_FACTS]
     shapings = shaping_requests(store, path, None if room_chars is None else max_requests)
     room = room_chars
-    newest = shapings[0].request if shapings else ""
+    newest = shaping_line(1, shapings[0]) if shapings else ""  # as the brief quotes it
     notes = note_sections(store, path, _notes_room(room, shapings), newest)
     if not rows and not facts and not shapings and not notes:
         return None
-    if notes:  # the notes say what was undone, and the rules in the user's words
+    if notes:
+        # The notes say what was undone, and the rules in the user's words; the
+        # requests come right after them, then the facts the notes do not repeat.
         said = _alnum("\n".join(notes))
         facts = [fact for fact in facts if _alnum(fact.content) not in said]
-    lines = notes + _fact_lines(facts, _share(room, _FACT_SHARE, _used(notes)))
-    if not notes:
+        lines = notes + _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(notes)))
+        lines += _fact_lines(facts, _share(room, _FACT_SHARE, _used(lines)))
+    else:
+        lines = _fact_lines(facts, _share(room, _FACT_SHARE, 0))
         lines += _reverted_lines(rows, loader, _share(room, _REVERT_SHARE, _used(lines)))
-    lines += _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(lines)))
+        lines += _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(lines)))
     left = _share(room, 1.0, _used(lines))
     lines += _headed_section(_episode_lines(rows, loader, left), left)
     return "\n".join(lines) if lines else None
@@ -201,7 +205,11 @@ def _notes_room(room: int | None, shapings: Sequence[Shaping]) -> int | None:
         return None
     if not shapings:
         return room
-    reserve = len(_SHAPED_HEADING) + 1 + len(shaping_line(1, shapings[0])) + 1
+    reserve = (
+        len(_SHAPED_HEADING)
+        + 1
+        + sum(len(shaping_line(n, s)) + 1 for n, s in enumerate(shapings[:2], 1))
+    )
     return max(0, room - min(reserve, room // 4))
 
 

@@ -267,7 +267,7 @@ class BriefTables(Database):
         return self.connection.execute(
             "SELECT session_id, request, timestamp, text, SUM(added), SUM(removed)"
             " FROM file_requests WHERE path = ? OR (path >= ? AND path < ?)"
-            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC",
+            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC, request DESC",
             (path, low, high),
         ).fetchall()
 

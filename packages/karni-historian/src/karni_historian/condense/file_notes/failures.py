@@ -31,7 +31,7 @@ __all__ = ["failed_edits", "failed_runs", "pasted_failures", "short_command"]
 _PROTOCOL = re.compile(
     r"not been read|has been modified since|modified since read|must read|to replace not found|"
     r"old_string not found|not found in file|found \d+ matches|not unique|no changes to make|"
-    r"are identical|string not found",
+    r"are identical|string not found|did not conform to the edit format",
     re.I,
 )
 

@@ -14,7 +14,7 @@ import re
 
 from karni_historian.condense.file_notes.changes import change_of
 from karni_historian.condense.file_notes.failures import short_command
-from karni_historian.condense.file_notes.prompts import constraints
+from karni_historian.condense.file_notes.prompts import CORRECTION, constraints
 from karni_historian.condense.file_notes.prose import units
 from karni_historian.condense.file_notes.session import Edit, Event, Said, Shell
 from karni_historian.condense.file_notes.view import (
@@ -38,6 +38,8 @@ _OPEN = re.compile(
     r"not (?:implemented|supported|done))\b)"
 )
 
+_COMMIT_SAID = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
+"""A commit a harness reports as text (Aider's ``Commit 4a1c9e2 feat: …``)."""
 _RULE = re.compile(
     r"\b(?:must|never|always|don'?t|do not|shouldn'?t|should not|not allowed|avoid|"
     r"no \w+(?: \w+)?!)",
@@ -49,20 +51,21 @@ def decisions(notes: NoteList) -> None:
     """The agent's best statements about the file, each attempt's names, the edits' comments."""
     view = notes.view
     statements: list[tuple[int, int, str]] = []
-    for attempt in view.request.attempts:
+    attempts = view.request.attempts
+    for index, attempt in enumerate(attempts):
         if not any(e.error is None for e in attempt.edits(view.path)):
             continue
+        if index + 1 < len(attempts) and attempts[index + 1].kind == CORRECTION:
+            continue  # the user rejected this attempt: its "rejected" note says what it did
         for score, sentence in view._statements(attempt)[:3]:
             statements.append((score, attempt.ordinal, sentence))
     for score, ordinal, sentence in sorted(statements, key=lambda s: (-s[0], -s[1]))[:4]:
         notes.add(DECISION, ordinal, sentence, min(85, 45 + score))
-    for attempt in view.request.attempts:
-        landed = [e for e in attempt.edits(view.path) if e.error is None]
-        phrase = names_phrase(
-            change_of((p for e in landed for p in e.pairs), code=not view.data), 5
-        )
-        if phrase:
-            notes.add(DECISION, landed[-1].ordinal, phrase, 60)
+    landed = view.landed
+    net = change_of((pair for edit in landed for pair in edit.pairs), code=not view.data)
+    phrase = names_phrase(net, 5)  # what landed, once the rejected attempts were undone
+    if phrase:
+        notes.add(DECISION, landed[-1].ordinal, phrase, 60)
     for comment in view.change.comments[:2]:
         notes.add(DECISION, view.landed[-1].ordinal, f"comment: {comment}", 45)
 
@@ -88,19 +91,29 @@ def _about_another_file(view: FileView, sentence: str) -> bool:
     """Whether a sentence names another edited file (or its stem) and not this one."""
     words = set(re.findall(r"[a-z][\w-]*", sentence.lower()))
     own = view.name.split(".")[0].lower()
-    return own not in words and view.name not in sentence and bool(words & view.other_stems)
+    named = re.search(rf"(?<![\w.-]){re.escape(view.name)}\b", sentence) is not None
+    return own not in words and not named and bool(words & view.other_stems)
 
 
 def outcomes(notes: NoteList) -> None:
     """The last check of each kind after the file's last edit, its commit, what was left open."""
     view = notes.view
     if not view.landed:
+        if view.edits:  # whatever the agent said after, the file was not changed
+            last = view.edits[-1]
+            notes.add(OUTCOME, last.ordinal, f"not written: every edit of {view.name} failed", 75)
         return
     events = [e for a in view.request.attempts for e in a.events]
     last = max(i for i, e in enumerate(events) if isinstance(e, Edit) and e in view.landed)
     checks: dict[str, Shell] = {}
     workers = view.groups | {None}
     for event in events[last + 1 :]:
+        if isinstance(event, Said) and event.group in workers:
+            said = _COMMIT_SAID.search(event.text)
+            if said:
+                subject = quoted(said.group(2).strip())
+                notes.add(OUTCOME, event.ordinal, f"committed {said.group(1)[:8]} {subject}", 60)
+                break
         if not isinstance(event, Shell) or event.group not in workers:
             continue
         run = event.run
