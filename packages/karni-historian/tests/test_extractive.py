@@ -307,7 +307,7 @@ def test_tool_only_and_headless_chunks() -> None:
     r = tool("Read", "r", file_path="a/b.py")
     ms = [A(1, r), U(2, r)]
     only = compartmentalize(chunk_of(ms), ms).compartments[0]
-    assert only.title == "Tool work on b.py"
+    assert only.title == "Read b.py"  # what the tools did, in the past tense
 
 
 def test_markup_in_text_round_trips() -> None:

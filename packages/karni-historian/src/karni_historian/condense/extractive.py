@@ -37,9 +37,17 @@ How it decides, in short:
 
 from __future__ import annotations
 
-from karni_historian.condense.prose import clean_sentence, is_filler
+from karni_historian.condense.file_notes.commands import command_of, read_run
+from karni_historian.condense.file_notes.prompts import (
+    CONTINUATION,
+    LOCAL,
+    prompt_kind,
+    without_pasted_output,
+)
+from karni_historian.condense.file_notes.prose import is_statement, units
 from karni_historian.condense.work_phases import commit_of, input_path
 from karni_historian.model import Compartment, Fact, Message, TextPart, ToolPart
+from karni_historian.prompts import prompt_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -190,6 +198,11 @@ _PATTERNS: dict[str, tuple[str, int]] = {
     "failed_run": (r"\b\d+ (?:failed|errors?)\b|\bFAILED\b|\bTraceback\b", 0),
     "lead": (r"^(?:no|nope|ok(?:ay)?|also|and|so|but|well|yes|right|actually)\b[,:]?\s+", _I),
     "sentence_end": (r"(?<=[.!?]) ", 0),
+    "opinion": (
+        r"^(?:hm+,?\s+|ok(?:ay)?,?\s+|well,?\s+)*i (?:do ?n[o']?t |don't )?(?:think|tink|guess|"
+        r"believe|understand|know|wonder|suppose|see|feel)\b",
+        _I,
+    ),
 }
 """The sentence patterns the extractive historian reads with, compiled on first use."""
 
@@ -519,9 +532,11 @@ class _Episode:
         "agent_decisions",
         "assistant",
         "clusters",
+        "commands",
         "commit_subjects",
         "commits",
         "configs",
+        "continued",
         "decisions",
         "edited",
         "end",
@@ -535,6 +550,7 @@ class _Episode:
         "requests",
         "reverted",
         "rules",
+        "runs",
         "start",
         "testing",
         "texts",
@@ -578,6 +594,9 @@ class _Episode:
         self.testing = False
         self.tool_names: list[str] = []
         self.fallback = ""
+        self.continued = False  # the episode opens with a bare "continue"
+        self.runs: dict[str, str] = {}  # the last result of each kind of check, as said
+        self.commands: list[str] = []
         previous_role = None
         for line in lines:
             if line.commits and previous_role != "A":
@@ -606,13 +625,16 @@ class _Episode:
             if isinstance(part, ToolPart):
                 self._read_tool(part)
         if message.role == "user":
-            text = self.texts.get(message.ordinal, "")
-            if not text:
+            text = _user_words(message) if self.texts.get(message.ordinal) else ""
+            if not text or _is_ack(text):
                 return
-            if _is_ack(text):
+            kind = prompt_kind(text)
+            if kind == LOCAL:  # a harness command typed alone (/model): no request
                 return
             first_request = not self.requests
-            if first_request or not _opens_as_continuation(text):  # (not an acknowledgement)
+            if kind == CONTINUATION:
+                self.continued = self.continued or first_request
+            elif first_request or not _opens_as_continuation(text):  # (not an acknowledgement)
                 self._add(self.requests, text)
             for sentence in _sentences(text):
                 signal = _any_user_signal(sentence)
@@ -635,10 +657,10 @@ class _Episode:
                     self._add(self.user_notes, sentence)
         elif message.role == "assistant":
             for text in _assistant_texts(message):
-                for sentence in map(clean_sentence, _sentences(text)):
-                    if not sentence:
+                for sentence in units(text):
+                    if not is_statement(sentence):  # narration, questions, advice, guesses
                         continue
-                    if not is_filler(sentence) and sentence not in self.assistant:
+                    if sentence not in self.assistant:
                         self.assistant.append(sentence)
                     self._classify(sentence, user=False)
 
@@ -672,6 +694,8 @@ class _Episode:
         self._promote_decision(clause, user=user)
 
     def _classify_user(self, sentence: str, *, decided: bool) -> None:
+        if _P.opinion.match(sentence):
+            return  # "I don't think X works" reports a doubt, not a rule
         if not decided and _P.correction.search(sentence):
             self._drop_contradicted(sentence)
         if _has("prohibit", sentence):
@@ -695,13 +719,13 @@ class _Episode:
             self.tool_names.append(name)
         data = part.input if isinstance(part.input, dict) else {}
         path = input_path(data)
-        if name in ("bash", "shell"):  # the only calls commit_of reads
+        command = command_of(part.name, data)
+        if command is not None:
             commit = commit_of(part)
             if commit is not None:
                 self._add(self.commits, commit[0])
                 self._add(self.commit_subjects, commit[1])
-            if isinstance(data.get("command"), str):
-                self._read_command(part, data["command"])
+            self._read_command(part, command)
         if path is None:
             return
         if name in _EDIT_TOOLS:
@@ -710,9 +734,16 @@ class _Episode:
             self._add(self.read, path)
 
     def _read_command(self, part: ToolPart, command: str) -> None:
-        """A shell call: a test run (failing, then passing, is a fix) or a revert."""
+        """A shell call: a test run (failing, then passing, is a fix), a check, or a revert."""
         if _P.undo_command.search(command):
             self.reverted = True
+        if len(self.commands) < 3:
+            self.commands.append(command)
+        run = read_run(command, part.output, part.is_error)
+        if run.kind in ("test", "typecheck", "lint", "build") and run.failed is not None:
+            state = "failed" if run.failed else "passed"
+            detail = f": {run.summary}" if run.summary else ""
+            self.runs[run.kind] = f"`{_short(run.command)}` {state}{detail}"
         if not _has("test", command):
             return
         self.testing = True
@@ -772,18 +803,58 @@ class _Episode:
         return ",".join(kinds[:3])
 
 
+def _user_words(message: Message) -> str:
+    """A user message's own words, line breaks kept, pasted terminal output left out."""
+    texts = [p.text for p in message.parts if isinstance(p, TextPart) and not p.ignored]
+    text = prompt_text(texts, lines=True)
+    return without_pasted_output(text) or " ".join(text.split())
+
+
+def _short(command: str) -> str:
+    """A command as a compartment quotes it: no ``cd`` before, no pipe after, 40 characters."""
+    from karni_historian.condense.file_notes.failures import short_command
+
+    return short_command(command)
+
+
+def _resolve_continuations(episodes_: list[_Episode]) -> None:
+    """An episode opened by a bare "continue" is about the request it continues."""
+    last = ""
+    for ep in episodes_:
+        if ep.continued and not ep.requests and last:
+            ep.requests.append(last)
+        elif not ep.requests:
+            ep.continued = False  # nothing to name: its topic or its work will
+        if ep.requests:
+            last = ep.requests[0]
+
+
 def _objective(ep: _Episode) -> str:
+    """What the episode was about: its request, else its todo item, commit, words or files.
+
+    A request of fewer than three words ("wtf", "vs code") names nothing a
+    title can use: the other sources come first then.
+    """
+    request = ""
     if ep.requests:
         sentences = _sentences(ep.requests[0])
-        text = sentences[0] if sentences else ep.requests[0]
+        request = sentences[0] if sentences else ep.requests[0]
+    if request and len(request.split()) >= 3:
+        text = request
     elif ep.topic:
         text = ep.topic
     elif ep.commit_subjects:
         text = ep.commit_subjects[0]
     elif ep.assistant:
         text = ep.assistant[0]
-    elif ep.edited or ep.read:
-        text = f"Tool work on {_basename((ep.edited or ep.read)[0])}"
+    elif ep.edited:
+        text = f"Edited {', '.join(_basename(p) for p in ep.edited[:3])}"
+    elif request:
+        text = request
+    elif ep.read:
+        text = f"Read {', '.join(_basename(p) for p in ep.read[:3])}"
+    elif ep.commands:
+        text = f"Ran `{_short(ep.commands[0])}`"
     elif ep.fallback:
         text = ep.fallback
     else:
@@ -901,8 +972,10 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     outcome = _cap(last, 200) if last else ""
 
     commits = _commits_sentence(ep)
+    checks = f"Checks: {'; '.join(ep.runs.values())}." if ep.runs else ""
     stated = ep.prohibitions + ep.rules
-    p2_parts = [f"Asked: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
+    asked = "Continuing" if ep.continued else "Asked"
+    p2_parts = [f"{asked}: {_cap(objective, 160)}" if ep.requests else _cap(objective, 160)]
     if stated:  # (most episodes state nothing and decide nothing: no comprehension to run)
         p2_parts += [f'U: "{_cap(s, 160)}"' for s in stated[:2]]
     if ep.decisions:
@@ -910,21 +983,21 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     if outcome and outcome not in ep.decisions:
         p2_parts.append(outcome)
     files = _files_sentence(ep, 5, reads=False)
-    p2_parts += [files, commits]
+    p2_parts += [files, checks, commits]
     p2 = _fit(p2_parts, 700)
 
-    p1_parts = [f'Asked: "{request}"' if request else _cap(objective, 200)]
+    p1_parts = [f'{asked}: "{request}"' if request else _cap(objective, 200)]
     if ep.user_notes:
         p1_parts += [f'U: "{_cap(s, 240)}"' for s in ep.user_notes[:6]]
     if ep.assistant:
         p1_parts += [_cap(s, 240) for s in _key_sentences(ep, 8)]
     if ep.read or len(ep.edited) > 5:  # else it names the same files
         files = _files_sentence(ep, 10, reads=True)
-    p1_parts += [files, commits]
+    p1_parts += [files, checks, commits]
     p1 = _fit(p1_parts, 1600)
 
     p3_parts = [_cap(objective, 120)]
-    tail = commits or (_cap(outcome, 100) if outcome else "")
+    tail = commits or checks or (_cap(outcome, 100) if outcome else "")
     if tail:
         p3_parts.append(tail)
     p3 = _fit(p3_parts, 260)
@@ -939,6 +1012,15 @@ def _tiers(ep: _Episode, importance: int, objective: str) -> tuple[str, str, str
     return p1, p2, p3, p4
 
 
+def _whole_sentence(sentence: str) -> bool:
+    """Whether a fact candidate is a whole sentence: no fragment, no unbalanced quote, no guess."""
+    if len(sentence.split()) < 4 or not (sentence[:1].isupper() or sentence[:1] in "`\"'"):
+        return False
+    if sentence.count("`") % 2 or sentence.count("(") != sentence.count(")"):
+        return False
+    return is_statement(sentence) and not sentence.rstrip().endswith((":", ","))
+
+
 def _facts(episodes_: list[_Episode]) -> list[Fact]:
     facts: list[Fact] = []
     seen: set[tuple[str, str]] = set()
@@ -947,6 +1029,8 @@ def _facts(episodes_: list[_Episode]) -> list[Fact]:
         for s in sentences:
             s = _P.lead.sub("", s)
             s = s[:1].upper() + s[1:]
+            if not _whole_sentence(s):
+                continue
             key = (category, s.lower())
             if key not in seen:
                 seen.add(key)
@@ -1007,6 +1091,7 @@ def condense(chunk: Chunk, messages: Sequence[Message]) -> tuple[list[Compartmen
         _Episode(group, by_ordinal, texts, starts.get(group[0].start, ""), edits)
         for group in groups
     ]
+    _resolve_continuations(gathered)
     compartments = []
     for index, ep in enumerate(gathered):
         importance = ep.importance

@@ -19,6 +19,7 @@ __all__ = [
     "in_project_terms",
     "is_narration",
     "is_question",
+    "is_statement",
     "units",
     "without_code_blocks",
     "word_count",
@@ -44,6 +45,11 @@ _NARRATION = re.compile(
     r"start|stop|kill|see|wrap|implement|refactor|delete|clean|ensure|update|also)\s+(?:the|a|"
     r"an|it|this|that|these|those|them|all|each|every|our|its|out|up|in|to|if|for|with|"
     r"`)\b)",
+    re.I,
+)
+_CLAIM = re.compile(
+    r"\b(?:should now|will now|should (?:be|look) (?:fixed|working|good|fine|exactly)|exactly like|"
+    r"looks? like|i bet|might be|may be|probably|seems? to|appears? to)\b|^(?:and|but|or)\b",
     re.I,
 )
 _TO_USER = re.compile(
@@ -135,6 +141,17 @@ def in_project_terms(text: str, root: str) -> str:
         return name if "." in name[1:] or path.count("/") > 1 else path
 
     return _ABSOLUTE.sub(replace, text)
+
+
+def is_statement(unit: str) -> bool:
+    """Whether an agent's ``unit`` states what is so or was done.
+
+    Not narration of what it is about to do, not a question, not words to the
+    user, not a guess or a promise ("this should now work", "probably").
+    """
+    return not (
+        _CLAIM.search(unit) or is_narration(unit) or is_question(unit) or addresses_user(unit)
+    )
 
 
 def is_narration(unit: str) -> bool:

@@ -14,13 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from karni_historian.condense.file_notes.changes import Change, change_of, distinctive
-from karni_historian.condense.file_notes.prose import (
-    addresses_user,
-    is_narration,
-    is_question,
-    units,
-    word_count,
-)
+from karni_historian.condense.file_notes.prose import is_statement, units, word_count
 from karni_historian.condense.file_notes.session import Attempt, Edit, Event, Request, Said
 from karni_historian.cut import shorten
 
@@ -77,11 +71,6 @@ STATEMENT = re.compile(
     re.I,
 )
 
-_CLAIM = re.compile(
-    r"\b(?:should now|will now|should (?:be|look) (?:fixed|working|good|fine|exactly)|exactly like|"
-    r"looks? like|i bet|might be|may be|probably|seems? to|appears? to)\b|^(?:and|but|or)\b",
-    re.I,
-)
 
 _DATA_FORMATS = frozenset(
     {"json", "jsonc", "yaml", "yml", "toml", "ini", "cfg", "css", "lock", "env"}
@@ -351,10 +340,7 @@ def worth_keeping(sentence: str) -> bool:
     """Whether an agent's sentence states something: no narration, question, claim or advice."""
     return (
         4 <= word_count(sentence) <= 60
-        and not _CLAIM.search(sentence)
-        and not is_narration(sentence)
-        and not is_question(sentence)
-        and not addresses_user(sentence)
+        and is_statement(sentence)
     )
 
 
