@@ -837,7 +837,7 @@ def _objective(ep: _Episode) -> str:
     """
     request = ""
     if ep.requests:
-        sentences = _sentences(ep.requests[0])
+        sentences = [s for s in _sentences(ep.requests[0]) if not _is_ack(s)]
         request = sentences[0] if sentences else ep.requests[0]
     if request and len(request.split()) >= 3:
         text = request

@@ -115,6 +115,36 @@ class RunOutcome:
         return text
 
 
+def _in_project_terms(result: ValidationResult, root: str) -> ValidationResult:
+    """The result with absolute paths made project-relative, others cut to their last part.
+
+    Whoever wrote it (the built-in historian or a model), history must not
+    name a user's machine: a path inside the project is shown as the project
+    knows it, any other path only by its file name.
+    """
+    from dataclasses import replace
+
+    from karni_historian.condense.file_notes.prose import in_project_terms
+
+    def terms(text: str) -> str:
+        return in_project_terms(text, root) if text else text
+
+    result.compartments = [
+        replace(
+            c,
+            title=terms(c.title),
+            p1=terms(c.p1),
+            p2=terms(c.p2),
+            p3=terms(c.p3),
+            p4=terms(c.p4),
+            content=terms(c.content),
+        )
+        for c in result.compartments
+    ]
+    result.facts = [replace(f, content=terms(f.content)) for f in result.facts]
+    return result
+
+
 def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
     """The built-in historian: the XML a model would write for the chunk."""
     from karni_historian.condense.extractive import summarize
@@ -252,7 +282,7 @@ class _Condensation:
         result = validate(parsed, chunk, arcs=self.arcs, force_keep=force_keep)
         if result.compartments and result.compartments[-1].end + 1 <= offset:
             raise HistorianOutputError(f"no forward progress beyond raw message {offset - 1}")
-        return result
+        return _in_project_terms(result, self.store.root)
 
     def _built_in_parsed(self) -> Callable[[Chunk, Sequence[Message]], ParsedOutput] | None:
         """The built-in historian's parsed answer, when it is the run's (traced or not)."""

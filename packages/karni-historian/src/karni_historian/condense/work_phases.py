@@ -4,7 +4,7 @@ One prompt often drives hundreds of messages of work, so prompts alone make
 episodes far too long to be useful. The work itself marks its phases
 (``docs/historian/chunk.md``): a commit that succeeded, a todo item that moved
 to done, a plan the user approved, a long pause, edits moving to another
-folder. Each such event ends a phase
+folder, or simply a long run of tool work (:data:`LONG_RUN` messages). Each such event ends a phase
 right after it (after the tool's result and the agent's words about it), and
 each phase is named by the todo item in progress when it starts. A boundary
 never falls inside a tool call and its result, and phases shorter than
@@ -13,7 +13,8 @@ never falls inside a tool call and its result, and phases shorter than
 
 from __future__ import annotations
 
-from karni_historian.model import PATH_KEYS, ToolPart
+from karni_historian.edits import is_edit_tool
+from karni_historian.model import PATH_KEYS, TextPart, ToolPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,10 +41,11 @@ PAUSE_SECONDS = 30 * 60
 SHIFT_EDITS = 3
 """Edits a phase needs before an edit in another folder starts a new one."""
 
-_EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "notebookedit", "create"})
-_TODO_TOOLS = frozenset({"todowrite", "todo_write"})
+LONG_RUN = 60
+"""A phase this many messages long ends at the agent's next words between tool calls."""
+
+_TODO_TOOLS = frozenset({"todowrite", "todo_write", "update_plan"})
 _PLAN_TOOLS = frozenset({"exitplanmode"})
-_SHELL_TOOLS = frozenset({"bash", "shell"})
 _WORDS_AFTER = 2  # the agent's messages about the event that still belong to its phase
 _RE: dict[str, Any] = {}
 
@@ -68,9 +70,10 @@ def input_path(data: dict[str, Any]) -> str | None:
 
 def commit_of(part: ToolPart) -> tuple[str, str] | None:
     """``(short hash, subject)`` of a shell call that made a commit, else None."""
-    data = part.input if isinstance(part.input, dict) else {}
-    command = data.get("command")
-    if part.name.lower() not in _SHELL_TOOLS or not isinstance(command, str):
+    from karni_historian.condense.file_notes.commands import command_of
+
+    command = command_of(part.name, part.input)
+    if command is None:
         return None
     if part.is_error or not _re("git_commit").search(command) or not part.output:
         return None
@@ -79,13 +82,16 @@ def commit_of(part: ToolPart) -> tuple[str, str] | None:
 
 
 def _todos(part: ToolPart) -> list[tuple[str, str]]:
-    """``(item, status)`` of a todo tool call's list."""
+    """``(item, status)`` of a todo tool call's list (Claude Code's ``todos``, Codex's ``plan``)."""
     data = part.input if isinstance(part.input, dict) else {}
-    items = data.get("todos")
+    items = data.get("todos", data.get("plan"))
     found = []
     for item in items if isinstance(items, list) else ():
-        if isinstance(item, dict) and isinstance(item.get("content"), str):
-            found.append((" ".join(item["content"].split()), str(item.get("status", ""))))
+        if not isinstance(item, dict):
+            continue
+        text = item.get("content", item.get("step"))
+        if isinstance(text, str):
+            found.append((" ".join(text.split()), str(item.get("status", ""))))
     return found
 
 
@@ -107,13 +113,11 @@ class _Scan:
             if not isinstance(part, ToolPart) or part.is_error:
                 continue
             name = part.name.lower()
-            if name in _EDIT_TOOLS:
+            if is_edit_tool(name):
                 self._edit(message.ordinal, part)
             if name in _TODO_TOOLS:
                 self._todo(message.ordinal, _todos(part))
-            elif (name in _PLAN_TOOLS and part.output is not None) or (
-                name in _SHELL_TOOLS and commit_of(part)
-            ):
+            elif (name in _PLAN_TOOLS and part.output is not None) or commit_of(part):
                 self.ends.append(message.ordinal)
 
     def _edit(self, ordinal: int, part: ToolPart) -> None:
@@ -177,6 +181,31 @@ def _pauses(messages: Sequence[Message]) -> list[int]:
     return starts
 
 
+def _long_runs(
+    messages: Sequence[Message], starts: Sequence[int], arcs: Sequence[tuple[int, int]]
+) -> list[int]:
+    """Where a run of work longer than :data:`LONG_RUN` messages ends, with no other event.
+
+    At the first message past the limit where the agent speaks between tool
+    calls (an assistant message of text only, outside any call and result):
+    a natural pause in the work.
+    """
+    found: list[int] = []
+    ends = list(starts)
+    since = messages[0].ordinal
+    for message in messages:
+        while ends and ends[0] <= message.ordinal:
+            since = ends.pop(0)
+        if message.ordinal - since < LONG_RUN or message.role != "assistant":
+            continue
+        if all(isinstance(p, TextPart) for p in message.parts) and not _inside_arc(
+            message.ordinal, arcs
+        ):
+            found.append(message.ordinal + 1)
+            since = message.ordinal + 1
+    return found
+
+
 def _inside_arc(ordinal: int, arcs: Sequence[tuple[int, int]]) -> bool:
     return any(call < ordinal <= result for call, result in arcs)
 
@@ -200,6 +229,7 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
         scan.read(message)
     by_ordinal = {m.ordinal: m for m in messages}
     candidates = {_after(o, by_ordinal, arcs) for o in scan.ends} | set(_pauses(messages))
+    candidates |= set(_long_runs(messages, sorted(candidates), arcs))
     first, last = messages[0].ordinal, messages[-1].ordinal
     starts: dict[int, str] = {}
     previous = first

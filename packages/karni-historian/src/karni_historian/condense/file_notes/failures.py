@@ -44,6 +44,7 @@ _TAGS = re.compile(r"</?[a-z_]+>")
 
 _CD_PREFIX = re.compile(r"^(?:cd \S+ && )+")
 
+_FED = re.compile(r"^(?:yes|echo|printf|cat)\b[^|]*\|\s*")
 _PIPE_TAIL = re.compile(r"\s*(?:2>&1\s*)?(?:\|.*)?$")
 
 _QUOTED = re.compile(r"'([^'\s]{2,80})'|\"([^\"\s]{2,80})\"|`([^`\s]{2,80})`")
@@ -51,7 +52,8 @@ _QUOTED = re.compile(r"'([^'\s]{2,80})'|\"([^\"\s]{2,80})\"|`([^`\s]{2,80})`")
 
 def short_command(command: str) -> str:
     """The command as a note quotes it: no ``cd`` before, no pipe after, 40 characters at most."""
-    command = _PIPE_TAIL.sub("", _CD_PREFIX.sub("", command))
+    command = _FED.sub("", _CD_PREFIX.sub("", command))  # "yes | npx …" runs npx
+    command = _PIPE_TAIL.sub("", command)
     return shorten(command, 40)
 
 
