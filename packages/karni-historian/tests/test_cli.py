@@ -199,7 +199,9 @@ def test_status_render_and_brief_before_wrapup(project, capsys):
     # Before any wrapup, the file's notes and the requests that edited it are its history.
     code, out, err = cli(capsys, "brief", "cart.py")
     assert (code, err) == (0, "")
-    assert out.startswith("Tried here and failed or undone (do not repeat):\n- adds `gift_card` — ")
+    assert out.startswith(
+        "Tried here and failed or undone (do not repeat):\n- undone on request: adds `gift_card` — "
+    )
     assert "- Renamed `total()` to `subtotal()` in shop/cart.py.\n" in out
     assert "What shaped this file, newest first:\n1. 2026-03-02 " in out
     assert '+1 \u22121 \u2014 "Rename the total() helper in cart.py to subtotal()"\n' in out

@@ -95,7 +95,8 @@ def _shaped_lines(shapings: Sequence[Shaping], room: int | None) -> list[str]:
     shown = fit_lines([heading, *lines], room)
     if len(shown) > 1:
         return shown
-    quote = max(8, room - len(heading) - len(lines[0]) + REQUEST_CHARS - 2)
+    overhead = len(shaping_line(1, shapings[0], request_chars=8)) - 8  # the line without its quote
+    quote = max(8, room - len(heading) - overhead - 2)
     shortened = [heading, shaping_line(1, shapings[0], request_chars=quote)]
     return shortened if _used(shortened) <= room + 1 else []
 
@@ -176,7 +177,8 @@ def file_brief(
     shapings = shaping_requests(store, path, None if room_chars is None else max_requests)
     room = room_chars
     newest = shaping_line(1, shapings[0]) if shapings else ""  # as the brief quotes it
-    notes = note_sections(store, path, _notes_room(room, shapings), newest)
+    notes_room = _notes_room(room, shapings)
+    notes = note_sections(store, path, notes_room, newest)
     if not rows and not facts and not shapings and not notes:
         return None
     if notes:
@@ -184,7 +186,8 @@ def file_brief(
         # requests come right after them, then the facts the notes do not repeat.
         said = _alnum("\n".join(notes))
         facts = [fact for fact in facts if _alnum(fact.content) not in said]
-        lines = notes + _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(notes)))
+        shaped_room = _shaped_room(room, notes_room, _used(notes))
+        lines = notes + _shaped_lines(shapings, shaped_room)
         lines += _fact_lines(facts, _share(room, _FACT_SHARE, _used(lines)))
     else:
         lines = _fact_lines(facts, _share(room, _FACT_SHARE, 0))
@@ -199,18 +202,30 @@ def _alnum(text: str) -> str:
     return "".join(char for char in text.lower() if char.isalnum())
 
 
+_NEWEST_LINE_CHARS = 90
+
+
 def _notes_room(room: int | None, shapings: Sequence[Shaping]) -> int | None:
-    """The room the notes may take: all of it but the newest request's line, when there is one."""
+    """The room the notes may take: all of it but the newest request's line, when there is one.
+
+    The newest request always keeps a line (cut if need be); the next one keeps
+    its line too while that takes no more than a quarter of the room.
+    """
     if room is None:
         return None
     if not shapings:
         return room
-    reserve = (
-        len(_SHAPED_HEADING)
-        + 1
-        + sum(len(shaping_line(n, s)) + 1 for n, s in enumerate(shapings[:2], 1))
-    )
-    return max(0, room - min(reserve, room // 4))
+    heading = len(_SHAPED_HEADING) + 1
+    newest = heading + min(len(shaping_line(1, shapings[0])), _NEWEST_LINE_CHARS) + 1
+    reserve = heading + sum(len(shaping_line(n, s)) + 1 for n, s in enumerate(shapings[:2], 1))
+    return max(0, room - max(newest, min(reserve, room // 4)))
+
+
+def _shaped_room(room: int | None, notes_room: int | None, used: int) -> int | None:
+    """The requests' room after the notes: their share, or what the notes left them if more."""
+    if room is None or notes_room is None:
+        return None
+    return max(0, min(room - used, max(int(room * _SHAPED_SHARE), room - notes_room)))
 
 
 def _headed_section(section: list[str], room: int | None) -> list[str]:

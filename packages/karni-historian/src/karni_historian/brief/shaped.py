@@ -178,10 +178,14 @@ def shaping_requests(store: BriefTables, path: str, limit: int | None = None) ->
     not read (``docs/historian/blocks.md``).
     """
     noted = store.noted_session_ids()
-    shapings = [
-        Shaping(session, request, _one_line(text), timestamp, added, removed)
-        for session, request, timestamp, text, added, removed in store.file_request_rows(path)
-    ]
+    shapings: list[Shaping] = []
+    asked: set[str] = set()
+    for session, request, timestamp, text, added, removed in store.file_request_rows(path):
+        line = _one_line(text)
+        if line and line in asked:
+            continue  # the same request asked again in another session: the newest says it
+        asked.add(line)
+        shapings.append(Shaping(session, request, line, timestamp, added, removed))
     del shapings[len(shapings) if limit is None else limit :]
     for session_id, last_ts in store.editing_sessions(path):
         if session_id in noted:

@@ -189,9 +189,9 @@ def _targets(command: str) -> tuple[str, ...]:
 def read_run(command: str, output: str | None, is_error: bool) -> Run:
     """What a shell call with this command line, output and error flag was and came to."""
     command = " ".join(command.split())
-    output = output or ""
     kind = _kind(command)
-    failed: bool | None = bool(is_error) if output or is_error else None
+    failed: bool | None = bool(is_error) if output is not None or is_error else None
+    output = output or ""
     exit_code = _EXIT.search(output[-300:])
     if exit_code:
         failed = exit_code.group(1) != "0"

@@ -125,7 +125,7 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
             failed_edits(notes)
             failed_runs(notes, session.names)
             pasted_failures(notes)
-            rejections(notes, following)
+            rejections(notes, following, session)
             self_reverts(notes, session)
             discards(notes)
             decisions(notes)

@@ -156,7 +156,7 @@ def is_statement(unit: str) -> bool:
 
 def is_narration(unit: str) -> bool:
     """Whether ``unit`` announces what the agent is about to do, rather than what is so."""
-    return bool(_NARRATION.match(unit))
+    return bool(_NARRATION.match(_INTERJECTION.sub("", unit.strip())))
 
 
 def is_question(unit: str) -> bool:

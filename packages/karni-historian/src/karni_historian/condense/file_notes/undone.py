@@ -34,8 +34,12 @@ from karni_historian.cut import shorten
 __all__ = ["discards", "rejections", "self_reverts"]
 
 
-def rejections(notes: NoteList, following: Attempt | None) -> None:
-    """Attempts on the file the user then corrected or said they undid, with their words."""
+def rejections(notes: NoteList, following: Attempt | None, session: SessionView) -> None:
+    """Attempts on the file the user then corrected or said they undid, with their words.
+
+    A correction whose edits write back an earlier edit rejected that edit,
+    which :func:`self_reverts` names: not the attempt just before it.
+    """
     view = notes.view
     attempts = view.request.attempts
     for index, attempt in enumerate(attempts):
@@ -45,6 +49,8 @@ def rejections(notes: NoteList, following: Attempt | None) -> None:
         if after is None or (
             after.kind not in (CORRECTION, CONTINUATION) and not says_undone(after.words)
         ):
+            continue
+        if undoes_earlier(after, view.path, session):
             continue
         words = user_words(after.words, 110)
         what, named = view.describe(attempt, taken_out=_taken_out(view, attempts[index + 1 :]))
@@ -76,25 +82,41 @@ def _concerns(view: FileView, attempt: Attempt, words: str) -> bool:
 
 
 def self_reverts(notes: NoteList, session: SessionView) -> None:
-    """Edits that wrote back what an earlier one replaced, unless the user had asked for it."""
+    """Edits that wrote back what an earlier one replaced: at the user's request, or unasked."""
     view = notes.view
     asked = {
-        id(edit)
+        id(edit): attempt
         for attempt in view.request.attempts
         if attempt.kind == CORRECTION or says_undone(attempt.words)
         for edit in attempt.edits(view.path)
     }
     for edit in view.landed:
-        if id(edit) in asked or not edit.pairs:
+        previous = session.undone_by(edit) if edit.pairs else None
+        if previous is None:
             continue
-        previous = session.undone_by(edit)
-        if previous is not None:
-            what = (
-                (names_phrase(change_of(previous.pairs), 4) or _new_names(previous))
-                if previous.pairs
-                else f"of message {previous.ordinal}"
-            )
+        what = _what(previous)
+        attempt = asked.get(id(edit))
+        if attempt is None:
             notes.add(REJECTED, edit.ordinal, f"reverted its own edit ({what})", 88)
+        else:
+            words = quoted(user_words(attempt.words, 110))
+            notes.add(REJECTED, attempt.ordinal, f"undone on request: {what} — user: {words}", 96)
+
+
+def undoes_earlier(attempt: Attempt, path: str, session: SessionView) -> bool:
+    """Whether ``attempt`` writes back an earlier edit of ``path`` (what a correction undid)."""
+    return any(
+        session.undone_by(edit) is not None
+        for edit in attempt.edits(path)
+        if edit.error is None and edit.pairs
+    )
+
+
+def _what(previous: Edit) -> str:
+    """What an undone edit had done, in names when it can."""
+    if not previous.pairs:
+        return f"the edit of message {previous.ordinal}"
+    return names_phrase(change_of(previous.pairs), 4) or _new_names(previous)
 
 
 def _new_names(edit: Edit) -> str:

@@ -338,10 +338,7 @@ class FileView:
 
 def worth_keeping(sentence: str) -> bool:
     """Whether an agent's sentence states something: no narration, question, claim or advice."""
-    return (
-        4 <= word_count(sentence) <= 60
-        and is_statement(sentence)
-    )
+    return 4 <= word_count(sentence) <= 60 and is_statement(sentence)
 
 
 def names_phrase(change: Change, limit: int = 6) -> str:

@@ -59,10 +59,22 @@ in detail; p2 how we would tell it next week; p3 one or two sentences for next \
 month; p4 an anchor of a few words, or <p4/> when nothing is worth keeping.
 - Keep commit hashes verbatim at every tier, and keep the distinctive words \
 (file, function and setting names) that tell this episode from others.
-- Quote the user verbatim only for constraints, rejections and corrections.
+- For each file the episode edited, p1 and p2 say, naming the file and its \
+functions, fields or settings: the approaches that failed or were undone there \
+(the error in one line, or the user's words rejecting it, and what was tried); \
+what was decided there and why; the user's rules that apply to it; the checks \
+run after its last edit and their result, and the commit that landed it. An \
+agent reads this before it edits the file again.
+- Say what was done, in the past tense, from what the tool calls and their \
+results show; never the agent's announced intentions ("Let me...").
+- A bare "continue", "yes" or "go on" is not a request: name the request it continues.
+- Quote the user verbatim only for constraints, rejections and corrections, \
+without the terminal output they pasted.
 - Under <facts>, list durable project knowledge as "* " lines, in the \
 categories PROJECT_RULES, ARCHITECTURE, CONSTRAINTS, CONFIG_VALUES and NAMING; \
-leave out facts the project memory already holds, and omit empty categories.
+each fact a whole sentence that names the file or code it is about, never a \
+fragment or pasted output; leave out facts the project memory already holds, \
+and omit empty categories.
 - If the last messages do not yet form a finished episode, leave them out and \
 give the first one left out in <unprocessed_from>.
 
