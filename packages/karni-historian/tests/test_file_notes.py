@@ -275,7 +275,8 @@ def test_a_refused_edit_and_a_git_checkout_are_noted():
             ToolPart(
                 "Write",
                 {"file_path": "GUIDE.md", "content": "x"},
-                "Claude requested permissions to write to GUIDE.md, but you haven't granted it yet.",
+                "Claude requested permissions to write to GUIDE.md,"
+                " but you haven't granted it yet.",
                 call_id="w",
                 is_error=True,
             ),
@@ -286,7 +287,8 @@ def test_a_refused_edit_and_a_git_checkout_are_noted():
     ]
     guide, _ = notes_of(ms, "GUIDE.md")
     assert texts(guide, "failed") == [
-        "Write refused: Claude requested permissions to write to GUIDE.md, but you haven't granted it yet."
+        "Write refused: Claude requested permissions to write to GUIDE.md,"
+        " but you haven't granted it yet."
     ]
     settings, _ = notes_of(ms, "settings.py")
     assert texts(settings, "rejected") == ["discarded with `git checkout -- settings.py`"]
@@ -331,7 +333,8 @@ def test_a_failing_check_is_blamed_on_the_file_its_output_names():
             4,
             bash(
                 "npx tsc --noEmit",
-                "src/useTodos.test.ts(1,30): error TS2307: Cannot find module '@testing-library/react'.",
+                "src/useTodos.test.ts(1,30): error TS2307:"
+                " Cannot find module '@testing-library/react'.",
                 failed=True,
             ),
         ),
@@ -368,7 +371,8 @@ def test_the_agents_narration_and_other_files_are_not_a_files_decisions():
         ),
         A(
             4,
-            "`Event` now subclasses `SoftDeleteModel`. `EventViewSet` filters deleted events out. Should I add a migration?",
+            "`Event` now subclasses `SoftDeleteModel`. `EventViewSet` filters deleted events out."
+            " Should I add a migration?",
         ),
     ]
     models, _ = notes_of(ms, "models.py")
