@@ -157,10 +157,10 @@ INSTALLERS = {
     "gemini": install_gemini,
     "aider": install_aider,
 }
+"""How each harness's sessions are put in place."""
 
 TREES = ("codex", "gemini", "aider")
 """Harnesses whose eval sessions are folders laid out as the harness keeps them."""
-"""How each harness's sessions are put in place."""
 
 
 def install(harness: str, files: list[Path], root: str, env: dict) -> str:

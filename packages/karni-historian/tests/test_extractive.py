@@ -392,6 +392,31 @@ def test_one_prompt_splits_where_commits_todos_and_the_edited_folder_change() ->
     ]
 
 
+def test_each_subagent_taking_over_starts_a_phase_named_by_its_task() -> None:
+    def reads(first: int, folder: str, owner: str | None) -> list[Message]:
+        found = []
+        for o in range(first, first + 10, 2):
+            meta = {"subagent": owner} if owner else None
+            read = ToolPart("Read", {"file_path": f"{folder}/f{o}.ts"}, "x", f"r{o}", False, meta)
+            found += [A(o, read), U(o + 1, read)]
+        return found
+
+    tasks = [
+        ToolPart("Task", {"description": d, "prompt": f"{d} for the todo app."}, "done", call_id=c)
+        for c, d in (("t1", "Create data models"), ("t2", "Build the components"))
+    ]
+    ms = [U(1, "Build a todo app"), *reads(2, "docs", None), A(12, *tasks)]
+    ms += [A(13, "I'll work in types/ now."), *reads(14, "types", "t1")]
+    ms += [A(24, "I'll work in components/ now."), *reads(25, "components", "t2")]
+    ms += [U(35, *tasks), A(36, "Both parts are in place.")]
+    only = compartmentalize(chunk_of(ms), ms, force_keep=True).compartments
+    assert [(c.start, c.title) for c in only] == [
+        (1, "Build a todo app"),
+        (13, "Create data models"),  # the subagent's words before its first call are its own
+        (24, "Build the components"),
+    ]
+
+
 def test_shorter_tiers_leave_sentences_out_instead_of_cutting_them() -> None:
     said = [
         f"Changed handler number {n} so that it retries {n} times before failing."

@@ -129,7 +129,7 @@ def test_a_tier_whose_sentences_all_fit_needs_no_cap() -> None:
     for _ in range(3000):
         parts = [" ".join(rng.choices(words, k=rng.randint(0, 6))) for _ in range(5)]
         limit = rng.randint(1, 120)
-        kept = [q for p in parts if p and (q := p.strip())]
+        kept = extractive._once([q for p in parts if p and (q := p.strip())])
         total = sum(map(len, kept)) + 2 * len(kept)
         if kept and kept[0].startswith("Commits: "):
             total += len(kept[0]) + 2
@@ -140,6 +140,12 @@ def test_a_tier_whose_sentences_all_fit_needs_no_cap() -> None:
         assert fitted == extractive._join_stripped(kept)
         assert extractive._cap(fitted, limit) == fitted
     assert fitting > 100
+
+
+def test_a_tier_says_each_sentence_once() -> None:
+    """A title taken from the agent's first sentence is not repeated by the sentences after it."""
+    parts = ["The server runs.", "the server runs", "Edited app.ts.", "The server runs!"]
+    assert extractive._fit(parts, 400) == "The server runs. Edited app.ts."
 
 
 def test_every_letter_a_filler_opening_can_start_with_is_pre_checked() -> None:

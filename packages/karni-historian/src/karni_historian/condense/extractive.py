@@ -933,7 +933,7 @@ def _fit(parts: list[str], limit: int) -> str:
     A tier is shortened by leaving out its less important sentences, never by
     cutting one in the middle (only a first sentence longer than the limit is).
     """
-    parts = [q for p in parts if p and (q := p.strip())]
+    parts = _once([q for p in parts if p and (q := p.strip())])
     if not parts:
         return ""
     # Each sentence costs its length and a separator; a first one that is also
@@ -953,6 +953,18 @@ def _fit(parts: list[str], limit: int) -> str:
             chosen.add(i)
             used += cost
     return _cap(_join_stripped([p for i, p in enumerate(parts) if i in chosen]), limit)
+
+
+def _once(sentences: list[str]) -> list[str]:
+    """``sentences`` without those that say what an earlier one said (same letters and digits)."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in sentences:
+        said = "".join(char for char in sentence.lower() if char.isalnum())
+        if said not in seen:
+            seen.add(said)
+            kept.append(sentence)
+    return kept
 
 
 def _join_stripped(sentences: list[str]) -> str:

@@ -4,7 +4,7 @@ One prompt often drives hundreds of messages of work, so prompts alone make
 episodes far too long to be useful. The work itself marks its phases
 (``docs/historian/chunk.md``): a commit that succeeded, a todo item that moved
 to done, a plan the user approved, a long pause, edits moving to another
-folder, or simply a long run of tool work (:data:`LONG_RUN` messages). Each such event ends a phase
+folder, a subagent taking over (named by its task), or simply a long run of tool work (:data:`LONG_RUN` messages). Each such event ends a phase
 right after it (after the tool's result and the agent's words about it), and
 each phase is named by the todo item in progress when it starts. A boundary
 never falls inside a tool call and its result, and phases shorter than
@@ -45,6 +45,7 @@ LONG_RUN = 60
 """A phase this many messages long ends at the agent's next words between tool calls."""
 
 _TODO_TOOLS = frozenset({"todowrite", "todo_write", "update_plan"})
+_SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "subagent"})
 _PLAN_TOOLS = frozenset({"exitplanmode"})
 _WORDS_AFTER = 2  # the agent's messages about the event that still belong to its phase
 _RE: dict[str, Any] = {}
@@ -107,18 +108,46 @@ class _Scan:
         self.current = ""
         self.ends: list[int] = []  # ordinals of messages that end a phase
         self.topics: dict[int, str] = {}  # ordinal → the item in progress after it
+        self.tasks: dict[str, str] = {}  # a subagent call's id → what it was asked to do
+        self.worker: str | None = None  # the subagent doing the work now (None: the agent)
+        self.threads: dict[int, str] = {}  # ordinal → the subagent task that starts there
 
-    def read(self, message: Message) -> None:
+    def read(self, message: Message, previous: Message | None) -> None:
+        self._thread(message, previous)
         for part in message.parts:
             if not isinstance(part, ToolPart) or part.is_error:
                 continue
             name = part.name.lower()
             if is_edit_tool(name):
                 self._edit(message.ordinal, part)
+            if name in _SUBAGENT_TOOLS and part.call_id:
+                self.tasks[part.call_id] = _task_of(part.input)
             if name in _TODO_TOOLS:
                 self._todo(message.ordinal, _todos(part))
             elif (name in _PLAN_TOOLS and part.output is not None) or commit_of(part):
                 self.ends.append(message.ordinal)
+
+    def _thread(self, message: Message, previous: Message | None) -> None:
+        """A subagent taking over the work starts a phase named by its task.
+
+        Only tool calls carry their worker; the subagent's words just before its
+        first call are its own too.
+        """
+        tools = [p for p in message.parts if isinstance(p, ToolPart)]
+        if not tools or message.role != "assistant":
+            return
+        meta = tools[0].metadata if isinstance(tools[0].metadata, dict) else {}
+        worker = meta.get("subagent") if isinstance(meta.get("subagent"), str) else None
+        if worker == self.worker:
+            return
+        self.worker = worker
+        if worker is None:
+            return
+        start = message.ordinal
+        if previous is not None and previous.role == "assistant":
+            if all(isinstance(p, TextPart) for p in previous.parts):
+                start = previous.ordinal
+        self.threads[start] = self.tasks.get(worker, "")
 
     def _edit(self, ordinal: int, part: ToolPart) -> None:
         """An edit in a folder the phase has not edited, after a few edits: the focus moved."""
@@ -143,6 +172,28 @@ class _Scan:
         progress = [item for item, status in items if status == "in_progress"]
         self.current = progress[0] if progress else ""
         self.topics[ordinal] = self.current
+
+
+def _task_of(data: Any) -> str:
+    """A subagent call's task in a few words: its description, else its prompt's first line."""
+    if not isinstance(data, dict):
+        return ""
+    for key in ("description", "prompt", "message"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            line = value.strip().splitlines()[0]
+            words = line.split()
+            return " ".join(words[:12]) + ("…" if len(words) > 12 else "")
+    return ""
+
+
+def _topic(scan: _Scan, start: int) -> str:
+    """The work in progress at ``start``: the newest todo item or subagent task before it."""
+    todo = max((o for o in scan.topics if o < start), default=-1)
+    thread = max((o for o in scan.threads if o <= start), default=-1)
+    item = scan.topics.get(todo, "")
+    task = scan.threads.get(thread, "")
+    return task if task and (not item or thread > todo) else item
 
 
 def _after(ordinal: int, by_ordinal: dict[int, Message], arcs: Sequence[tuple[int, int]]) -> int:
@@ -225,10 +276,13 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
     if not messages:
         return {}
     scan = _Scan()
+    before = None
     for message in messages:
-        scan.read(message)
+        scan.read(message, before)
+        before = message
     by_ordinal = {m.ordinal: m for m in messages}
     candidates = {_after(o, by_ordinal, arcs) for o in scan.ends} | set(_pauses(messages))
+    candidates |= set(scan.threads)
     candidates |= set(_long_runs(messages, sorted(candidates), arcs))
     first, last = messages[0].ordinal, messages[-1].ordinal
     starts: dict[int, str] = {}
@@ -240,7 +294,6 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
             if not starts:
                 continue
             del starts[previous]  # too short a phase: it joins the next one
-        topic = [t for o, t in scan.topics.items() if o < start]
-        starts[start] = topic[-1] if topic else ""
+        starts[start] = _topic(scan, start)
         previous = start
     return starts

@@ -100,8 +100,8 @@ def outcomes(notes: NoteList) -> None:
     view = notes.view
     if not view.landed:
         if view.edits:  # whatever the agent said after, the file was not changed
-            last = view.edits[-1]
-            notes.add(OUTCOME, last.ordinal, f"not written: every edit of {view.name} failed", 75)
+            final = view.edits[-1]
+            notes.add(OUTCOME, final.ordinal, f"not written: every edit of {view.name} failed", 75)
         return
     events = [e for a in view.request.attempts for e in a.events]
     last = max(i for i, e in enumerate(events) if isinstance(e, Edit) and e in view.landed)

@@ -37,7 +37,10 @@ _INTERJECTION = re.compile(
     re.I,
 )
 _NARRATION = re.compile(
-    r"^(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+    r"^(?:let me|let's|let us|i apologi[sz]e|(?:i'm |i am )?sorry|my apologies|it seems|"
+    r"i (?:now )?(?:have|'ve got) a (?:good|clear|better|full) (?:understanding|picture|view)|"
+    r"(?:now )?i understand|"
+    r"i'll|i will|i'm going to|i am going to|i need to|i should|"
     r"i want to|i can see|i can|i see|i notice|i found|looking at|checking|now let|next,? let|"
     r"time to|we need to|we should|here's (?:what|the)|this (?:will|should) (?:now )?(?:help|"
     r"allow)|to (?:do|fix) this|(?:update|add|fix|check|run|create|remove|make|use|change|"
