@@ -3,20 +3,40 @@
 uv is replaced by a stub on PATH that accepts only ``sync`` (the clone's
 ``.venv`` is a link to the workspace's, already synced), so the demo's own
 steps run for real without touching the shared environment.
+
+The demo runs in the machine's time zone, as a user's would, and shows the
+historian's times in it, as every brief does; the expected times are
+computed in that zone, so the test holds in any zone.
 """
 
 from __future__ import annotations
 
+import calendar
+import json
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from karni_it.clones import clone_of, status
 from karni_it.environment import clean_env
+from karni_it.workspace import ROOT
 
 COMMAND = re.compile(r"^(eventsite|no-store|sessions)\$ (.*)$")
 K008 = "K008 Before editing a file: karni context --with-history FILE."
+SESSION = ROOT / "examples" / "sessions" / "claude-code-soft-delete.jsonl"
+"""The bundled Claude Code session the demo feeds the historian."""
+
+
+def local_minute(timestamp: str) -> str:
+    """``YYYY-MM-DD HH:MM`` of a UTC ``…T…Z`` timestamp in this process's time zone.
+
+    The demo runs with this process's ``TZ`` (or, without one, the machine's
+    zone), so this is the time it shows.
+    """
+    seconds = calendar.timegm(time.strptime(timestamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
 
 
 def sections(stdout: str) -> list[tuple[str, str]]:
@@ -98,7 +118,10 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
     # The bundled Claude Code session: the historian's brief next to the ADR one.
     assert historian.startswith(adr + "\nHISTORY: apps/events/models.py (historian)\n")
     shaped = historian.split("What shaped this file, newest first:\n", 1)[1].splitlines()[0]
-    assert (
-        shaped.startswith("1. 2026-09-30 ")
-        and ' +4 \u22122 \u2014 "make events soft-deletable' in shaped
+    with SESSION.open(encoding="utf-8") as session:
+        request = json.loads(session.readline())  # the request that shaped the file
+    assert request["timestamp"] == "2026-09-30T14:02:07Z"
+    assert shaped == (
+        f"1. {local_minute(request['timestamp'])} +4 \u22122 \u2014 "
+        '"make events soft-deletable instead of hard delete: keep a deleted_at…"'
     )
