@@ -6,7 +6,8 @@ steps run for real without touching the shared environment.
 
 The demo runs in the machine's time zone, as a user's would, and shows the
 historian's times in it, as every brief does; the expected times are
-computed in that zone, so the test holds in any zone.
+computed in that zone by a process with the demo's environment, so the test
+holds in any zone.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import calendar
 import json
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -29,14 +31,19 @@ SESSION = ROOT / "examples" / "sessions" / "claude-code-soft-delete.jsonl"
 """The bundled Claude Code session the demo feeds the historian."""
 
 
-def local_minute(timestamp: str) -> str:
-    """``YYYY-MM-DD HH:MM`` of a UTC ``…T…Z`` timestamp in this process's time zone.
+def local_minute(timestamp: str, env: dict[str, str]) -> str:
+    """``YYYY-MM-DD HH:MM`` of a UTC ``…T…Z`` timestamp in the zone a process with ``env`` has.
 
-    The demo runs with this process's ``TZ`` (or, without one, the machine's
-    zone), so this is the time it shows.
+    Asked of a new process, as the demo's commands are: this process's own
+    idea of its zone may be stale (a test that sets ``TZ`` and calls
+    ``time.tzset()`` leaves it behind when the variable is restored).
     """
     seconds = calendar.timegm(time.strptime(timestamp[:19], "%Y-%m-%dT%H:%M:%S"))
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+    code = f"import time; print(time.strftime('%Y-%m-%d %H:%M', time.localtime({seconds})))"
+    shown = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return shown.stdout.strip()
 
 
 def sections(stdout: str) -> list[tuple[str, str]]:
@@ -66,20 +73,21 @@ def demo(template_clone: Path, tmp_path_factory: pytest.TempPathFactory):
     (stub / "uv").chmod(0o755)
     temp = folder / "tmp"
     temp.mkdir()
+    env = clean_env(PATH=f"{stub}:/usr/bin:/bin", TMPDIR=str(temp))
     result = subprocess.run(
         ["bash", "scripts/demo"],
         cwd=repo,
-        env=clean_env(PATH=f"{stub}:/usr/bin:/bin", TMPDIR=str(temp)),
+        env=env,
         capture_output=True,
         text=True,
         check=False,
         timeout=180,
     )
-    return repo, temp, result
+    return repo, temp, result, env
 
 
 def test_demo_runs_and_leaves_the_repository_clean(demo) -> None:
-    repo, temp, result = demo
+    repo, temp, result, _ = demo
     assert result.returncode == 0, result.stderr
     # The one stderr line the demo may show: wrapup saying the first render rebuilds.
     for line in result.stderr.splitlines():
@@ -89,7 +97,7 @@ def test_demo_runs_and_leaves_the_repository_clean(demo) -> None:
 
 
 def test_demo_shows_the_example_with_and_without_history(demo) -> None:
-    _, _, result = demo
+    _, _, result, env = demo
     steps = sections(result.stdout)
     assert [head for head, _ in steps] == [
         "eventsite$ karni context",
@@ -122,6 +130,6 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
         request = json.loads(session.readline())  # the request that shaped the file
     assert request["timestamp"] == "2026-09-30T14:02:07Z"
     assert shaped == (
-        f"1. {local_minute(request['timestamp'])} +4 \u22122 \u2014 "
+        f"1. {local_minute(request['timestamp'], env)} +4 \u22122 \u2014 "
         '"make events soft-deletable instead of hard delete: keep a deleted_at…"'
     )

@@ -50,7 +50,7 @@ def condensed(tmp_path, monkeypatch, capsys):
         f"session {SESSION}: 4 new compartment(s), 2 fact(s); messages 1-28 condensed"
     )
     yield root, env
-    monkeypatch.delenv("TZ")
+    monkeypatch.undo()  # TZ as it was before, then the zone read again
     time.tzset()
 
 
