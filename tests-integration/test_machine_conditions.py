@@ -1,15 +1,15 @@
 """The tests that once depended on the machine pass on a hostile one too.
 
 ``scripts/test`` promises to pass on any machine that has what
-``docs/releasing.md`` lists, however it is started. Five kinds of
-dependence were found once, each making some test fail: a suite started
-with SIGINT ignored (``nohup``, a background job of a shell without job
-control), a ``TMPDIR`` with a space in it, a far time zone, and, checked
-with them, the C locale and ``umask 077``. This test runs the tests that
-each of them touched in a child pytest started under all of them at once,
-so a new dependence of the same kind fails here rather than on a user's
-machine. (The pipx tests, which need every wheel built, are left to a whole
-run of the suite under these conditions.)
+``docs/releasing.md`` lists, however it is started. Three conditions made
+tests fail once: a suite started with SIGINT ignored (a background job of a
+shell without job control, ``nohup scripts/test &`` in a script), a
+``TMPDIR`` with a space in it, and a far time zone; the C locale and
+``umask 077`` never did, and are kept that way. This test runs the tests each of
+them touched in a child pytest started under all five at once, so a new
+dependence of the same kind fails here rather than on a user's machine. (The
+pipx tests, which need every wheel built, are left to a whole run of the
+suite under these conditions.)
 """
 
 from __future__ import annotations

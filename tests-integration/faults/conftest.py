@@ -9,12 +9,12 @@ count line.
 
 A case that plants a Ctrl-C starts its command with SIGINT at its default,
 as a shell in a terminal does, whatever the suite itself was started with: a
-background job of a shell without job control, ``nohup`` and some CI runners
-start commands with SIGINT ignored, an ignored signal stays ignored across
-``exec``, and Python keeps it so. The planted code reports whether its
-SIGINT could land, and :meth:`Faults.assert_interrupt_planted` fails with
-that report rather than letting the case pass or fail on something else
-(``karni_it.interrupts``).
+background job of a shell without job control (``scripts/test &`` in a
+script) and some CI runners start commands with SIGINT ignored, an ignored
+signal stays ignored across ``exec``, and Python keeps it so. The planted
+code reports whether its SIGINT could land, and
+:meth:`Faults.assert_interrupt_planted` fails with that report rather than
+letting the case pass or fail on something else (``karni_it.interrupts``).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class Faults:
 
         The command starts with SIGINT at ``sigint``: its default, as a shell
         in a terminal starts a command, unless a case asks for
-        ``signal.SIG_IGN``, as ``nohup`` starts one.
+        ``signal.SIG_IGN``, as a shell starts a background job.
         """
         options["preexec_fn"] = starting_with(sigint, options.get("preexec_fn"))  # type: ignore[arg-type]
         return subprocess.run(

@@ -357,7 +357,7 @@ def test_13_ctrl_c_while_importing(faults, module, entry):
 
 @pytest.mark.parametrize("entry", ["console-script", "python -m"])
 def test_13_started_with_sigint_ignored_karni_keeps_it_ignored(faults, entry):
-    """As ``nohup`` asks: a Ctrl-C Karni was started to ignore does not stop it."""
+    """As a shell asks of a background job: a SIGINT Karni was started to ignore is ignored."""
     result = _config_set_interrupted_at(faults, "karni.cli.commands.config", entry, signal.SIG_IGN)
     assert faults.sigint_report.read_text(encoding="utf-8") == NOT_PLANTED
     assert (result.returncode, result.stderr) == (0, b""), result.stderr

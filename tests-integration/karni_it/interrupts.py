@@ -1,15 +1,16 @@
 """Planting a Ctrl-C in a child process, and proving it was planted.
 
 A shell in a terminal starts a command with SIGINT at its default, which is
-what a user pressing Ctrl-C meets. But a background job of a shell without
-job control, ``nohup`` and some CI runners start commands with SIGINT
-*ignored*; an ignored signal stays ignored across ``exec``, and Python keeps
-it so. A test suite started that way hands the ignored SIGINT on to every
-command it runs, where a planted SIGINT is silently dropped. So a test that
-plants one starts its command with :func:`starting_with` ``(SIG_DFL)``, and
-the planted code (:data:`PLANT_SIGINT`) writes down whether its SIGINT
-could land; :func:`assert_planted` fails with that report, so the test never
-passes or fails on something else.
+what a user pressing Ctrl-C meets. But a shell without job control starts a
+background job (``cmd &``, ``nohup cmd &`` in a script) with SIGINT
+*ignored*, and so do some CI runners; an ignored signal stays ignored across
+``exec``, and Python keeps it so. A test suite started that way hands the
+ignored SIGINT on to every command it runs, where a planted SIGINT is
+silently dropped. So a test that plants one starts its command with
+:func:`starting_with` ``(SIG_DFL)``, and the planted code
+(:data:`PLANT_SIGINT`) writes down whether its SIGINT could land;
+:func:`assert_planted` fails with that report, so the test never passes or
+fails on something else.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def starting_with(
     """A ``preexec_fn`` that sets SIGINT's disposition to ``sigint``, then runs ``then``.
 
     ``signal.SIG_DFL`` starts a command as a shell in a terminal does;
-    ``signal.SIG_IGN`` as ``nohup`` does. The disposition is set between
+    ``signal.SIG_IGN`` as a shell starts a background job. The disposition is set between
     ``fork`` and ``exec``, so only the child has it.
     """
 
