@@ -14,6 +14,8 @@ Everything here works on *built artifacts*, never on the editable workspace:
 - ``offline`` is the command prefix that cuts the network where allowed.
 - ``template_clone`` is a git clone of the repository with the working tree
   committed on top, for the scripts that act on a checkout (release, demo).
+- ``pip_folder`` makes a folder for an environment that pip installs ``karni``
+  into: under the session's temporary folder, unless its path has a space.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -184,3 +188,27 @@ def template_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (ROOT / ".git").exists():
         pytest.skip("the workspace is not a git checkout")
     return working_tree_template(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture(scope="session")
+def pip_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
+    """``pip_folder(NAME)`` → a new folder for an environment pip installs ``karni`` into.
+
+    pip writes the interpreter's path unquoted into the first line of a
+    wheel's script (pypa/pip#13389), so a ``karni`` that pip installed under
+    a path with a space does not start: ``docs/quickstart.md`` says so, and
+    ``test_install_matrix`` checks it. The folder is under the session's
+    temporary folder, or, when ``TMPDIR`` has a space in it, in ``/tmp``
+    (removed at the end of the session).
+    """
+    base = tmp_path_factory.getbasetemp()
+    own = None
+    if any(character.isspace() for character in str(base)):
+        own = base = Path(tempfile.mkdtemp(prefix="karni-it-pip-", dir="/tmp"))
+
+    def make(name: str) -> Path:
+        return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
+
+    yield make
+    if own is not None:
+        shutil.rmtree(own, ignore_errors=True)

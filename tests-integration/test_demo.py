@@ -3,20 +3,47 @@
 uv is replaced by a stub on PATH that accepts only ``sync`` (the clone's
 ``.venv`` is a link to the workspace's, already synced), so the demo's own
 steps run for real without touching the shared environment.
+
+The demo runs in the machine's time zone, as a user's would, and shows the
+historian's times in it, as every brief does; the expected times are
+computed in that zone by a process with the demo's environment, so the test
+holds in any zone.
 """
 
 from __future__ import annotations
 
+import calendar
+import json
 import re
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from karni_it.clones import clone_of, status
 from karni_it.environment import clean_env
+from karni_it.workspace import ROOT
 
 COMMAND = re.compile(r"^(eventsite|no-store|sessions)\$ (.*)$")
 K008 = "K008 Before editing a file: karni context --with-history FILE."
+SESSION = ROOT / "examples" / "sessions" / "claude-code-soft-delete.jsonl"
+"""The bundled Claude Code session the demo feeds the historian."""
+
+
+def local_minute(timestamp: str, env: dict[str, str]) -> str:
+    """``YYYY-MM-DD HH:MM`` of a UTC ``…T…Z`` timestamp in the zone a process with ``env`` has.
+
+    Asked of a new process, as the demo's commands are: this process's own
+    idea of its zone may be stale (a test that sets ``TZ`` and calls
+    ``time.tzset()`` leaves it behind when the variable is restored).
+    """
+    seconds = calendar.timegm(time.strptime(timestamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    code = f"import time; print(time.strftime('%Y-%m-%d %H:%M', time.localtime({seconds})))"
+    shown = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return shown.stdout.strip()
 
 
 def sections(stdout: str) -> list[tuple[str, str]]:
@@ -46,20 +73,21 @@ def demo(template_clone: Path, tmp_path_factory: pytest.TempPathFactory):
     (stub / "uv").chmod(0o755)
     temp = folder / "tmp"
     temp.mkdir()
+    env = clean_env(PATH=f"{stub}:/usr/bin:/bin", TMPDIR=str(temp))
     result = subprocess.run(
         ["bash", "scripts/demo"],
         cwd=repo,
-        env=clean_env(PATH=f"{stub}:/usr/bin:/bin", TMPDIR=str(temp)),
+        env=env,
         capture_output=True,
         text=True,
         check=False,
         timeout=180,
     )
-    return repo, temp, result
+    return repo, temp, result, env
 
 
 def test_demo_runs_and_leaves_the_repository_clean(demo) -> None:
-    repo, temp, result = demo
+    repo, temp, result, _ = demo
     assert result.returncode == 0, result.stderr
     # The one stderr line the demo may show: wrapup saying the first render rebuilds.
     for line in result.stderr.splitlines():
@@ -69,7 +97,7 @@ def test_demo_runs_and_leaves_the_repository_clean(demo) -> None:
 
 
 def test_demo_shows_the_example_with_and_without_history(demo) -> None:
-    _, _, result = demo
+    _, _, result, env = demo
     steps = sections(result.stdout)
     assert [head for head, _ in steps] == [
         "eventsite$ karni context",
@@ -102,7 +130,11 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
     assert own.startswith("Tried here and failed or undone (do not repeat):\n- adds `AliveManager`")
     assert "Decided:\n- `Event` now subclasses `SoftDeleteModel`" in own
     shaped = own.split("What shaped this file, newest first:\n", 1)[1].splitlines()[0]
-    assert (
-        shaped.startswith("1. 2026-09-30 ")
-        and " +0 \u22128 \u2014 \"no, don't hide them in the default manager" in shaped
+    with SESSION.open(encoding="utf-8") as session:
+        records = [json.loads(line) for line in session]
+    correction = next(  # the request that last shaped the file: the user's correction
+        r for r in records if "no, don't hide them" in json.dumps(r.get("message", {}))
+    )
+    assert shaped.startswith(f"1. {local_minute(correction['timestamp'], env)} ") and (
+        " +0 \u22128 \u2014 \"no, don't hide them in the default manager" in shaped
     )

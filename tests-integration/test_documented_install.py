@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +90,14 @@ class Shell:
 
 @pytest.fixture(scope="module")
 def shell(
-    tmp_path_factory: pytest.TempPathFactory,
     interpreters: dict[str, Path],
     dist_dir: Path,
     offline: list[str],
     pipx_command: list[str],
+    pip_folder: Callable[[str], Path],
 ) -> Shell:
     """pipx set up in a temporary home, with the README's install block run in it."""
-    work = tmp_path_factory.mktemp("documented-install")
+    work = pip_folder("documented-install")
     python = python_for(interpreters, PRIMARY_VERSION)
     journey = Journey(
         python=python,

@@ -135,6 +135,44 @@ def test_stdlib_only_wheels_install_with_no_index_and_work(
         assert script in helped.stdout
 
 
+@pytest.mark.parametrize(
+    "installer",
+    [
+        "uv",
+        pytest.param(
+            "pip",
+            marks=pytest.mark.xfail(
+                reason="pip writes the interpreter's path unquoted into the first line of a "
+                "wheel's script (pypa/pip#13389), as docs/quickstart.md says",
+                raises=FileNotFoundError,
+                strict=True,
+            ),
+        ),
+    ],
+)
+def test_karni_starts_from_an_environment_whose_path_has_a_space(
+    installer: str,
+    uv: list[str],
+    dist_dir: Path,
+    offline: list[str],
+    artifacts: dict[str, Artifact],
+    tmp_path: Path,
+) -> None:
+    venv = tmp_path / "a folder" / "venv"
+    python = venv / "bin" / "python"
+    if installer == "uv":
+        made = _run([*offline, *uv, "venv", "-q", "--python", sys.executable, str(venv)])
+        install = [*offline, *uv, "pip", "install", "-q", "--python", str(python)]
+    else:
+        made = _run([*offline, sys.executable, "-m", "venv", str(venv)])
+        install = [*offline, str(python), "-m", "pip", "install", "-q"]
+    assert made.returncode == 0, made.stderr
+    installed = _run(install, "--no-index", "-f", str(dist_dir), "karni-cli")
+    assert installed.returncode == 0, installed.stderr
+    version = _run([str(venv / "bin" / "karni"), "--version"], cwd=tmp_path)
+    assert (version.returncode, version.stdout) == (0, f"karni {artifacts['karni-cli'].version}\n")
+
+
 TESTKIT_PROBE = """
 def test_snapshot_text_is_byte_exact(snapshot_text):
     assert "line one  \\r\\nno final newline" == snapshot_text

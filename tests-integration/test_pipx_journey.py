@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -83,18 +84,18 @@ def test_pipx_is_the_dev_groups_and_new_enough(pipx_command: list[str]) -> None:
 
 @pytest.fixture(scope="session")
 def journeys(
-    tmp_path_factory: pytest.TempPathFactory,
     interpreters: dict[str, Path],
     dist_dir: Path,
     artifacts: dict[str, Artifact],
     offline: list[str],
     pipx_command: list[str],
     third_party_wheels: dict[str, Path],
+    pip_folder: Callable[[str], Path],
 ):
     """``version`` → that interpreter's recorded journey, run on first use."""
     if not (EXAMPLES_DIR / "eventsite").is_dir():
         pytest.fail("examples/eventsite is missing: the journey runs in the bundled example")
-    shared_libs = tmp_path_factory.mktemp("pipx-shared")
+    shared_libs = pip_folder("pipx-shared")
     done: dict[str, Scenario] = {}
     failed: dict[str, str] = {}
 
@@ -103,7 +104,7 @@ def journeys(
         if version in failed:
             pytest.fail(failed[version])
         if version not in done:
-            work = tmp_path_factory.mktemp(f"journey-{version}")
+            work = pip_folder(f"journey-{version}")
             journey = Journey(
                 python=python,
                 dist_dir=dist_dir,

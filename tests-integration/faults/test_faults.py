@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from karni_it.interrupts import NOT_PLANTED, PLANT_SIGINT
 
 FILE = "apps/events/models.py"
 
@@ -312,40 +314,63 @@ def test_12_an_unusable_path(faults, path, problem):
 
 # --- the command line -----------------------------------------------------------------------
 
-INTERRUPT_ON_IMPORT = """
-import os, signal, sys
+INTERRUPT_ON_IMPORT = (
+    PLANT_SIGINT
+    + """
+import os, sys
 
 class InterruptOnImport:
     def find_spec(self, name, path=None, target=None):
         if name == os.environ.get("FAULT_INTERRUPT_MODULE"):
             sys.meta_path.remove(self)
-            os.kill(os.getpid(), signal.SIGINT)
+            plant_sigint()
             for _ in range(1000):  # the handler runs between bytecodes
                 pass
         return None
 
 sys.meta_path.insert(0, InterruptOnImport())
 """
+)
+
+CONFIG_SET = ("config", "set", "suggest_tools", "false")
+
+
+def _config_set_interrupted_at(
+    faults: Any, module: str, entry: str, sigint: signal.Handlers
+) -> subprocess.CompletedProcess[bytes]:
+    """``karni config set suggest_tools false``, with SIGINT planted when ``module`` is imported."""
+    (faults.site / "sitecustomize.py").write_text(INTERRUPT_ON_IMPORT, encoding="utf-8")
+    faults.env["FAULT_INTERRUPT_MODULE"] = module
+    if entry == "python -m":
+        return faults.run(sys.executable, "-m", "karni.cli", *CONFIG_SET, sigint=sigint)
+    return faults.karni(*CONFIG_SET, sigint=sigint)
 
 
 @pytest.mark.parametrize("module", ["karni.cli.commands.config", "karni.cli.errors"])
 @pytest.mark.parametrize("entry", ["console-script", "python -m"])
 def test_13_ctrl_c_while_importing(faults, module, entry):
-    (faults.site / "sitecustomize.py").write_text(INTERRUPT_ON_IMPORT, encoding="utf-8")
-    faults.env["FAULT_INTERRUPT_MODULE"] = module
-    args = ("config", "set", "suggest_tools", "false")
-    if entry == "python -m":
-        result = subprocess.run(
-            [sys.executable, "-m", "karni.cli", *args],
-            cwd=faults.project,
-            env=faults.env,
-            capture_output=True,
-            timeout=60,
-        )
-    else:
-        result = faults.karni(*args)
+    result = _config_set_interrupted_at(faults, module, entry, signal.SIG_DFL)
+    faults.assert_interrupt_planted()
     assert (result.returncode, result.stderr, result.stdout) == (130, b"karni: interrupted\n", b"")
     assert not (faults.project / ".karni" / "config.toml").exists()
+
+
+@pytest.mark.parametrize("entry", ["console-script", "python -m"])
+def test_13_started_with_sigint_ignored_karni_keeps_it_ignored(faults, entry):
+    """As a shell asks of a background job: a SIGINT Karni was started to ignore is ignored."""
+    result = _config_set_interrupted_at(faults, "karni.cli.commands.config", entry, signal.SIG_IGN)
+    assert faults.sigint_report.read_text(encoding="utf-8") == NOT_PLANTED
+    assert (result.returncode, result.stderr) == (0, b""), result.stderr
+    config = (faults.project / ".karni" / "config.toml").read_text(encoding="utf-8")
+    assert "suggest_tools = false" in config
+
+
+def test_guard_an_interrupt_that_cannot_be_planted_fails_the_case_and_says_why(faults):
+    """A case whose command was started with SIGINT ignored fails with that, not another error."""
+    _config_set_interrupted_at(faults, "karni.cli.errors", "console-script", signal.SIG_IGN)
+    with pytest.raises(pytest.fail.Exception) as failure:
+        faults.assert_interrupt_planted()
+    assert str(failure.value) == NOT_PLANTED
 
 
 def _dead_pid() -> int:
@@ -527,9 +552,20 @@ def test_19_a_read_only_project(faults):
 
 def test_guard_ctrl_c_is_not_caught_as_a_provider_failure(faults):
     """The one exception a call does not keep: a real Ctrl-C still ends Karni with 130."""
-    body = "os.kill(os.getpid(), signal.SIGINT)\nthreading.Event().wait()"
-    install(faults, _calling_fault(body))
+    install(faults, PLANT_SIGINT + _calling_fault("plant_sigint()\nthreading.Event().wait()"))
     result = faults.karni("context", "--with-history", FILE)
+    faults.assert_interrupt_planted()
     assert result.returncode == 130
     assert result.stderr == b"karni: interrupted\n"
     assert result.stdout == inventory(faults)
+
+
+def test_guard_started_with_sigint_ignored_a_provider_sees_it_ignored(faults):
+    """Karni does not restore a SIGINT it was started to ignore, for itself or its providers."""
+    body = "plant_sigint()\nreturn f'SIGINT here: {signal.getsignal(signal.SIGINT)!r}'"
+    install(faults, PLANT_SIGINT + _calling_fault(body))
+    result = faults.karni("context", "--with-history", FILE, sigint=signal.SIG_IGN)
+    assert faults.sigint_report.read_text(encoding="utf-8") == NOT_PLANTED
+    block = f"HISTORY: {FILE} (fault)\nSIGINT here: <Handlers.SIG_IGN: 1>\n"
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == inventory(faults) + block.encode() + GOOD_BLOCK.encode()

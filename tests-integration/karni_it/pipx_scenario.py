@@ -12,7 +12,9 @@ it is the backend with the offline trap (gotcha G3, fixed by
 ``--skip-maintenance``), and pip reads no uv configuration from the
 workspace. Offline means: a temporary ``PIPX_HOME``/``PIPX_BIN_DIR``/
 ``PIPX_MAN_DIR``, ``PIP_CONFIG_FILE=/dev/null``, no ``PIP_FIND_LINKS``,
-``--pip-args="--no-index --find-links <absolute dist dir>"``, and
+``--pip-args="--no-index --find-links <absolute dist dir>"`` (the folder
+shell-quoted inside the value, which pipx splits as a shell would, so a
+``TMPDIR`` with a space in it works), and
 ``unshare -rn`` around pipx where the kernel allows it. Only stdlib-only
 distributions are installed, so no third-party wheel is needed.
 """
@@ -20,6 +22,7 @@ distributions are installed, so no third-party wheel is needed.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import textwrap
@@ -154,7 +157,7 @@ class Journey:
         self.work = work
         self.offline = offline
         self.bin = work / "pipx-bin"
-        self.pip_args = f"--pip-args=--no-index --find-links {dist_dir}"
+        self.pip_args = "--pip-args=" + shlex.join(["--no-index", "--find-links", str(dist_dir)])
         self.pipx_env = clean_env(
             PIPX_HOME=str(work / "pipx-home"),
             PIPX_BIN_DIR=str(self.bin),

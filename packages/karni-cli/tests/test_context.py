@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +62,29 @@ def test_parse_args(argv: list[str], expected: tuple[bool, str | None, bool]) ->
 def test_parse_args_usage_errors(argv: list[str], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         parse_args(argv)
+
+
+@pytest.mark.parametrize("path", ["apps/events/my models.py", "apps/events/it's.py", "-odd.py"])
+def test_the_command_a_missing_with_history_suggests_runs_in_a_shell(
+    eventsite: Path, run_cli, path: str
+) -> None:
+    """The suggested command is quoted: a shell runs it with PATH as one argument."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    result = run_cli("context", "--", path, cwd=eventsite)
+    assert result.returncode == 2
+    suggested = re.fullmatch(r"karni: PATH `.*` needs --with-history; run `(.*)`\n", result.stderr)
+    assert suggested is not None, result.stderr
+    command = suggested.group(1)  # unquoted, a shell would split, end or misread PATH
+    ran = subprocess.run(
+        [bash, "-c", command.replace("karni", f"{shlex.quote(sys.executable)} -m karni.cli", 1)],
+        cwd=eventsite,
+        capture_output=True,
+        text=True,
+    )
+    assert (ran.returncode, ran.stderr) == (0, "")
+    assert ran.stdout.startswith("APPS: ")
 
 
 # --- PATH ---------------------------------------------------------------------------------

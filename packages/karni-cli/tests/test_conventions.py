@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 from itertools import pairwise
@@ -139,7 +140,7 @@ def test_bash_completion_completes_commands_and_options(run_cli, tmp_path: Path)
     script = tmp_path / "karni.bash"
     script.write_text(run_cli("completion", "bash", cwd=tmp_path).stdout)
     probe = (
-        f"complete() {{ :; }}; source {script}; "
+        f"complete() {{ :; }}; source {shlex.quote(str(script))}; "
         "COMP_WORDS=(karni con); COMP_CWORD=1; _karni; echo ${COMPREPLY[@]}; "
         "COMP_WORDS=(karni context --w); COMP_CWORD=2; _karni; echo ${COMPREPLY[@]}"
     )

@@ -36,8 +36,19 @@ def _gone(pid: int) -> bool:
 
 
 def _script(started: Path, body: str) -> list[str]:
-    """``python -c``: write the pid to ``started``, then run ``body``."""
-    script = f"import os, sys, time\nopen({str(started)!r}, 'w').write(str(os.getpid()))\n{body}"
+    """``python -c``: write the pid to ``started``, then run ``body``.
+
+    The pid goes to a temporary name renamed to ``started``, so ``started``
+    never exists empty: a test that stops the program once it exists still
+    reads its pid.
+    """
+    partial = started.with_name(started.name + ".partial")
+    script = (
+        "import os, sys, time\n"
+        f"open({str(partial)!r}, 'w').write(str(os.getpid()))\n"
+        f"os.replace({str(partial)!r}, {str(started)!r})\n"
+        f"{body}"
+    )
     return ["-c", script]
 
 

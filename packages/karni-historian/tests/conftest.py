@@ -13,6 +13,21 @@ from karni_historian.cli import main
 sys.path.insert(0, os.path.dirname(__file__))
 
 
+@pytest.fixture(autouse=True)
+def _utc_unless_a_test_says_otherwise(monkeypatch):
+    """Every test starts in UTC, whatever the machine's zone, and ends with the zone it had.
+
+    Briefs show times and compartments carry dates in the local zone, and
+    the tests' expected dates are written in UTC; a test of other zones sets
+    its own with :func:`time_zone`.
+    """
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 @pytest.fixture
 def time_zone(monkeypatch):
     """``time_zone("Europe/Berlin")`` sets the process's local zone; the test's end restores it."""

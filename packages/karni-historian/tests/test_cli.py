@@ -22,7 +22,7 @@ def project(tmp_path, monkeypatch, user_folders):
     time.tzset()
     monkeypatch.chdir(root / "shop")
     yield root
-    monkeypatch.delenv("TZ")
+    monkeypatch.undo()  # TZ as it was before, then the zone read again
     time.tzset()
 
 

@@ -51,7 +51,7 @@ def condensed(tmp_path, monkeypatch, capsys):
         "the newest 4 stay raw"
     )
     yield root, env
-    monkeypatch.delenv("TZ")
+    monkeypatch.undo()  # TZ as it was before, then the zone read again
     time.tzset()
 
 

@@ -36,7 +36,7 @@ def project(tmp_path, monkeypatch, long_session):
     (folder / f"{SESSION}.jsonl").write_text(long_session.long_session(str(root)))
     monkeypatch.chdir(root)
     yield root
-    monkeypatch.delenv("TZ")
+    monkeypatch.undo()  # TZ as it was before, then the zone read again
     time.tzset()
 
 

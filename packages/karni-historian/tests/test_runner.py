@@ -248,7 +248,7 @@ def test_local_date(monkeypatch):
         assert local_date("garbage") is None
         assert local_date(None) is None
     finally:
-        monkeypatch.delenv("TZ")
+        monkeypatch.undo()  # TZ as it was before, then the zone read again
         time.tzset()
 
 
@@ -287,7 +287,7 @@ def test_local_days_are_those_local_date_gives(monkeypatch, zone):
         assert [days.day(stamp) for stamp in stamps] == [local_date(stamp) for stamp in stamps]
         assert [days.day(stamp) for stamp in stamps[::-1]] == [local_date(s) for s in stamps[::-1]]
     finally:
-        monkeypatch.delenv("TZ")
+        monkeypatch.undo()  # TZ as it was before, then the zone read again
         time.tzset()
 
 

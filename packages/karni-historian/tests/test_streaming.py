@@ -36,7 +36,7 @@ def make_project(tmp_path, monkeypatch, long_session, user_folders):
         return root
 
     yield make
-    monkeypatch.delenv("TZ")
+    monkeypatch.undo()  # TZ as it was before, then the zone read again
     time.tzset()
 
 

@@ -29,8 +29,12 @@ BRIEF = "- Hard delete was reverted: it destroyed payment history\n"
 
 @pytest.fixture
 def project(tmp_path: Path, store_provider: Path, record_brief, monkeypatch) -> Path:
-    """A Karni project (`manage.py`) with a my-history store; `apps/models.py` has history."""
-    root = tmp_path / "shop"
+    """A Karni project (`manage.py`) with a my-history store; `apps/models.py` has history.
+
+    Its folder's name has a space (and so does every path in it): a harness
+    runs the hooks there, and Karni quotes what it shows of such a path.
+    """
+    root = tmp_path / "my shop"
     (root / "apps").mkdir(parents=True)
     (root / "manage.py").write_text("")
     (root / "apps" / "models.py").write_text("class Event: ...\n")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -210,7 +211,7 @@ def test_claude_code_journey(project, monkeypatch, capsys, run_command, waiter):
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     log = historian_log(project, waiter)
     assert (SESSION, "claude-code") in historian_sessions(project)
-    assert "ingest --from" in log and "exited 0" in log
+    assert f"ingest --from {shlex.quote(str(transcript))}` exited 0" in log
 
     capsys.readouterr()
     assert main(["hooks", "uninstall", "--agent", "claude-code", "--scope", "project"]) == 0
@@ -390,7 +391,12 @@ def test_opencode_journey(project, install_hooks, node_host, capsys, waiter):
         {"output": "tool output"},
         {"event": "session.idle"},
     ]
-    historian_holds(project, waiter, (OPENCODE_SESSION, "opencode"), f"--project {project} ingest")
+    historian_holds(
+        project,
+        waiter,
+        (OPENCODE_SESSION, "opencode"),
+        shlex.join(["--project", str(project), "ingest"]),
+    )
     capsys.readouterr()
     journey_uninstall("opencode", plugins, before)
 
@@ -419,7 +425,9 @@ def test_pi_journey(project, install_hooks, node_host, capsys, waiter):
         {"content": text},
         {"event": "agent_end"},
     ]
-    historian_holds(project, waiter, (PI_SESSION, "pi"), f"ingest --from {session_file}")
+    historian_holds(
+        project, waiter, (PI_SESSION, "pi"), shlex.join(["ingest", "--from", str(session_file)])
+    )
     capsys.readouterr()
     journey_uninstall("pi", extensions, before)
 

@@ -4,11 +4,12 @@ One prompt often drives hundreds of messages of work, so prompts alone make
 episodes far too long to be useful. The work itself marks its phases
 (``docs/historian/chunk.md``): a commit that succeeded, a todo item that moved
 to done, a plan the user approved, a long pause, edits moving to another
-folder, a subagent taking over (named by its task), or simply a long run of tool work (:data:`LONG_RUN` messages). Each such event ends a phase
-right after it (after the tool's result and the agent's words about it), and
-each phase is named by the todo item in progress when it starts. A boundary
-never falls inside a tool call and its result, and phases shorter than
-:data:`MIN_PHASE_MESSAGES` are merged into the next.
+folder, a subagent taking over, or simply a long run of tool work
+(:data:`LONG_RUN` messages). Each such event ends a phase right after it
+(after the tool's result and the agent's words about it), and each phase is
+named by the todo item in progress, or the subagent's task, when it starts. A
+boundary never falls inside a short tool call and its result, and phases
+shorter than :data:`MIN_PHASE_MESSAGES` are merged into the next.
 """
 
 from __future__ import annotations
@@ -144,9 +145,12 @@ class _Scan:
         if worker is None:
             return
         start = message.ordinal
-        if previous is not None and previous.role == "assistant":
-            if all(isinstance(p, TextPart) for p in previous.parts):
-                start = previous.ordinal
+        if (
+            previous is not None
+            and previous.role == "assistant"
+            and all(isinstance(p, TextPart) for p in previous.parts)
+        ):
+            start = previous.ordinal
         self.threads[start] = self.tasks.get(worker, "")
 
     def _edit(self, ordinal: int, part: ToolPart) -> None:

@@ -78,9 +78,11 @@ def parse_args(argv: list[str]) -> tuple[bool, str | None, bool]:
         else:
             raise unknown_option(argument, "karni context", ("--with-history", "--help"), USAGE)
     if path is not None and not with_history:
-        raise UsageError(
-            f"PATH `{path}` needs --with-history; run `karni context --with-history {path}`"
-        )
+        import shlex
+
+        ending = ["--", path] if path.startswith("-") else [path]
+        command = shlex.join(["karni", "context", "--with-history", *ending])
+        raise UsageError(f"PATH `{path}` needs --with-history; run `{command}`")
     if path == "":
         raise UsageError("PATH is empty; name a file inside the project")
     return with_history, path, False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -41,14 +42,15 @@ def _read_runs(path: str) -> dict[str, float]:
 
 def _historian(root: str, historian: str, *arguments: str) -> int:
     command = [historian, "--project", root, *arguments]
+    shown = shlex.join(command)  # a line to copy into a shell, whatever the paths hold
     try:
         status = subprocess.run(
             command, stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT, check=False
         ).returncode
     except (OSError, subprocess.TimeoutExpired) as error:
-        append_log(root, f"historian: `{' '.join(command)}` failed: {error}")
+        append_log(root, f"historian: `{shown}` failed: {error}")
         return 1
-    append_log(root, f"historian: `{' '.join(command)}` exited {status}")
+    append_log(root, f"historian: `{shown}` exited {status}")
     return status
 
 
