@@ -63,6 +63,7 @@ def texts(notes, kind):
     [
         ("continue", CONTINUATION),
         ("yes, do it", CONTINUATION),
+        ("yeah, do it all", CONTINUATION),
         ("/model", LOCAL),
         ("/orchestrator create a TODO app", REQUEST),
         ("no, keep the old name", CORRECTION),
@@ -92,6 +93,14 @@ def test_pasted_terminal_output_is_not_the_users_words():
     assert user_words("ok, no console logs please", 40) == "no console logs please"
 
 
+def test_a_pasted_diff_is_not_the_users_words_but_a_bullet_with_a_number_is():
+    prompt = "+314 - Tips for creating harmonious themes\n + 315\n\nkill this section"
+    assert without_pasted_output(prompt) == "kill this section"
+    assert without_pasted_output("- 5 retries at most\n- 2 s apart") == (
+        "- 5 retries at most\n- 2 s apart"
+    )
+
+
 def test_a_list_of_values_is_one_constraint():
     assert constraints("accent #8abeb7\nerror cc6666\nuser bg 343541") == [
         "accent #8abeb7; error cc6666; user bg 343541"
@@ -118,6 +127,9 @@ def test_units_split_bullets_and_sentences_but_not_code_or_names():
     [
         ("Let me run the tests to ensure nothing broke.", False),
         ("Now I'll update the viewset.", False),
+        ("I apologize for the confusion.", False),
+        ("It seems the directory got lost.", False),
+        ("I have a good understanding of the available components.", False),
         ("Should I also add a migration?", False),
         ("Both should now render identically!", False),
         ("You can test it with npm test.", False),

@@ -379,6 +379,17 @@ def test_pi_session_versions(project, version):
     assert stored.sessions[session_id].title == expected_title
 
 
+def test_a_harness_command_typed_first_does_not_title_the_session(project):
+    path = install_pi(project, 2)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    command = lines[3].replace("Port the selector to the theme system", "/mode")
+    command = command.replace('"id":"00000003"', '"id":"0000000c"')
+    path.write_text("\n".join([*lines[:3], command, *lines[3:]]) + "\n", encoding="utf-8")
+    run(project)
+    [session] = Stored(project).sessions.values()
+    assert session.title == "Port the selector to the theme system"
+
+
 def test_pi_migration_rewrite_and_fork_add_nothing_twice(project):
     path = install_pi(project, 1)
     run(project)

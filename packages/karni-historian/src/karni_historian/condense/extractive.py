@@ -660,6 +660,8 @@ class _Episode:
                 for sentence in units(text):
                     if not is_statement(sentence):  # narration, questions, advice, guesses
                         continue
+                    if len(sentence.split()) < 3 or sentence.endswith(":"):
+                        continue  # "Done!", "The steps are:": nothing said on its own
                     if sentence not in self.assistant:
                         self.assistant.append(sentence)
                     self._classify(sentence, user=False)

@@ -447,9 +447,8 @@ class _Session:
             part["ignored"] = True
         self.put(message_id, "user", [part])
         writer = self.writer()
-        if not part.get("ignored") and not writer.titled:
-            writer.titled = True
-            self.sink.store.set_title(self.session_id, typed, 1)
+        if not part.get("ignored"):
+            writer.title_with(typed)
         return 1
 
     def _answer(self, turn: _Turn, number: int, text: list[str], output: list[str]) -> int:

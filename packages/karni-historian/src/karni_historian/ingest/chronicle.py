@@ -168,9 +168,8 @@ class ChronicleReader:
             part["ignored"] = True
         role = "assistant" if event.kind == "AIResponseReceived" else "user"
         writer.append(role, [part], event.timestamp, event.event_id)
-        if role == "user" and not text[1] and not writer.titled:
-            writer.titled = True
-            self.sink.store.set_title(event.session_id, text[0], 1)
+        if role == "user" and not text[1]:
+            writer.title_with(text[0])
 
     def _tool_executed(self, event: _Event) -> None:
         """One tool call: its summary as the description, its outcome as the output."""

@@ -313,11 +313,9 @@ class ClaudeCodeReader:
             writer.add_file(ordinal, path, action)
         if not writer.titled:
             prompt = next(
-                (p["text"] for p in parts if p["type"] == "text" and not p.get("ignored")), None
+                (p["text"] for p in parts if p["type"] == "text" and not p.get("ignored")), ""
             )
-            if prompt and prompt.strip():
-                writer.titled = True
-                self.sink.store.set_title(self.session_id, prompt, 1)
+            writer.title_with(prompt)
 
     def _result(
         self,

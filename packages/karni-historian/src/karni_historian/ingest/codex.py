@@ -492,9 +492,8 @@ class CodexReader:
             part["ignored"] = True  # the task the parent model wrote
         writer = self.writer()
         writer.append("user", [part], stamp)
-        if not writer.titled and not self.subagent:
-            writer.titled = True
-            self.sink.store.set_title(self.session_id, text, 1)
+        if not self.subagent:
+            writer.title_with(text)
 
     def _patch_applied(self, payload: dict[str, Any]) -> None:
         """A patch finished: the files it changed, or the call's failure."""

@@ -378,9 +378,8 @@ class _Session:
             part["ignored"] = True  # the task the parent model wrote
         writer = self.writer()
         writer.append("user", [part], stamp, message_id)
-        if not writer.titled and not self.owner:
-            writer.titled = True
-            self.sink.store.set_title(self.session_id, text, 1)
+        if not self.owner:
+            writer.title_with(text)
 
     def title(self, summary: Any) -> None:
         if isinstance(summary, str) and summary.strip() and not self.owner:

@@ -66,9 +66,8 @@ class GenericReader:
         for tool in tools:
             for path, action in self._touched(tool):
                 writer.add_file(ordinal, path, action)
-        if role == "user" and text and text.strip() and not writer.titled:
-            writer.titled = True
-            self.sink.store.set_title(session_id, text, 1)
+        if role == "user" and text:
+            writer.title_with(text)
 
     def _touched(self, tool: dict[str, Any]) -> list[tuple[str, str]]:
         """The tool's ``files`` inside the project, as ``(path, action)``."""

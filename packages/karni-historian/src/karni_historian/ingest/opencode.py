@@ -232,10 +232,8 @@ class _SessionImport:
         for raw, action in converted.files:
             writer.add_file(ordinal, self.sink.relative(raw, self.session.directory), action)
         if converted.role == "user" and owner is None and not writer.titled:
-            prompt = next((p["text"] for p in converted.parts if not p.get("ignored")), None)
-            if prompt:
-                writer.titled = True
-                self.sink.store.set_title(self.session.id, prompt, 1)
+            typed = [p["text"] for p in converted.parts if not p.get("ignored")]
+            writer.title_with(typed[0] if typed else "")
         for call_id, child in converted.children:
             self._thread(child, call_id, depth + 1)
 

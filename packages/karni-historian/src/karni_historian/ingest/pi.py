@@ -296,9 +296,7 @@ class PiReader:
             return
         writer = self.writer()
         writer.append("user", [{"type": "text", "text": text} for text in texts], timestamp)
-        if not writer.titled:
-            writer.titled = True
-            self.sink.store.set_title(self.session_id, texts[0], 1)
+        writer.title_with(texts[0])
 
     def _assistant(
         self, message: dict[str, Any], timestamp: str | None, owner: str | None = None

@@ -172,6 +172,14 @@ class SessionWriter:
         self._new_files: list[tuple[str, int, str, str]] = []
         self.titled = False
 
+    def title_with(self, prompt: str) -> None:
+        """Title the session with its first prompt, unless it is a harness command (``/model``)."""
+        text = prompt.strip()
+        if self.titled or not text or (text.startswith("/") and " " not in text):
+            return
+        self.titled = True
+        self.store.set_title(self.session_id, text, 1)
+
     # -- messages --
 
     def append(

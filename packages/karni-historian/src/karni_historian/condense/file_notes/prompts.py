@@ -80,6 +80,9 @@ _GO_ON = frozenset(
         "then",
         "same",
         "again",
+        "all",
+        "both",
+        "everything",
     ]
 )
 _LEAD = re.compile(
@@ -103,7 +106,7 @@ _UNDONE = re.compile(
 _COMMAND = re.compile(r"^/[\w:.-]+$")
 _PASTED = re.compile(
     r"^\s*(?:➜|❯|\$ |>>> |at [\w.<>$]+ \(|at /|File \"|Traceback|Debugger attached|Waiting for|"
-    r"\[[\w-]+\] |npm (?:warn|ERR)|\d+ \|)|[─━│┃╭╮╰╯]{2,}|"
+    r"\[[\w-]+\] |npm (?:warn|ERR)|\d+ \||\+ ?\d+(?: |$)|- ?\d+(?: [-+] |$))|[─━│┃╭╮╰╯]{2,}|"
     r"^\s*['\"]?/(?:var|tmp|Users|home|private)/.*\.(?:png|jpe?g|gif|webp)['\"]?\s*$"
 )
 _CUE = re.compile(
