@@ -392,3 +392,22 @@ def test_the_agents_narration_and_other_files_are_not_a_files_decisions():
     assert texts(models, "decision")[0] == "`Event` now subclasses `SoftDeleteModel`."
     assert "`Event` now subclasses `SoftDeleteModel`." not in texts(views, "decision")
     assert not any("Let me" in text or "?" in text for text in texts(models, "decision"))
+
+
+# --- a long backlog ----------------------------------------------------------------------------
+
+
+def test_a_long_backlog_notes_each_files_newest_requests_and_lists_them_all():
+    from karni_historian.condense.file_notes.extract import NOTED_REQUESTS
+
+    ms = []
+    for n in range(NOTED_REQUESTS + 4):
+        ms += [
+            U(3 * n + 1, f"rename step_{n} in flow.py, never touch the API"),
+            A(3 * n + 2, edit("flow.py", f"step_{n} = 0", f"stage_{n} = 0")),
+            A(3 * n + 3, f"`stage_{n}` now replaces `step_{n}` in flow.py."),
+        ]
+    found = file_notes(read_requests(ms))
+    assert len(found.requests) == NOTED_REQUESTS + 4  # every request shaped the file
+    noted = {note.request for note in found.notes}
+    assert noted == {3 * n + 1 for n in range(4, NOTED_REQUESTS + 4)}  # the newest ones

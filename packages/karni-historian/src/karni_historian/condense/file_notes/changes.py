@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
 __all__ = [
     "Change",
@@ -147,25 +148,54 @@ def _looks_like_code(name: str) -> bool:
 _URL = re.compile(r"\b\w+://\S+")
 
 
-def names_in(text: str) -> set[str]:
+_MEMO: dict[tuple[str, str, str], Any] = {}
+"""Results by (function, text, text): a session's edits are read for every file's notes."""
+_MEMO_SIZE = 4096
+
+
+def _memo(kind: str, first: str, second: str, work: Callable[[], Any]) -> Any:
+    key = (kind, first, second)
+    found = _MEMO.get(key)
+    if found is None:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        found = _MEMO[key] = work()
+    return found
+
+
+def names_in(text: str) -> frozenset[str]:
     """The distinctive names (identifiers that look like code) in ``text``, outside URLs."""
+    found: frozenset[str] = _memo("names", text, "", lambda: _names_in(text))
+    return found
+
+
+def _names_in(text: str) -> frozenset[str]:
     if "://" in text:
         text = _URL.sub(" ", text)
-    return {name for name in _NAME.findall(text) if distinctive(name)}
+    return frozenset(name for name in _NAME.findall(text) if distinctive(name))
 
 
-def identifiers(text: str) -> set[str]:
+def identifiers(text: str) -> frozenset[str]:
     """The names ``text`` defines or keys: functions, classes, variables, object and JSON keys."""
+    found: frozenset[str] = _memo("identifiers", text, "", lambda: _identifiers(text))
+    return found
+
+
+def _identifiers(text: str) -> frozenset[str]:
     found = set()
     for match in _DEFINITION.finditer(text):
         name = match.group(1) or match.group(2) or match.group(3)
         if name and name not in _KEYWORDS and len(name) > 1:
             found.add(name)
-    return found
+    return frozenset(found)
 
 
 def comments_added(old: str, new: str) -> list[str]:
     """Explanatory comments the written text has and the replaced text had not (whole sentences)."""
+    return list(_memo("comments", old, new, lambda: tuple(_comments_added(old, new))))
+
+
+def _comments_added(old: str, new: str) -> list[str]:
     before = {" ".join(line.split()) for line in old.splitlines()}
     found = []
     for line in new.splitlines():

@@ -59,44 +59,54 @@ def _pair_counts(edit: Edit) -> tuple[int, int]:
     return added, removed
 
 
-def _file_requests(view: FileView) -> list[FileRequest]:
+def _file_requests(path: str, request: Request) -> list[FileRequest]:
     """What shaped the file in this request: a line per prompt that asked for its edits.
 
     The request and each correction of it ask; a bare continuation's edits
     count for the prompt it continued.
     """
     asked: list[tuple[Attempt, list[Edit]]] = []
-    for attempt in view.request.attempts:
+    for attempt in request.attempts:
         if attempt.kind == CORRECTION or not asked:
             asked.append((attempt, []))
-        asked[-1][1].extend(e for e in attempt.edits(view.path) if e.error is None)
+        asked[-1][1].extend(e for e in attempt.edits(path) if e.error is None)
     found = []
     for attempt, landed in asked:
         if landed:
-            found.append(_file_request(view, attempt, landed))
+            found.append(_file_request(path, request, attempt, landed))
     return found
 
 
-def _file_request(view: FileView, attempt: Attempt, landed: list[Edit]) -> FileRequest:
+def _file_request(path: str, request: Request, attempt: Attempt, landed: list[Edit]) -> FileRequest:
     added = removed = 0
     for edit in landed:
         plus, minus = _pair_counts(edit)
         added, removed = added + plus, removed + minus
-    text = _request_words(attempt.words if attempt.kind == CORRECTION else view.request.text)
+    text = _request_words(attempt.words if attempt.kind == CORRECTION else request.text)
     workers = [e.group for e in reversed(landed)]
-    subtasks = [view.request.subtasks[g] for g in workers if g and g in view.request.subtasks]
+    subtasks = [request.subtasks[g] for g in workers if g and g in request.subtasks]
     if subtasks:
         text = f"{text} (subtask: {shorten(subtasks[0], 60)})" if text else subtasks[0]
-    timestamp = attempt.timestamp or view.request.timestamp
+    timestamp = attempt.timestamp or request.timestamp
     if timestamp is None:
-        timestamp = next((a.timestamp for a in view.request.attempts if a.timestamp), None)
-    ordinal = attempt.ordinal if attempt.kind == CORRECTION else view.request.ordinal
-    return FileRequest(view.path, ordinal, timestamp, text, added, removed)
+        timestamp = next((a.timestamp for a in request.attempts if a.timestamp), None)
+    ordinal = attempt.ordinal if attempt.kind == CORRECTION else request.ordinal
+    return FileRequest(path, ordinal, timestamp, text, added, removed)
 
 
 def _request_words(text: str) -> str:
     """A prompt on one line without pasted output (whole: the brief decides where to cut)."""
     return " ".join(without_pasted_output(text).split()) or " ".join(text.split())
+
+
+NOTED_REQUESTS = 16
+"""The newest requests of each file, in one reading of a session, whose notes are worked out.
+
+A brief shows the notes of a file's newest requests first, and a room the
+size of ``karni context``'s holds those of a few; older requests keep their
+line under what shaped the file. So reading a long backlog does not cost a
+full extraction for every one of thousands of requests.
+"""
 
 
 @dataclass
@@ -117,11 +127,14 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
     session = SessionView(requests, prior or Prior())
     found: list[Note] = []
     shaped: list[FileRequest] = []
+    noted = _newest_per_file(requests)
     for index, request in enumerate(requests):
         following = requests[index + 1].attempts[0] if index + 1 < len(requests) else None
         for path in request.all_edited():
-            view = FileView(path, request, session)
-            notes = NoteList(view)
+            shaped += _file_requests(path, request)
+            if (index, path) not in noted:
+                continue
+            notes = NoteList(FileView(path, request, session))
             failed_edits(notes)
             failed_runs(notes, session.names)
             pasted_failures(notes)
@@ -132,5 +145,16 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
             constraints_of(notes)
             outcomes(notes)
             found += notes.items
-            shaped += _file_requests(view)
     return SessionNotes(found, shaped, session.digests)
+
+
+def _newest_per_file(requests: list[Request]) -> set[tuple[int, str]]:
+    """``(request index, path)`` of the :data:`NOTED_REQUESTS` newest requests of each file."""
+    chosen: set[tuple[int, str]] = set()
+    counts: dict[str, int] = {}
+    for index in range(len(requests) - 1, -1, -1):
+        for path in requests[index].all_edited():
+            if counts.get(path, 0) < NOTED_REQUESTS:
+                counts[path] = counts.get(path, 0) + 1
+                chosen.add((index, path))
+    return chosen

@@ -72,6 +72,8 @@ def without_code_blocks(text: str) -> str:
 
 def _split_sentences(line: str) -> list[str]:
     """``line`` cut after ``.``, ``!`` or ``?`` before a capital, outside backticks and brackets."""
+    if not _SENTENCE_END.search(line):
+        return [line.strip()] if line.strip() else []
     pieces: list[str] = []
     start = depth = 0
     ticks = False
@@ -92,8 +94,21 @@ def _split_sentences(line: str) -> list[str]:
     return [piece.strip() for piece in pieces if piece.strip()]
 
 
+_UNITS: dict[str, tuple[str, ...]] = {}
+"""Each text's units: the agent's words are read again for every file an attempt edited."""
+
+
 def units(text: str) -> list[str]:
     """The bullets and sentences of ``text``, cleaned, in order; headings and code dropped."""
+    found = _UNITS.get(text)
+    if found is None:
+        if len(_UNITS) >= 4096:
+            _UNITS.clear()
+        found = _UNITS[text] = tuple(_units(text))
+    return list(found)
+
+
+def _units(text: str) -> list[str]:
     found: list[str] = []
     for line in without_code_blocks(text).splitlines():
         if not line.strip() or _HEADING.match(line):
