@@ -91,17 +91,6 @@ def _candidates(
     return sections
 
 
-def _fit(lines: list[str], room: int) -> list[str]:
-    shown: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) + 1 > room:
-            break
-        shown.append(line)
-        used += len(line) + 1
-    return shown
-
-
 def note_sections(
     store: BriefTables, path: str, room: int | None, shown_request: str = ""
 ) -> list[str]:
@@ -130,6 +119,8 @@ def note_sections(
 
 def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str]:
     """Two passes: each section up to its share, then what is left, in the sections' order."""
+    from karni_historian.brief.lines import fit_lines
+
     ordered = {kind: [line for _, line in sorted(lines)] for kind, lines in candidates.items()}
     chosen: dict[str, list[str]] = {kind: [] for kind in HEADINGS}
     left = room
@@ -139,7 +130,7 @@ def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str
             continue
         share = int(room * SHARES[kind])
         heading = len(HEADINGS[kind]) + 1
-        chosen[kind] = _fit(lines, min(share, left) - heading)
+        chosen[kind] = fit_lines(lines, min(share, left) - heading)
         if chosen[kind]:
             left -= heading + sum(len(line) + 1 for line in chosen[kind])
     progress = True
