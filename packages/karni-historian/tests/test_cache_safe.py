@@ -42,7 +42,7 @@ def compartments(project):
 
 
 def test_new_compartments_are_appended_after_the_unchanged_block(project, capsys):
-    code, _, err = karni_historian(project, capsys, "wrapup", "10")
+    code, _, err = karni_historian(project, capsys, "-v", "wrapup", "10")
     assert code == 0
     assert "a history rebuild is pending (first render)" in err
     first = karni_historian(project, capsys, "render")[1]
@@ -52,7 +52,7 @@ def test_new_compartments_are_appended_after_the_unchanged_block(project, capsys
 
     before = len(compartments(project))
     add_messages(project, 31, 50)
-    code, _, err = karni_historian(project, capsys, "wrapup", "2")
+    code, _, err = karni_historian(project, capsys, "-v", "wrapup", "2")
     assert code == 0
     assert "no history rebuild pending" in err
     assert "run `karni-historian render --rebuild` to recalculate the tiers now" in err

@@ -385,7 +385,9 @@ def test_wrapup_and_ingest_show_progress_and_quiet_silences_it(project, monkeypa
     bar, erased, note = drawn.rpartition("\r\x1b[K")
     assert bar.startswith("\rwrapup [") and erased  # erased when done
     assert all(len(frame) <= 59 + len("\x1b[K") for frame in bar.split("\r") if frame)
-    assert "a history rebuild is pending" in note
+    assert note == ""  # the cache-safe note is for -v only: it is no step to take
+    code, drawn = _run_with_terminal_stderr(monkeypatch, "-v", "wrapup", "2")
+    assert "a history rebuild is pending" in drawn.rpartition("\r\x1b[K")[2]
     assert "compartment" in capsys.readouterr().out
 
 
@@ -427,3 +429,46 @@ def test_recomp_shows_progress_and_quiet_silences_it(project, monkeypatch, capsy
     assert "rebuilt" in capsys.readouterr().out
     code, drawn = _run_with_terminal_stderr(monkeypatch, "-q", "recomp")
     assert (code, drawn) == (0, "")
+
+
+def test_a_session_of_another_project_read_with_from_is_refused_unless_accepted(
+    project, tmp_path, capsys
+):
+    elsewhere = tmp_path / "other-project"
+    text = (FIXTURES / "claude_code_session.jsonl").read_text(encoding="utf-8")
+    transcript = tmp_path / "their-session.jsonl"
+    transcript.write_text(text.replace("__PROJECT__", str(elsewhere)))
+    code, out, err = cli(capsys, "ingest", "--from", str(transcript))
+    assert code == 1
+    assert err == (
+        f"karni-historian: did not read {transcript}: its session ran in {elsewhere}, outside "
+        "this project; pass --accept-other-project if it belongs here\n"
+    )
+    assert "0 new message(s) in 0 session(s)" in out
+    assert cli(capsys, "sessions", "--json")[1].count('"id"') == 0  # nothing of it stored
+    code, out, _ = cli(capsys, "ingest", "--from", str(transcript), "--accept-other-project")
+    assert code == 0 and "in 1 session(s)" in out
+
+
+def test_session_may_come_before_the_command_and_status_shows_every_session(project, capsys):
+    install_fixture(project)
+    assert cli(capsys, "-q", "ingest")[0] == 0
+    code, one, _ = cli(capsys, "--session", SESSION[:8], "status")
+    assert code == 0 and one.startswith(f"Session {SESSION} ")
+    assert cli(capsys, "status", "--session", SESSION[:8])[1] == one
+    code, _, err = cli(capsys, "--session", SESSION[:8], "ingest")
+    assert code == 2 and "ingest takes no --session" in err
+    text = (FIXTURES / "claude_code_session.jsonl").read_text(encoding="utf-8")
+    other = "0c1d2e3f-0000-4000-8000-000000000001"
+    second = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / project_key(str(project))
+    (second / f"{other}.jsonl").write_text(
+        text.replace("__PROJECT__", str(project)).replace(SESSION, other)
+    )
+    assert cli(capsys, "-q", "ingest")[0] == 0
+    code, both, _ = cli(capsys, "status")
+    assert code == 0
+    assert {line.split()[1] for line in both.splitlines() if line.startswith("Session ")} == {
+        SESSION,
+        other,
+    }
+    assert json.loads(cli(capsys, "status", "--json")[1])["schema"] == 1  # one session, as before

@@ -42,10 +42,7 @@ def condensed(tmp_path, monkeypatch, capsys):
     assert main(["ingest"]) == 0
     assert main(["wrapup", "4"]) == 0
     out, err = capsys.readouterr()
-    assert err == (
-        f"karni-historian: session {SESSION}: a history rebuild is pending (first render); "
-        "the next `karni-historian render` applies it\n"
-    )
+    assert err == ""
     assert out.splitlines()[1] == (
         f"session {SESSION}: 4 new compartment(s), 2 fact(s); messages 1-28 condensed; "
         "the newest 4 stay raw"

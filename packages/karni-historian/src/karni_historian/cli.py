@@ -39,6 +39,13 @@ class CliError(Exception):
         self.exit_code = exit_code
 
 
+STATUS_SESSIONS = 10
+"""The newest sessions ``status`` reports, without ``--session``."""
+
+SESSION_COMMANDS = ("run", "wrapup", "recomp", "render", "status", "expand")
+"""The commands that work on one session (or, for ``run`` and ``wrapup``, every one)."""
+
+
 def _parser() -> argparse.ArgumentParser:
     from karni.agent.common.arguments import CommandParser, command_parser
 
@@ -58,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--project", metavar="DIR", help="the project root (default: found from the cwd)"
+    )
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="the session, for " + ", ".join(SESSION_COMMANDS) + " (before or after the command)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     commands.required = True
@@ -99,6 +111,8 @@ def _add_model_commands(commands: Any) -> None:
 
 def _add_writing_commands(commands: Any) -> None:
     """``ingest``, ``run`` and ``wrapup``: the commands that change the store."""
+    import argparse
+
     ingest = commands.add_parser("ingest", help="import new transcript lines into the store")
     ingest.add_argument(
         "--from",
@@ -108,11 +122,22 @@ def _add_writing_commands(commands: Any) -> None:
         help="a transcript file or folder (repeatable); default: the project's Claude Code "
         "sessions and .chronicle/sessions/",
     )
+    ingest.add_argument(
+        "--accept-other-project",
+        action="store_true",
+        help="with --from: take a session recorded in another project's folder too "
+        "(default: refuse its file, naming where it ran)",
+    )
 
     run = commands.add_parser(
         "run", help="condense settled messages (before the protected tail) when a trigger fires"
     )
-    run.add_argument("--session", metavar="ID", help="only this session (default: every one)")
+    run.add_argument(
+        "--session",
+        metavar="ID",
+        help="only this session (default: every one)",
+        default=argparse.SUPPRESS,
+    )
     run.add_argument("--force", action="store_true", help="condense even when no trigger fires")
     run.add_argument(
         "--dry-run", action="store_true", help="print the decision for each session; write nothing"
@@ -120,7 +145,12 @@ def _add_writing_commands(commands: Any) -> None:
 
     wrapup = commands.add_parser("wrapup", help="condense all but the newest KEEP messages")
     wrapup.add_argument("keep", nargs="?", default=None, metavar="KEEP", help="default 20")
-    wrapup.add_argument("--session", metavar="ID", help="only this session (default: every one)")
+    wrapup.add_argument(
+        "--session",
+        metavar="ID",
+        help="only this session (default: every one)",
+        default=argparse.SUPPRESS,
+    )
 
     recomp = commands.add_parser(
         "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
@@ -128,20 +158,28 @@ def _add_writing_commands(commands: Any) -> None:
     recomp.add_argument(
         "range", nargs="?", metavar="START-END", help="default: everything condensed so far"
     )
-    recomp.add_argument("--session", metavar="ID", help="default: the newest session")
+    recomp.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
 
 
 def _add_reading_commands(commands: Any) -> None:
     """``render``, ``status``, ``expand``, ``sessions`` and ``brief``: read-only."""
+    import argparse
+
     render = commands.add_parser("render", help="print the <session-history> block")
-    render.add_argument("--session", metavar="ID", help="default: the newest session")
+    render.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
     render.add_argument("--budget", metavar="TOKENS", help="history budget in tokens")
     render.add_argument(
         "--rebuild", action="store_true", help="recalculate every tier now (a cache rebuild)"
     )
 
     status = commands.add_parser("status", help="history compression facts of a session")
-    status.add_argument("--session", metavar="ID", help="default: the newest session")
+    status.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
     status.add_argument(
         "--json", action="store_true", help="print every fact as one JSON object (stable shape)"
     )
@@ -149,7 +187,9 @@ def _add_reading_commands(commands: Any) -> None:
     expand = commands.add_parser(
         "expand", help="recover raw messages: a range START END, or --message N"
     )
-    expand.add_argument("--session", metavar="ID", help="default: the newest session")
+    expand.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
     expand.add_argument("--message", metavar="N", help="one message, in full")
     expand.add_argument(
         "--verbose",
@@ -254,7 +294,13 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
     try:
         check_sources(args.sources or ())  # before the store is created
         with _open(root, create=True) as store:
-            report = ingest(store, root, args.sources, progress_stream=_progress_stream(args))
+            report = ingest(
+                store,
+                root,
+                args.sources,
+                progress_stream=_progress_stream(args),
+                other_projects=args.accept_other_project,
+            )
             from karni_historian.condense.file_notes import note_sessions
 
             note_sessions(store, report.sessions)
@@ -267,7 +313,7 @@ def _ingest(args: argparse.Namespace, root: str) -> int:
             print(f"{PROG}: {line}", file=sys.stderr)
     if not args.quiet:
         print(report.summary())
-    return 0
+    return 1 if any(file.other_project for file in report.files) else 0
 
 
 def _progress_stream(args: argparse.Namespace) -> Any:
@@ -357,7 +403,7 @@ def _wrapup(args: argparse.Namespace, root: str) -> int:
             historian=_traced(args, session_id, prepared.historian),
             progress_stream=_progress_stream(args),
         )
-        if outcome.compartments and not args.quiet:
+        if outcome.compartments and args.verbose:  # cache-safe detail, no step to take
             print(f"{PROG}: {_rebuild_note(store, session_id, settings, files)}", file=sys.stderr)
         return outcome
 
@@ -534,13 +580,22 @@ def _status(args: argparse.Namespace, root: str) -> int:
     settings = _settings(root)
     files = _config_files(root)
     with _open(root) as store:
-        data = status_data(store, _session(store, args.session), settings, files)
+        if args.json or args.session is not None:
+            chosen = [_session(store, args.session)]
+        else:
+            chosen = [session.id for session in store.sessions()]
+            _session(store, None)  # an empty store gets its one line
+        shown = chosen[:STATUS_SESSIONS]
+        found = [status_data(store, session_id, settings, files) for session_id in shown]
     if args.json:
         import json
 
-        print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
-    else:
-        print(status_text(data, verbose=args.verbose))
+        print(json.dumps(found[0], ensure_ascii=False, indent=2, sort_keys=True))
+        return 0
+    print("\n\n".join(status_text(data, verbose=args.verbose) for data in found))
+    if len(chosen) > len(shown):
+        older = len(chosen) - len(shown)
+        print(f"\n{older} older session(s): `{PROG} sessions` lists them, `--session ID` shows one")
     return 0
 
 
@@ -709,6 +764,11 @@ def _main(argv: Sequence[str] | None) -> int:
         args = _parser().parse_args(arguments)
         if args.quiet and args.verbose:
             raise CliError("-q and -v ask for less and for more; pass one of them", 2)
+        if args.session is not None and args.command not in SESSION_COMMANDS:
+            raise CliError(
+                f"{args.command} takes no --session; it applies to {', '.join(SESSION_COMMANDS)}",
+                2,
+            )
         root = _root(args)
         return _run_command(args, root)
     except (CliError, CommandLineError) as error:

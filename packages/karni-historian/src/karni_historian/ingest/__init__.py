@@ -65,6 +65,7 @@ class FileReport:
         "kind",
         "lines",
         "malformed",
+        "other_project",
         "path",
         "problem",
         "torn",
@@ -81,6 +82,16 @@ class FileReport:
         self.torn = False
         self.problem: str | None = None
         """Why the file was not read, when it was not."""
+        self.other_project: str | None = None
+        """Where its session ran, when that is outside the project and it was refused."""
+
+    def refuse(self, cwd: str) -> None:
+        """Not read: its session ran in ``cwd``, outside the project."""
+        self.other_project = cwd
+        self.problem = (
+            f"its session ran in {cwd}, outside this project; pass --accept-other-project "
+            "if it belongs here"
+        )
 
 
 class IngestReport:
@@ -219,6 +230,7 @@ def ingest(
     sources: Sequence[str] | None = None,
     *,
     progress_stream: TextIO | None = None,
+    other_projects: bool = False,
 ) -> IngestReport:
     """Import new transcript lines into ``store``.
 
@@ -228,6 +240,9 @@ def ingest(
         sources: Files or folders to read (``--from``); None reads the
             project's transcripts of every harness and its Chronicle logs.
         progress_stream: Where to draw a progress bar, when it is a terminal.
+        other_projects: Take a session of ``sources`` recorded in another
+            project's folder too (otherwise its file is refused, nothing of it
+            stored). Without ``sources`` every reader takes only the project's.
 
     Returns:
         What was read, added and skipped.
@@ -247,7 +262,7 @@ def ingest(
     if progress_stream is not None:
         progress = progress_for(_bytes_to_read(store, work), progress_stream, "ingest", _megabytes)
     report = IngestReport()
-    sink = Sink(store, root)
+    sink = Sink(store, root, other_projects=other_projects or sources is None)
     reported: set[str] = set()  # a subagent file read with its session is not listed again
     try:
         with quiet_collector():
@@ -323,10 +338,14 @@ def _drop_stale_cursor(store: Store, path: str, kind: str | None) -> None:
 def _ingest_store(sink: Any, path: str, kind: str) -> FileReport:
     """Read a source that is not a JSON line file (OpenCode's stores, Gemini's JSON, Aider's)."""
     from karni_historian.ingest.registry import store_reader
+    from karni_historian.ingest.sink import OtherProjectSession
 
     report = FileReport(path, kind)
     added_before = sink.messages_added
-    store_reader(kind)(sink, path, report)
+    try:
+        store_reader(kind)(sink, path, report)
+    except OtherProjectSession as refused:
+        report.refuse(refused.cwd)
     report.added = sink.messages_added - added_before
     return report
 
@@ -459,11 +478,15 @@ class _FileIngest:
             handle = open_regular_file(self.path)  # closed in the finally below
         except OSError:
             return None
+        from karni_historian.ingest.sink import OtherProjectSession
+
         try:
             stream = iter_lines(handle, self.offset)
             self.shown = self.offset
             while not self._batch(stream):
                 pass
+        except OtherProjectSession as refused:  # its batch was rolled back: nothing stored
+            self.report.refuse(refused.cwd)
         finally:
             handle.close()
         try:

@@ -57,13 +57,27 @@ class _Pending:
         self.stored = False
 
 
+class OtherProjectSession(Exception):
+    """A session recorded in another project, read from a file named with ``--from``."""
+
+    def __init__(self, cwd: str) -> None:
+        """The session ran in ``cwd``, outside the project."""
+        super().__init__(cwd)
+        self.cwd = cwd
+
+
 class Sink:
     """The sessions one ingest run writes to, with their unsaved messages."""
 
-    def __init__(self, store: Store, root: str) -> None:
-        """Create a sink writing to ``store`` for the project at ``root``."""
+    def __init__(self, store: Store, root: str, *, other_projects: bool = True) -> None:
+        """Create a sink writing to ``store`` for the project at ``root``.
+
+        With ``other_projects`` false, a session whose recorded working folder
+        lies outside the project raises :class:`OtherProjectSession`.
+        """
         self.store = store
         self.root = os.path.abspath(root)
+        self.other_projects = other_projects
         self._writers: dict[str, SessionWriter] = {}
         self.messages_added = 0
         self.sessions_touched: set[str] = set()
@@ -80,10 +94,17 @@ class Sink:
         """The writer of ``session_id``, creating the session when new."""
         writer = self._writers.get(session_id)
         if writer is None:
+            if not self.other_projects and cwd and not self._in_project(cwd):
+                raise OtherProjectSession(cwd)
             self.store.ensure_session(session_id, source, cwd=cwd)
             writer = SessionWriter(self, session_id)
             self._writers[session_id] = writer
         return writer
+
+    def _in_project(self, cwd: str) -> bool:
+        from karni.agent.common.paths import project_relative
+
+        return project_relative(self.root, cwd) is not None
 
     def open_writer(self, session_id: str) -> SessionWriter | None:
         """The writer of ``session_id`` when this run has one already, else None."""
