@@ -28,6 +28,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from karni_historian.store import Store
@@ -60,9 +61,20 @@ class _Pending:
 class Sink:
     """The sessions one ingest run writes to, with their unsaved messages."""
 
-    def __init__(self, store: Store, root: str) -> None:
-        """Create a sink writing to ``store`` for the project at ``root``."""
+    def __init__(
+        self,
+        store: Store,
+        root: str,
+        read_side_file: Callable[[Sink, str, str], None] | None = None,
+    ) -> None:
+        """Create a sink writing to ``store`` for the project at ``root``.
+
+        ``read_side_file(sink, path, kind)`` reads a file a transcript leads
+        to (a subagent's) within the same run; the run passes it, so a reader
+        reaches it without importing the run.
+        """
         self.store = store
+        self.read_side_file = read_side_file
         self.root = os.path.abspath(root)
         self._writers: dict[str, SessionWriter] = {}
         self.messages_added = 0
