@@ -280,7 +280,7 @@ def _dump_record(
     raw: str,
     attempt: int,
 ) -> dict[str, Any]:
-    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.budget import estimate_tokens
 
     request: dict[str, Any] = {
         "endpoint": entry.endpoint,
