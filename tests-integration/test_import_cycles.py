@@ -1,11 +1,9 @@
 """Inside every package, imports run one way: no module imports itself through others.
 
 The circles are found by :mod:`karni_it.cycles` (grimp's graph, imports inside
-functions and under ``TYPE_CHECKING`` included). The historian's circles that
-issue 30's historian pass breaks are listed in ``PENDING``: the test fails on
-any other circle, and on a listed one that no longer exists as listed, so the
-list can only shrink. A copy of the sources with one planted import proves
-that a new circle is seen and named.
+functions and under ``TYPE_CHECKING`` included); the test fails naming each
+one. A copy of the sources with one planted import proves that a new circle
+is seen and named.
 """
 
 from __future__ import annotations
@@ -20,50 +18,12 @@ from karni_it.cycles import import_circles
 
 ROOT = Path(__file__).resolve().parents[1]
 
-PENDING = {
-    # Issue 30, historian pass: a backend registers itself or is looked up by name.
-    frozenset(
-        {
-            "karni_historian.condense.models.anthropic_api",
-            "karni_historian.condense.models.backends",
-            "karni_historian.condense.models.claude_code",
-            "karni_historian.condense.models.openai_api",
-        }
-    ),
-    # Issue 30, historian pass: the readers' shared types move below the registry (the
-    # Aider and Gemini CLI readers joined it, importing the report type the same way).
-    frozenset(
-        {
-            "karni_historian.ingest",
-            "karni_historian.ingest.aider",
-            "karni_historian.ingest.claude_code",
-            "karni_historian.ingest.claude_code_records",
-            "karni_historian.ingest.gemini",
-            "karni_historian.ingest.opencode",
-            "karni_historian.ingest.registry",
-        }
-    ),
-    # Issue 30, historian pass: compartments → database → staging → compartments.
-    frozenset(
-        {
-            "karni_historian.store.compartments",
-            "karni_historian.store.database",
-            "karni_historian.store.staging",
-        }
-    ),
-}
-"""Circles left for issue 30's historian pass, each as the set of its modules."""
-
 
 def test_no_package_imports_in_a_circle() -> None:
-    circles = import_circles()
-    new = [str(circle) for circle in circles if circle.modules not in PENDING]
-    assert not new, "modules that import each other; make the imports run one way:\n" + "\n".join(
-        new
+    circles = [str(circle) for circle in import_circles()]
+    assert not circles, "modules that import each other; make the imports run one way:\n" + (
+        "\n".join(circles)
     )
-    found = {circle.modules for circle in circles}
-    gone = [sorted(modules) for modules in PENDING if modules not in found]
-    assert not gone, f"these circles are broken or have changed; update PENDING: {gone}"
 
 
 # Runs the finder with the real packages' folders taken off sys.path, so only

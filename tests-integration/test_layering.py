@@ -30,6 +30,8 @@ sys.exit(lint_imports_command())
 """
 
 HISTORIAN_LAYERS = "karni-historian's layers, from cli down to the shared modules BROKEN"
+HISTORIAN_STORE = "karni-historian's store: tables, then the database, then the schema BROKEN"
+HISTORIAN_MODELS = "karni-historian's model calls: chain, backend by name, backends BROKEN"
 
 VIOLATIONS = {
     "core imports the CLI": (
@@ -106,6 +108,31 @@ VIOLATIONS = {
         "packages/karni-historian/src/karni_historian/errors.py",
         "def _leak():\n    from karni_historian.store import database\n",
         HISTORIAN_LAYERS,
+    ),
+    "the historian's budgets import the settings' declarations": (
+        "packages/karni-historian/src/karni_historian/budget.py",
+        "def _leak():\n    from karni_historian import declared_settings\n",
+        HISTORIAN_LAYERS,
+    ),
+    "the historian's errors import a shared module above them": (
+        "packages/karni-historian/src/karni_historian/errors.py",
+        "def _leak():\n    from karni_historian import model\n",
+        HISTORIAN_LAYERS,
+    ),
+    "the historian's database imports a table group": (
+        "packages/karni-historian/src/karni_historian/store/database.py",
+        "def _leak():\n    from karni_historian.store import staging\n",
+        HISTORIAN_STORE,
+    ),
+    "a model backend imports the lookup by name": (
+        "packages/karni-historian/src/karni_historian/condense/models/anthropic_api.py",
+        "def _leak():\n    from karni_historian.condense.models import backends\n",
+        HISTORIAN_MODELS,
+    ),
+    "a model backend imports another backend": (
+        "packages/karni-historian/src/karni_historian/condense/models/claude_code.py",
+        "def _leak():\n    from karni_historian.condense.models import openai_api\n",
+        HISTORIAN_MODELS,
     ),
 }
 

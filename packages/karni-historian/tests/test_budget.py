@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from karni_historian.brief.budget import (
+from karni_historian.budget import (
     ConfigurationError,
     budget_guard,
     check_history_budget_percentage,

@@ -71,7 +71,7 @@ def test_status(condensed, capsys, snapshot_text):
 
 
 def test_status_reports_the_size_of_the_block_render_prints(condensed, capsys):
-    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.budget import estimate_tokens
 
     for _ in range(2):  # before the first render (a rebuild pending) and after it
         assert main(["status", "--json"]) == 0

@@ -100,3 +100,10 @@ def test_the_sdks_send_exactly_these_bodies(monkeypatch, entry_id, module, path)
         entry = ModelEntry(model_id=entry_id, base_url=server.url + path)
         complete(entry, fixture_prompt())
         assert server.requests[0]["body"] == module.request_body(entry, fixture_prompt())
+
+
+def test_every_backend_but_the_built_in_one_has_a_call():
+    from karni_historian.condense.models.backends import CALLS
+    from karni_historian.condense.models.entries import BACKENDS
+
+    assert set(CALLS) == set(BACKENDS) - {"local"}

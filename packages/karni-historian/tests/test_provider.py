@@ -73,7 +73,7 @@ def test_detect_is_a_file_check(root):
 def test_import_and_detect_stay_cheap(root):
     code = (
         "import sys; from pathlib import Path;"
-        "from karni_historian.provider import HistorianProvider;"
+        "from karni_historian.brief.provider import HistorianProvider;"
         f"HistorianProvider().detect(Path({str(root)!r}));"
         "print(sorted(m for m in ('sqlite3', 'json', 'karni_historian.store', 'dataclasses')"
         " if m in sys.modules))"

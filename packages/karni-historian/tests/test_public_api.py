@@ -8,18 +8,9 @@ from pathlib import Path
 
 import karni_historian
 import pytest
-from karni_historian import (
-    budget,
-    chunk,
-    compartment_xml,
-    decay,
-    errors,
-    ingest,
-    render,
-    runner,
-    store,
-    templates,
-)
+from karni_historian import budget, errors, ingest, store, templates
+from karni_historian.brief import decay, render
+from karni_historian.condense import chunk, compartment_xml, runner
 
 
 def test_the_documented_calls_take_their_documented_arguments() -> None:
@@ -131,7 +122,7 @@ def test_error_hierarchy_and_documented_homes() -> None:
         errors.ChunkCoverageError,
     ):
         assert issubclass(value_error, ValueError)
-    from karni_historian.brief.budget import history_budget_tokens
+    from karni_historian.budget import history_budget_tokens
 
     with pytest.raises(errors.HistorianError, match="history_budget_percentage"):
         history_budget_tokens(200_000, 65, 0.9)

@@ -7,7 +7,6 @@ import random
 import pytest
 from karni_historian import Compartment
 from karni_historian.brief import render as render_module
-from karni_historian.brief.budget import estimate_tokens
 from karni_historian.brief.render import (
     EMPTY_HISTORY,
     assign_tiers,
@@ -15,6 +14,7 @@ from karni_historian.brief.render import (
     render_body,
     render_history,
 )
+from karni_historian.budget import estimate_tokens
 
 LOOSE = 10_000_000
 

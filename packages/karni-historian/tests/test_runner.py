@@ -215,7 +215,7 @@ def test_settings_from_project_and_user_config(root, tmp_path):
     ],
 )
 def test_configuration_errors_name_the_key(root, text, message):
-    from karni_historian.brief.budget import ConfigurationError
+    from karni_historian.budget import ConfigurationError
 
     (root / ".karni").mkdir()
     (root / ".karni" / "config.toml").write_text(f"[historian]\n{text}\n")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from karni_historian.brief.budget import ConfigurationError
-from karni_historian.condense.templates import (
+from karni_historian.budget import ConfigurationError
+from karni_historian.templates import (
     BUILTIN_TEMPLATES,
     TemplateError,
     compile_template,

@@ -657,7 +657,7 @@ def _brief(args: argparse.Namespace, root: str) -> int:
 
 def _brief_room(root: str) -> int:
     """The characters ``brief`` may print without ``--all``: the history budget's."""
-    from karni_historian.brief.budget import CHARS_PER_TOKEN_FALLBACK
+    from karni_historian.budget import CHARS_PER_TOKEN_FALLBACK
 
     return int(_settings(root).history_budget * CHARS_PER_TOKEN_FALLBACK)
 

@@ -223,8 +223,8 @@ def _harness_settings(harness: str) -> list[Setting]:
 
 
 def _template_problem(value: str) -> str | None:
-    from karni_historian.condense.templates import compile_template
     from karni_historian.errors import TemplateError
+    from karni_historian.templates import compile_template
 
     try:
         compile_template(value)

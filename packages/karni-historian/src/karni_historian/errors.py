@@ -4,7 +4,7 @@ Every error the package raises on purpose derives from :class:`HistorianError`,
 so a tool built on the historian can catch them all at once, and every message
 is one line that names the thing at fault and says how to fix it. Each class
 is also importable from the module that raises it (for example
-``karni_historian.condense.templates.TemplateError``), which is where its documentation
+``karni_historian.templates.TemplateError``), which is where its documentation
 points; this module only keeps them together and import-free, so the pure
 modules can share them without importing each other.
 
@@ -55,12 +55,12 @@ class ConfigurationError(HistorianError, ValueError):
 class TemplateError(ConfigurationError):
     """A tool expansion template does not follow the grammar (``docs/historian/templates.md``).
 
-    Raised by :func:`karni_historian.condense.templates.compile_template` and
-    :func:`karni_historian.condense.templates.expand`. The message is exactly
+    Raised by :func:`karni_historian.templates.compile_template` and
+    :func:`karni_historian.templates.expand`. The message is exactly
     ``Invalid tool expansion template at character N`` (N is 1-based; inside
     an ``.each("…")`` string it counts from the start of that string). It is a
     :class:`ConfigurationError` because templates come from configuration;
-    :func:`karni_historian.condense.templates.resolve_templates` re-raises it as a plain
+    :func:`karni_historian.templates.resolve_templates` re-raises it as a plain
     :class:`ConfigurationError` that also names the key and the file tier.
 
     Attributes:

@@ -77,8 +77,8 @@ def _reason(
     """
     import hashlib
 
-    from karni_historian.brief.budget import tokens_for_length
     from karni_historian.brief.render import compartment_element
+    from karni_historian.budget import tokens_for_length
 
     if last is None:
         return "first render"

@@ -89,7 +89,7 @@ def _compact(
     messages: Sequence[Message], session_id: str, start: int, end: int, settings: Settings
 ) -> str:
     """The compact chunk of the range; the verbose view when it keeps nothing of it."""
-    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.budget import estimate_tokens
     from karni_historian.condense.chunk import build_chunk
 
     def chunk_from(offset: int) -> Chunk:
@@ -136,10 +136,10 @@ def _preview(text: str, limit: int) -> str:
 def _verbose(
     messages: Sequence[Message], session_id: str, start: int, end: int, settings: Settings
 ) -> str:
-    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.budget import estimate_tokens
     from karni_historian.condense.chunk import role_letter, tool_summary
-    from karni_historian.condense.templates import expand_tool
     from karni_historian.model import TextPart
+    from karni_historian.templates import expand_tool
 
     blocks: list[str] = []
     used = 0

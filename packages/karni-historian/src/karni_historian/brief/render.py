@@ -19,9 +19,9 @@ The same inputs always give the same bytes; no model is called.
 
 from __future__ import annotations
 
-from karni_historian.brief.budget import budget_guard, estimate_tokens
 from karni_historian.brief.decay import ARCHIVED, pressure, tier
 from karni_historian.brief.paraphrase import paraphrase
+from karni_historian.budget import budget_guard, estimate_tokens
 from karni_historian.xml_text import escape_attr, escape_body
 
 TYPE_CHECKING = False

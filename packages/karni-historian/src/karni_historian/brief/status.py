@@ -27,8 +27,8 @@ def status_data(
     store: Store, session_id: str, settings: Settings, files: ConfigFiles
 ) -> dict[str, Any]:
     """Every ``status`` fact of one session, as JSON-ready data."""
-    from karni_historian.brief.budget import estimate_tokens
     from karni_historian.brief.cache import BlockShape, preview_block
+    from karni_historian.budget import estimate_tokens
     from karni_historian.condense.models.session import chain_for_session
 
     session = store.session(session_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from karni_historian.brief.budget import estimate_tokens, tokens_for_length
+from karni_historian.budget import estimate_tokens, tokens_for_length
 from karni_historian.condense.prose import rules_out
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
@@ -397,7 +397,7 @@ def build_chunk(
         offset: The first ordinal to read, usually the last compartment's end + 1.
         eligible_end: The exclusive end: the protected tail's first ordinal.
         budget_tokens: The chunk token budget (see
-            :func:`karni_historian.brief.budget.historian_chunk_tokens`).
+            :func:`karni_historian.budget.historian_chunk_tokens`).
         expand_tools: The resolved template map; ``None`` for the built-ins.
         estimate: The token estimator.
 
@@ -439,7 +439,7 @@ class ChunkBuilder:
         digest: bool = False,
     ) -> None:
         """Start with no line."""
-        from karni_historian.condense.templates import BUILTIN_TEMPLATES, expand_tool
+        from karni_historian.templates import BUILTIN_TEMPLATES, expand_tool
 
         self.templates: Mapping[str, Any] = (
             BUILTIN_TEMPLATES if expand_tools is None else expand_tools

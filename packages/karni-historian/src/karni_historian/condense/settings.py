@@ -52,7 +52,7 @@ class Settings:
     @property
     def history_budget(self) -> int:
         """The ``<session-history>`` budget in tokens, the one ``render`` and ``status`` use."""
-        from karni_historian.brief.budget import history_budget_tokens
+        from karni_historian.budget import history_budget_tokens
 
         return history_budget_tokens(
             self.context_limit, self.execute_threshold_percentage, self.history_budget_percentage
@@ -61,7 +61,7 @@ class Settings:
     @property
     def chunk_tokens(self) -> int:
         """The chunk budget of one historian run (``docs/historian/budgets.md``)."""
-        from karni_historian.brief.budget import historian_chunk_tokens
+        from karni_historian.budget import historian_chunk_tokens
 
         return historian_chunk_tokens(self.historian_context)
 
@@ -132,7 +132,7 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     """
     from karni.agent.common.config import PROJECT, USER
 
-    from karni_historian.condense.templates import resolve_templates
+    from karni_historian.templates import resolve_templates
 
     layers = {layer.scope: layer for layer in read_layers(root)}
     user, project = layers[USER], layers[PROJECT]

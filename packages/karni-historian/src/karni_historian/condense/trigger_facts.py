@@ -18,7 +18,7 @@ first, else the call's own row).
 
 from __future__ import annotations
 
-from karni_historian.brief.budget import estimate_tokens, tokens_for_length
+from karni_historian.budget import estimate_tokens, tokens_for_length
 from karni_historian.fastjson import spaced_length
 
 TYPE_CHECKING = False

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from karni_historian.brief.budget import js_round
+from karni_historian.budget import js_round
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -28,6 +28,7 @@ from karni.agent.common.files import open_regular_file
 
 from karni_historian.errors import IngestError
 from karni_historian.ingest.registry import STORE_KINDS
+from karni_historian.ingest.report import FileReport, IngestReport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,13 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATCH_BYTES",
-    "FileReport",
     "IngestError",
-    "IngestReport",
     "check_sources",
     "default_sources",
     "ingest",
-    "read_side_file",
 ]
 
 BATCH_BYTES = 32 << 20
@@ -54,100 +52,6 @@ _SNIFF_LINES = 50
 _PROGRESS_STEP = 1 << 20
 _GROUP_LINES = 512
 _GROUP_BYTES = 4 << 20
-
-
-class FileReport:
-    """What one ingest run did with one file."""
-
-    __slots__ = (
-        "added",
-        "first_malformed",
-        "kind",
-        "lines",
-        "malformed",
-        "other_project",
-        "path",
-        "problem",
-        "torn",
-    )
-
-    def __init__(self, path: str, kind: str | None) -> None:
-        """Start the report of ``path``."""
-        self.path = path
-        self.kind = kind
-        self.lines = 0
-        self.added = 0
-        self.malformed = 0
-        self.first_malformed: int | None = None
-        self.torn = False
-        self.problem: str | None = None
-        """Why the file was not read, when it was not."""
-        self.other_project: str | None = None
-        """Where its session ran, when that is outside the project and it was refused."""
-
-    def refuse(self, cwd: str) -> None:
-        """Not read: its session ran in ``cwd``, outside the project."""
-        self.other_project = cwd
-        self.problem = (
-            f"its session ran in {cwd}, outside this project; pass --accept-other-project "
-            "if it belongs here"
-        )
-
-
-class IngestReport:
-    """What one ingest run did."""
-
-    def __init__(self) -> None:
-        """Start an empty report."""
-        self.files: list[FileReport] = []
-        self.messages_added = 0
-        self.sessions: set[str] = set()
-
-    @property
-    def malformed(self) -> int:
-        """Malformed lines skipped in this run."""
-        return sum(file.malformed for file in self.files)
-
-    def summary(self) -> str:
-        """One line saying what was added (subagent files are counted apart)."""
-        from karni_historian.ingest.claude_code_agents import AGENT_KIND
-
-        transcripts = [file for file in self.files if file.kind != AGENT_KIND]
-        read = [file for file in transcripts if file.lines]
-        agents = [file for file in self.files if file.kind == AGENT_KIND and file.lines]
-        text = f"ingested {len(read)} of {len(transcripts)} transcript file(s)"
-        if agents:
-            text += f" and {len(agents)} subagent file(s)"
-        text += f": {self.messages_added} new message(s) in {len(self.sessions)} session(s)"
-        if self.malformed:
-            text += f"; {self.malformed} malformed line(s) skipped"
-        return text
-
-    def file_lines(self) -> list[str]:
-        """For ``ingest -v``: one line per file read, with its kind and message counts."""
-        lines: list[str] = []
-        for file in self.files:
-            if file.problem:
-                continue
-            text = f"read {file.path} ({file.kind or 'unrecognised'}): "
-            text += f"{file.added} new message(s) from {file.lines} record(s)"
-            if file.malformed:
-                text += f", {file.malformed} malformed"
-            lines.append(text)
-        return lines
-
-    def warnings(self) -> list[str]:
-        """One line per file not read, or with malformed lines."""
-        lines: list[str] = []
-        for file in self.files:
-            if file.problem:
-                lines.append(f"did not read {file.path}: {file.problem}")
-            if file.malformed:
-                lines.append(
-                    f"skipped {file.malformed} malformed line(s) in {file.path} "
-                    f"(first at line {file.first_malformed})"
-                )
-        return lines
 
 
 def default_sources(root: str) -> list[tuple[str, str]]:
@@ -262,7 +166,7 @@ def ingest(
     if progress_stream is not None:
         progress = progress_for(_bytes_to_read(store, work), progress_stream, "ingest", _megabytes)
     report = IngestReport()
-    sink = Sink(store, root, other_projects=other_projects or sources is None)
+    sink = Sink(store, root, read_side_file, other_projects=other_projects or sources is None)
     reported: set[str] = set()  # a subagent file read with its session is not listed again
     try:
         with quiet_collector():
@@ -356,7 +260,9 @@ _side_files_open: set[str] = set()
 def read_side_file(sink: Any, path: str, kind: str) -> None:
     """Read a file another transcript leads to (a subagent's), now, within the same run.
 
-    Its report joins the run's after the file that led to it.
+    Its report joins the run's after the file that led to it. The sink hands
+    it to the readers (:attr:`~karni_historian.ingest.sink.Sink.read_side_file`),
+    which never import this module.
     """
     path = os.path.realpath(path)
     if path in _side_files_open:

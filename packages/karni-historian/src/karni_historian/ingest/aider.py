@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, BinaryIO
 
-    from karni_historian.ingest import FileReport
+    from karni_historian.ingest.report import FileReport
     from karni_historian.ingest.sink import Sink
 
 __all__ = ["HISTORY_NAME", "KIND", "find_files", "ingest_file", "is_history", "parse_turn"]

@@ -376,10 +376,9 @@ class ClaudeCodeReader:
 
     def _read_linked(self) -> None:
         """Read the subagent files of the Task calls that just returned, after their result."""
-        if not self._linked:
+        read_side_file = self.sink.read_side_file
+        if not self._linked or read_side_file is None:
             return
-        from karni_historian.ingest import read_side_file
-
         linked, self._linked = self._linked, []
         for path, call_id in linked:
             self.sink.agent_calls[path] = call_id

@@ -43,7 +43,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni_historian.ingest import FileReport
+    from karni_historian.ingest.report import FileReport
     from karni_historian.ingest.sink import SessionWriter, Sink
 
 __all__ = [

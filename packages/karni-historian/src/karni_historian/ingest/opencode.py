@@ -30,8 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni_historian.ingest import FileReport
     from karni_historian.ingest.opencode_storage import DatabaseStore, FileStore, SessionRow
+    from karni_historian.ingest.report import FileReport
     from karni_historian.ingest.sink import SessionWriter, Sink
 
 __all__ = ["KIND", "data_dirs", "find_sources", "ingest_source", "is_source"]

@@ -28,6 +28,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from karni_historian.store import Store
@@ -69,13 +70,24 @@ class OtherProjectSession(Exception):
 class Sink:
     """The sessions one ingest run writes to, with their unsaved messages."""
 
-    def __init__(self, store: Store, root: str, *, other_projects: bool = True) -> None:
+    def __init__(
+        self,
+        store: Store,
+        root: str,
+        read_side_file: Callable[[Sink, str, str], None] | None = None,
+        *,
+        other_projects: bool = True,
+    ) -> None:
         """Create a sink writing to ``store`` for the project at ``root``.
 
-        With ``other_projects`` false, a session whose recorded working folder
-        lies outside the project raises :class:`OtherProjectSession`.
+        ``read_side_file(sink, path, kind)`` reads a file a transcript leads
+        to (a subagent's) within the same run; the run passes it, so a reader
+        reaches it without importing the run. With ``other_projects`` false, a
+        session whose recorded working folder lies outside the project raises
+        :class:`OtherProjectSession`.
         """
         self.store = store
+        self.read_side_file = read_side_file
         self.root = os.path.abspath(root)
         self.other_projects = other_projects
         self._writers: dict[str, SessionWriter] = {}

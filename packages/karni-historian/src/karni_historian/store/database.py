@@ -183,7 +183,7 @@ class Database:
                 for statement in MIGRATIONS[number - 1]:
                     self.connection.execute(statement)
                 if number == RESTAGED_VERSION:
-                    from karni_historian.store.staging import restage_json_rows
+                    from karni_historian.store.staged_rows import restage_json_rows
 
                     restage_json_rows(self.connection)
                 self.connection.execute(f"PRAGMA user_version = {number}")

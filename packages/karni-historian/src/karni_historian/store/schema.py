@@ -198,7 +198,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (),
     # Version 5: a pending recomp's compartments staged in columns (``recomp_staged``),
     # so that publishing copies them in SQL. The rows of ``recomp_staging`` (JSON) are
-    # moved there by Python, which reads them exactly (``store/staging.py``,
+    # moved there by Python, which reads them exactly (``store/staged_rows.py``,
     # ``restage_json_rows``), and the table is then dropped.
     (
         """CREATE TABLE recomp_staged (
@@ -284,7 +284,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 RESTAGED_VERSION = 5
 """The version whose migration ends in Python: ``recomp_staging``'s JSON rows moved to columns.
 
-:func:`karni_historian.store.staging.restage_json_rows` runs after the
+:func:`karni_historian.store.staged_rows.restage_json_rows` runs after the
 version's statements, in the same transaction.
 """
 

@@ -11,60 +11,21 @@ publishing copies them in one statement.
 from __future__ import annotations
 
 from karni_historian.store.database import Database, ScratchTable, utc_now
+from karni_historian.store.staged_rows import STAGE, staged_row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Iterator, Sequence
 
     from karni_historian.model import Compartment
 
-__all__ = ["StagingTables", "restage_json_rows"]
-
-_STAGED_COLUMNS = (
-    "session_id, start_message, end_message, start_message_id, end_message_id, title, content,"
-    " p1, p2, p3, p4, importance, episode_type, legacy, start_date, end_date"
-)
-"""The columns of ``recomp_staged``, in the order of :func:`_staged_row`."""
-
-_STAGE = (
-    f"INSERT OR REPLACE INTO recomp_staged ({_STAGED_COLUMNS})"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+__all__ = ["StagingTables"]
 
 _READ_STAGED = (
     "SELECT start_message, end_message, title, p1, p2, p3, p4, importance, start_date, end_date,"
     " episode_type, legacy, content FROM recomp_staged WHERE session_id = ?"
     " ORDER BY start_message"
 )
-
-
-def _staged_row(
-    session_id: str, compartment: Compartment, message_ids: tuple[str | None, str | None] | None
-) -> tuple[object, ...]:
-    """The values of a ``recomp_staged`` row: the compartment as it is, its end messages' ids.
-
-    The ids are null when unknown; publishing looks them up.
-    """
-    start_id, end_id = message_ids or (None, None)
-    return (
-        session_id,
-        compartment.start,
-        compartment.end,
-        start_id,
-        end_id,
-        compartment.title,
-        compartment.content,
-        compartment.p1,
-        compartment.p2,
-        compartment.p3,
-        compartment.p4,
-        compartment.importance,
-        compartment.episode_type,
-        compartment.legacy,
-        compartment.start_date,
-        compartment.end_date,
-    )
 
 
 class StagingTables(Database):
@@ -106,9 +67,9 @@ class StagingTables(Database):
         )
         with self.transaction():
             self.connection.executemany(
-                _STAGE,
+                STAGE,
                 [
-                    _staged_row(session_id, compartment, known)
+                    staged_row(session_id, compartment, known)
                     for compartment, known in zip(compartments, ids, strict=True)
                 ],
             )
@@ -215,27 +176,3 @@ class StagingTables(Database):
         else:
             connection.execute("DELETE FROM recomp_staged")
         connection.execute("DELETE FROM recomp_jobs WHERE session_id = ?", (session_id,))
-
-
-def restage_json_rows(connection: sqlite3.Connection) -> None:
-    """Move the rows of ``recomp_staging`` (JSON, before version 5) to ``recomp_staged``.
-
-    The end of the migration to version 5, in Python: SQLite's JSON
-    functions read an escaped NUL character as the end of a string, and
-    ``json.loads`` reads every row exactly as the earlier versions did.
-    Rows from before the message ids were staged get them looked up when
-    published. The old table is dropped.
-    """
-    import json
-
-    from karni_historian.model import Compartment
-
-    rows = []
-    for session_id, text in connection.execute(
-        "SELECT session_id, compartment_json FROM recomp_staging"
-    ):
-        fields = json.loads(text)
-        ids = (fields.pop("start_message_id", None), fields.pop("end_message_id", None))
-        rows.append(_staged_row(session_id, Compartment(**fields), ids))
-    connection.executemany(_STAGE, rows)
-    connection.execute("DROP TABLE recomp_staging")

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.condense.models.prompt import Prompt
 
@@ -42,7 +42,7 @@ def request_body(entry: ModelEntry, prompt: Prompt) -> dict[str, Any]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One Messages API call; see :func:`karni_historian.condense.models.backends.complete`."""
-    from karni_historian.condense.models.backends import api_key, call_sdk, missing_extra
+    from karni_historian.condense.models.calling import api_key, call_sdk, missing_extra
 
     key = api_key(entry, required=True)
     try:
@@ -60,7 +60,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 
 
 def _reply(message: Any) -> Reply:
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
 
     texts = [block.text for block in message.content if getattr(block, "type", "") == "text"]
     if not any(t.strip() for t in texts):

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from karni_historian.condense.chunk import Chunk
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.condense.models.dumps import DumpFolder
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.condense.models.prompt import Prompt, PromptContext
@@ -280,7 +280,7 @@ def _dump_record(
     raw: str,
     attempt: int,
 ) -> dict[str, Any]:
-    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.budget import estimate_tokens
 
     request: dict[str, Any] = {
         "endpoint": entry.endpoint,

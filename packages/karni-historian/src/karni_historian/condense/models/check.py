@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.condense.models.prompt import Prompt
     from karni_historian.condense.models.redaction import Redactor

@@ -13,7 +13,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.condense.models.prompt import Prompt
 
@@ -43,7 +43,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 
     from karni.agent.common.processes import find_program
 
-    from karni_historian.condense.models.backends import connection_error
+    from karni_historian.condense.models.calling import connection_error
     from karni_historian.errors import ModelCallError
 
     program = find_program(COMMAND)  # absolute PATH entries only: never the project's folder
@@ -79,7 +79,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 def _reply(entry: ModelEntry, code: int, stdout: str, stderr: str) -> Reply:
     import json
 
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.errors import ModelCallError
 
     raw = stdout if not stderr.strip() else f"{stdout}\n[stderr]\n{stderr}"

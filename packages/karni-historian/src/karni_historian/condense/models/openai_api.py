@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.condense.models.entries import ModelEntry
     from karni_historian.condense.models.prompt import Prompt
 
@@ -45,7 +45,7 @@ def request_body(entry: ModelEntry, prompt: Prompt) -> dict[str, Any]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One Chat Completions call; see :func:`karni_historian.condense.models.backends.complete`."""
-    from karni_historian.condense.models.backends import NO_KEY, api_key, call_sdk, missing_extra
+    from karni_historian.condense.models.calling import NO_KEY, api_key, call_sdk, missing_extra
 
     key = api_key(entry, required=entry.backend == "openai")
     try:
@@ -63,7 +63,7 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 
 
 def _reply(entry: ModelEntry, completion: Any) -> Reply:
-    from karni_historian.condense.models.backends import Reply
+    from karni_historian.condense.models.calling import Reply
     from karni_historian.errors import ModelCallError
 
     raw = completion.model_dump_json()

@@ -223,7 +223,7 @@ def fit_prompt(
     Older references go first, then memories (the last listed first); the
     chunk is never cut here.
     """
-    from karni_historian.brief.budget import estimate_tokens
+    from karni_historian.budget import estimate_tokens
 
     references = list(context.references[-REFERENCE_COUNT:])
     memories = list(context.memories)
