@@ -406,29 +406,27 @@ def monorepo(root: Path) -> Path:
     )
 
 
-LARGE_APPS = tuple(
-    [
-        "sites",
-        "racks",
-        "devices",
-        "cables",
-        "power",
-        "circuits",
-        "addresses",
-        "vlans",
-        "vpn",
-        "wireless",
-        "tenancy",
-        "contacts",
-        "extras",
-        "jobs",
-        "reports",
-        "users",
-        "tags",
-        "journal",
-        "webhooks",
-        "imports",
-    ]
+LARGE_APPS = (
+    "sites",
+    "racks",
+    "devices",
+    "cables",
+    "power",
+    "circuits",
+    "addresses",
+    "vlans",
+    "vpn",
+    "wireless",
+    "tenancy",
+    "contacts",
+    "extras",
+    "jobs",
+    "reports",
+    "users",
+    "tags",
+    "journal",
+    "webhooks",
+    "imports",
 )
 """The apps of :func:`large_project`."""
 
