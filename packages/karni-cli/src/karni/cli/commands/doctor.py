@@ -29,7 +29,7 @@ from karni.cli.distributions import is_third_party
 from karni.cli.errors import KarniError, ProjectNotFoundError
 from karni.cli.flags import parse_flags
 from karni.cli.hooks.install import status
-from karni.cli.project import find_project_root
+from karni.cli.project import find_project_root, found_below, projects_below
 from karni.cli.tip import offer_tip
 from karni.cli.version import cli_version
 
@@ -286,7 +286,11 @@ def run(argv: list[str]) -> int:
         root = find_project_root()
     except ProjectNotFoundError:
         root = None
-        project_error = f"no manage.py or karni.rules.py at or above {os.getcwd()}"
+        here = os.getcwd()
+        project_error = f"no manage.py or karni.rules.py at or above {here}"
+        below = projects_below(here)
+        if below:
+            project_error += f"; {found_below(below)}"
     discovery = discover()
     facts = collect(root, discovery, verbose=flags["verbose"])
     if flags["json"]:
