@@ -88,6 +88,19 @@ def uv() -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def uv_location(uv: list[str]) -> tuple[str, str]:
+    """The folder holding the uv command and uv's cache: what ``scripts/install`` runs with.
+
+    ``scripts/install`` finds uv on ``PATH`` (``scripts/lib.sh``) and builds
+    offline from the cache ``uv sync`` filled.
+    """
+    if len(uv) != 1:
+        pytest.fail("uv must be a command on PATH for scripts/install (scripts/test puts it there)")
+    cache = subprocess.run([*uv, "cache", "dir"], capture_output=True, text=True, check=True)
+    return str(Path(uv[0]).resolve().parent), cache.stdout.strip()
+
+
+@pytest.fixture(scope="session")
 def dist_dir(tmp_path_factory: pytest.TempPathFactory, uv: list[str]) -> Path:
     """Every wheel and sdist of the workspace, built as a release builds them."""
     given = os.environ.get("KARNI_IT_DIST")

@@ -1,12 +1,16 @@
-"""The install the README gives, run with pipx as written, and every command outputs name.
+"""The install the README gives, run as written, and every command outputs name.
 
-The README's install block is run exactly as written, offline: pipx gets only
-what an offline run needs on top (``--skip-maintenance``, the local wheels
-through ``--pip-args``, the interpreter). Then the quickstart page's console
-session is replayed and must print what the page shows, line for line. In a
-project whose history is long enough to be cut at the cap, every ``full
-brief:`` command that ``karni context --with-history`` names is run as a user
-pastes it, found on the ``PATH`` that pipx set up.
+The README's install block is run exactly as written, in a fresh clone of the
+repository, offline: ``scripts/install`` builds the wheels from the clone
+(hatchling from uv's cache, ``UV_OFFLINE``) and installs them with pipx, pip
+taking ``tomlkit`` from a local folder (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``),
+all in a temporary home. Then the quickstart page's console session is
+replayed and must print what the page shows, line for line. In a project
+whose history is long enough to be cut at the cap, every ``full brief:``
+command that ``karni context --with-history`` names is run as a user pastes
+it, found on the ``PATH`` that pipx set up. The uv install, a provider added
+later, an index holding another project's ``karni-cli``, and the shell
+completion line on a fresh home are run as written too.
 """
 
 from __future__ import annotations
@@ -14,40 +18,59 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from karni_it.artifacts import Artifact
 from karni_it.documented import bash_commands, commands, console_steps, fenced_blocks, section
 from karni_it.interpreters import PRIMARY_VERSION, python_for
 from karni_it.pipx_scenario import Journey
-from karni_it.workspace import ROOT
 
-README = ROOT / "README.md"
-QUICKSTART = ROOT / "docs" / "quickstart.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
+QUICKSTART = README.parent / "docs" / "quickstart.md"
 FILE = "apps/events/models.py"
 FULL_BRIEF = re.compile(r"^… truncated at ~300 tokens; full brief: (.+)$", re.MULTILINE)
 PROVIDER_COMMANDS = {"karni-history-adr", "karni-historian"}
 """The commands of the providers the README installs; every one must be on ``PATH``."""
+INSTALL = "scripts/install"
+
+
+def install_blocks() -> list[str]:
+    """The ``bash`` blocks of the README's Install section, in page order."""
+    return fenced_blocks(section(README.read_text("utf-8"), "Install"), "bash")
+
+
+def block_with(text: str) -> str:
+    """The first block of the Install section holding ``text``."""
+    (found, *_) = [block for block in install_blocks() if text in block]
+    return found
 
 
 def install_block() -> list[list[str]]:
-    return bash_commands(fenced_blocks(section(README.read_text("utf-8"), "Install"), "bash")[0])
+    return bash_commands(install_blocks()[0])
 
 
 def try_it_block() -> list[list[str]]:
-    return bash_commands(fenced_blocks(section(README.read_text("utf-8"), "Install"), "bash")[1])
+    return bash_commands(block_with("karni new "))
+
+
+def uv_block() -> list[list[str]]:
+    return bash_commands(block_with(f"{INSTALL} --uv "))
 
 
 @dataclass
 class Shell:
-    """Runs documented commands the way a user's shell would, after the pipx install."""
+    """Runs documented commands the way a user's shell would, in a clone of the repository."""
 
     journey: Journey
     python: Path
 
     def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+        if argv[0] == INSTALL:
+            return self.journey.install(*argv[1:], check=False)
         if argv[0] == "pipx":
             subcommand, *rest = argv[1:]
             if subcommand not in ("install", "inject"):  # nothing to download
@@ -59,7 +82,7 @@ class Shell:
         found = shutil.which(argv[0], path=env["PATH"])
         assert found, f"`{argv[0]}`: command not found after the documented install"
         if argv[0] == "karni" or argv[0] in PROVIDER_COMMANDS:
-            assert Path(found).parent == self.journey.bin, f"{argv[0]} is not pipx's: {found}"
+            assert Path(found).parent == self.journey.bin, f"{argv[0]} is not the installed one"
         return subprocess.run(
             [found, *argv[1:]],
             cwd=cwd,
@@ -89,27 +112,43 @@ class Shell:
 
 
 @pytest.fixture(scope="module")
-def shell(
+def make_shell(
     interpreters: dict[str, Path],
     dist_dir: Path,
     offline: list[str],
     pipx_command: list[str],
     pip_folder: Callable[[str], Path],
-) -> Shell:
-    """pipx set up in a temporary home, with the README's install block run in it."""
-    work = pip_folder("documented-install")
-    python = python_for(interpreters, PRIMARY_VERSION)
-    journey = Journey(
-        python=python,
-        dist_dir=dist_dir,
-        extra_wheels={},
-        work=work,
-        offline=offline,
-        shared_libs=work / "pipx-shared",
-        chronicle_home=work / "chronicle-home",
-        pipx_command=pipx_command,
-    )
-    shell = Shell(journey, python)
+    template_clone: Path,
+    uv_location: tuple[str, str],
+) -> Callable[[str], Shell]:
+    """``make_shell(NAME)``: a temporary home with a fresh clone of the repository in it."""
+
+    def make(name: str) -> Shell:
+        work = pip_folder(name)
+        repository = work / "karni-history"
+        subprocess.run(["git", "clone", "-q", str(template_clone), str(repository)], check=True)
+        python = python_for(interpreters, PRIMARY_VERSION)
+        journey = Journey(
+            python=python,
+            dist_dir=dist_dir,
+            extra_wheels={},
+            work=work,
+            offline=offline,
+            shared_libs=work / "pipx-shared",
+            chronicle_home=work / "chronicle-home",
+            pipx_command=pipx_command,
+            repository=repository,
+            uv=uv_location,
+        )
+        return Shell(journey, python)
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def shell(make_shell: Callable[[str], Shell]) -> Shell:
+    """The README's install block, run as written in a fresh clone."""
+    shell = make_shell("documented-install")
     shell.replay(install_block(), shell.folder("home"))
     return shell
 
@@ -122,15 +161,32 @@ def test_the_install_puts_every_providers_command_on_path(shell: Shell) -> None:
         assert result.stdout.startswith(f"usage: {command} "), result.stdout
 
 
+def test_the_install_uses_the_wheels_it_built_from_the_clone(
+    shell: Shell, artifacts: dict[str, Artifact]
+) -> None:
+    wheels = shell.journey.work / "data" / "karni" / "wheels"
+    built = {path.name for path in wheels.glob("*.whl")}
+    assert built == {artifact.wheel.name for artifact in artifacts.values()}
+    constraints = (wheels / "constraints.txt").read_text(encoding="utf-8")
+    for name in artifacts:
+        assert f"\n{name} @ file://{wheels}/" in constraints, name
+    (version,) = shell.replay([["karni", "--version"]], shell.journey.work)
+    assert version.stdout == f"karni {artifacts['karni-cli'].version}\n"
+
+
+def _readme_providers() -> set[str]:
+    (install, *_) = [argv for argv in install_block() if argv[0] == INSTALL]
+    return set(install[1:])
+
+
 def test_the_quickstart_prints_what_the_page_shows(shell: Shell) -> None:
     (block, *_) = fenced_blocks(QUICKSTART.read_text("utf-8"), "console")
-    readme_pipx = [argv for argv in install_block() if argv[0] == "pipx"]
     cwd = shell.folder("quickstart")
     for step in console_steps(block):
         for argv in step.argv:
-            if argv[0] == "pipx":  # installed above: the quickstart may show no other install
-                assert argv in readme_pipx, f"`{step.line}` is not the README's install"
-                assert step.output == [], "pipx's own output differs between machines"
+            if argv[0] == INSTALL:  # done above: the quickstart may show no other install
+                assert set(argv[1:]) <= _readme_providers(), f"`{step.line}`"
+                assert step.output == [], "the installers' own output differs between machines"
             elif argv[0] == "cd":
                 cwd = cwd / argv[1]
             else:
@@ -217,8 +273,8 @@ def test_include_apps_is_refused_for_a_provider_without_commands(
     assert accepted.returncode == 0, accepted.stderr
 
 
-def test_an_earlier_inject_without_apps_needs_force(shell: Shell) -> None:
-    """The docs' advice for users who followed the old install: repeat it with ``--force``."""
+def test_a_provider_injected_without_its_command_gets_it_from_the_install(shell: Shell) -> None:
+    """The docs' advice for a provider added by hand without ``--include-apps``."""
     home = shell.journey.work
 
     def exposed() -> bool:
@@ -228,8 +284,119 @@ def test_an_earlier_inject_without_apps_needs_force(shell: Shell) -> None:
     shell.replay([["pipx", "inject", "karni-cli", "karni-historian"]], home)
     assert not exposed()
     shell.replay([["pipx", "inject", "--include-apps", "karni-cli", "karni-historian"]], home)
-    assert not exposed(), "pipx now exposes the app without --force: simplify the docs"
-    shell.replay(
-        [["pipx", "inject", "--include-apps", "--force", "karni-cli", "karni-historian"]], home
-    )
+    assert not exposed(), "pipx now exposes the app without --force: simplify scripts/install"
+    shell.replay([[INSTALL, "karni-historian"]], home)
     assert exposed()
+    assert (shell.journey.bin / "karni-history-adr").exists()  # added before, still there
+
+
+def test_the_completion_line_works_on_a_fresh_home(shell: Shell, tmp_path: Path) -> None:
+    (line,) = [
+        line for line in block_with("karni completion").splitlines() if "karni completion" in line
+    ]
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    env = {**shell.journey.karni_env, "HOME": str(home)}
+    result = subprocess.run(["bash", "-c", line], env=env, capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (0, "")
+    script = home / ".local/share/bash-completion/completions/karni"
+    assert script.is_file()
+    check = subprocess.run(
+        ["bash", "-c", f"source {script} && complete -p karni"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0 and "karni" in check.stdout, check.stderr
+
+
+def test_the_uv_install_as_written(make_shell: Callable[[str], Shell]) -> None:
+    shell = make_shell("uv-install")
+    home = shell.folder("home")
+    shell.replay(uv_block(), home)
+    assert not (shell.journey.work / "pipx-home").exists()
+    exposed = {path.name for path in shell.journey.bin.iterdir()}
+    assert exposed >= {"karni", *PROVIDER_COMMANDS}
+    (doctor,) = shell.replay([["karni", "doctor", "-q"]], home)
+    for name in ("adr", "historian", "gigai-chronicle"):
+        assert f"  {name} " in doctor.stdout
+
+
+def test_a_provider_added_later_keeps_the_one_before(make_shell: Callable[[str], Shell]) -> None:
+    for flags in ([], ["--uv"]):
+        shell = make_shell("added-later" + "".join(flags))
+        home = shell.folder("home")
+        shell.replay([[INSTALL, *flags, "karni-history-adr"]], home)
+        assert not (shell.journey.bin / "karni-historian").exists()
+        shell.replay([[INSTALL, *flags, "karni-historian"]], home)
+        for command in ("karni", *PROVIDER_COMMANDS):
+            assert (shell.journey.bin / command).exists(), (flags, command)
+
+
+def _other_project_wheel(folder: Path, name: str, version: str) -> None:
+    """A wheel another project published under one of our names, with a `karni` of its own."""
+    stem = f"{name.replace('-', '_')}-{version}"
+    info = f"{stem}.dist-info"
+    files = {
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+        f"{info}/entry_points.txt": "[console_scripts]\nkarni = other_karni:main\n"
+        if name == "karni-cli"
+        else "",
+        "other_karni.py": "def main():\n    print('another project')\n",
+    }
+    with zipfile.ZipFile(folder / f"{stem}-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+        archive.writestr(f"{info}/RECORD", "".join(f"{path},,\n" for path in files))
+
+
+def test_an_index_with_another_projects_releases_is_never_used(
+    make_shell: Callable[[str], Shell], dist_dir: Path, artifacts: dict[str, Artifact]
+) -> None:
+    """An "index" holding higher versions of our names: both installers still take ours."""
+    for flags in ([], ["--uv"]):
+        shell = make_shell("other-index" + "".join(flags))
+        index = shell.journey.work / "index"
+        index.mkdir()
+        for wheel in dist_dir.glob("tomlkit-*.whl"):
+            shutil.copy2(wheel, index)
+        for name, version in [
+            ("karni-cli", "9.9.9"),
+            ("karni-core", "0.1.999"),
+            ("karni-history-chronicle", "0.1.999"),
+            ("karni-history-adr", "0.1.999"),
+        ]:
+            _other_project_wheel(index, name, version)
+        shell.journey.dist_dir = index  # PIP_FIND_LINKS and UV_FIND_LINKS: the other "index"
+        home = shell.folder("home")
+        shell.replay([[INSTALL, *flags, "karni-history-adr"]], home)
+        (version,) = shell.replay([["karni", "--version"]], home)
+        assert version.stdout == f"karni {artifacts['karni-cli'].version}\n", flags
+        (adr,) = shell.replay([["karni-history-adr", "--help"]], home)
+        assert adr.stdout.startswith("usage: karni-history-adr "), flags
+
+
+def test_a_wrong_provider_or_python_is_one_line_before_any_build(shell: Shell) -> None:
+    for args, expected in [
+        (
+            ["karni-history-adrr"],
+            "install: `karni-history-adrr` is not one of this repository's providers "
+            "(karni-history-adr, karni-historian); add someone else's with "
+            "`pipx inject karni-cli NAME`\n",
+        ),
+        (
+            ["karni-history-chronicle"],
+            "install: karni-history-chronicle is built in: karni-cli brings it; name only "
+            "karni-history-adr or karni-historian\n",
+        ),
+        (
+            ["--python", "3.10"],
+            "install: --python names Python 3.10 (3.10); karni needs 3.11 or newer: pass "
+            "--python with one, e.g. `scripts/install --python python3.12`\n",
+        ),
+    ]:
+        result = shell.journey.install(*args, check=False)
+        assert (result.returncode, result.stderr) == (1, expected), args
+        assert "building" not in result.stdout

@@ -1,4 +1,4 @@
-"""Karni as users install it: ``pipx install karni-cli`` and ``pipx inject``, offline.
+"""Karni as users install it: ``scripts/install``, then a provider added later, offline.
 
 The journey (``karni_it.pipx_scenario``) runs once per interpreter. The
 interpreter running pytest has every step's output locked in a byte-exact
@@ -91,6 +91,7 @@ def journeys(
     pipx_command: list[str],
     third_party_wheels: dict[str, Path],
     pip_folder: Callable[[str], Path],
+    uv_location: tuple[str, str],
 ):
     """``version`` → that interpreter's recorded journey, run on first use."""
     if not (EXAMPLES_DIR / "eventsite").is_dir():
@@ -114,6 +115,8 @@ def journeys(
                 shared_libs=shared_libs,
                 chronicle_home=work / "chronicle-home",
                 pipx_command=pipx_command,
+                uv=uv_location,
+                wheels_from=dist_dir,
             )
             from karni_provider_testkit.fake_chronicle import FakeChronicle
 

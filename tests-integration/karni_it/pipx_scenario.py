@@ -15,8 +15,15 @@ workspace. Offline means: a temporary ``PIPX_HOME``/``PIPX_BIN_DIR``/
 ``--pip-args="--no-index --find-links <absolute dist dir>"`` (the folder
 shell-quoted inside the value, which pipx splits as a shell would, so a
 ``TMPDIR`` with a space in it works), and
-``unshare -rn`` around pipx where the kernel allows it. Only stdlib-only
-distributions are installed, so no third-party wheel is needed.
+``unshare -rn`` around pipx where the kernel allows it.
+
+``karni-cli`` and ``karni-history-adr`` go in as the README says, with
+``scripts/install`` (:meth:`Journey.install`): run from the repository, its
+own wheels taken from the built folder (``KARNI_INSTALL_FROM``, so a release
+tests the wheels it uploads), pip offline through its environment
+(``PIP_NO_INDEX``, ``PIP_FIND_LINKS`` for ``tomlkit``), pipx's shared
+libraries never upgraded (``PIPX_DISABLE_SHARED_LIBS_AUTO_UPGRADE``) and the
+interpreter chosen by ``PIPX_DEFAULT_PYTHON``.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from karni_it.environment import clean_env
-from karni_it.workspace import EXAMPLES_DIR
+from karni_it.workspace import EXAMPLES_DIR, ROOT
 
 EXAMPLE = "eventsite"
 FILE = "apps/events/models.py"
@@ -148,8 +155,16 @@ class Journey:
         shared_libs: Path,
         chronicle_home: Path,
         pipx_command: list[str],
+        repository: Path = ROOT,
+        uv: tuple[str, str] = ("", ""),
+        wheels_from: Path | None = None,
     ) -> None:
+        """``uv`` is the uv command's folder and its cache; ``wheels_from`` the built wheels
+        ``scripts/install`` takes (None: it builds them from ``repository``)."""
         self.pipx_command = pipx_command
+        self.repository = repository
+        self.uv = uv
+        self.wheels_from = wheels_from
         self.chronicle_home = chronicle_home
         self.python = python
         self.dist_dir = dist_dir
@@ -174,6 +189,52 @@ class Journey:
             KARNI_CACHE_DIR=str(work / "karni-cache"),
         )
         self.scenario = Scenario(work=work)
+
+    def install_env(self) -> dict[str, str]:
+        """What ``scripts/install`` runs with: pipx's folders, offline, this interpreter."""
+        shim = self.work / "shim"
+        if not shim.is_dir():
+            shim.mkdir()
+            (shim / "pipx").write_text(
+                f'#!/bin/sh\nexec {shlex.join(self.pipx_command)} "$@"\n', encoding="utf-8"
+            )
+            (shim / "pipx").chmod(0o755)
+        uv_folder, uv_cache = self.uv
+        env = {
+            **self.pipx_env,
+            "PATH": f"{shim}:{uv_folder}:/usr/bin:/bin",
+            "PYTHON": str(self.python),
+            "PIPX_DEFAULT_PYTHON": str(self.python),
+            "PIPX_DISABLE_SHARED_LIBS_AUTO_UPGRADE": "1",
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": self.dist_dir.as_uri(),
+            "XDG_DATA_HOME": str(self.work / "data"),
+            "UV_OFFLINE": "1",
+            "UV_CACHE_DIR": uv_cache,
+            "UV_FIND_LINKS": self.dist_dir.as_uri(),
+            "UV_TOOL_DIR": str(self.work / "uv-tools"),
+            "UV_TOOL_BIN_DIR": str(self.bin),
+            "UV_PYTHON": str(self.python),
+        }
+        if self.wheels_from is not None:
+            env["KARNI_INSTALL_FROM"] = str(self.wheels_from)
+        return env
+
+    def install(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """``scripts/install ARGS``, as a user runs it in the repository."""
+        command = [*self.offline, str(self.repository / "scripts" / "install"), *args]
+        result = subprocess.run(
+            command,
+            cwd=self.repository,
+            env=self.install_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"`scripts/install {' '.join(args)}` failed:\n{result.stderr}")
+        return result
 
     def pipx(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         command = [*self.offline, *self.pipx_command, *args]
@@ -244,17 +305,10 @@ class Journey:
         self.karni(f"{phase}/chronicle/doctor", chron, "doctor")
 
     def run(self) -> Scenario:
-        self.pipx(
-            "install",
-            "--skip-maintenance",
-            "--python",
-            str(self.python),
-            self.pip_args,
-            "karni-cli",
-        )
+        self.install()
         self.plain_steps("before")
 
-        self.pipx("inject", "--skip-maintenance", self.pip_args, "karni-cli", "karni-history-adr")
+        self.install("karni-history-adr")
         site = self.fresh_example(EXAMPLE)
         self.with_history("adr/eventsite", site)
         self.karni("adr/eventsite/rules", site, "rules")

@@ -151,15 +151,44 @@ def test_doctor_outside_a_project_still_reports(tmp_path: Path, monkeypatch, cap
     assert facts["project"] is None and facts["adapters"]["status"] == "no-project"
 
 
-def test_doctor_reports_stale_adapters(eventsite: Path, monkeypatch, capsys) -> None:
+def test_doctor_calls_an_adapter_never_written_missing(
+    eventsite: Path, monkeypatch, capsys
+) -> None:
     (eventsite / "AGENTS.md").unlink()
     monkeypatch.chdir(eventsite)
     main(["doctor", "--json"])
     adapters = json.loads(capsys.readouterr().out)["adapters"]
-    assert adapters["status"] == "stale"
-    assert "AGENTS.md" in adapters["stale"]
+    assert adapters == {"status": "missing", "stale": [], "missing": ["AGENTS.md"], "error": None}
     main(["doctor", "-q"])
-    assert "adapters:    stale: AGENTS.md" in capsys.readouterr().out
+    assert "adapters:    missing: AGENTS.md; run `karni rules sync`\n" in capsys.readouterr().out
+
+
+def test_doctor_tells_missing_from_stale_adapters(eventsite: Path, monkeypatch, capsys) -> None:
+    (eventsite / "AGENTS.md").unlink()
+    claude = eventsite / "CLAUDE.md"
+    claude.write_text(claude.read_text() + "an edit\n")
+    monkeypatch.chdir(eventsite)
+    main(["doctor", "--json"])
+    adapters = json.loads(capsys.readouterr().out)["adapters"]
+    assert (adapters["status"], adapters["missing"], adapters["stale"]) == (
+        "stale",
+        ["AGENTS.md"],
+        ["CLAUDE.md"],
+    )
+    main(["doctor", "-q"])
+    line = "adapters:    missing: AGENTS.md; stale: CLAUDE.md; run `karni rules sync`\n"
+    assert line in capsys.readouterr().out
+    assert main(["check"]) == 1
+    out = capsys.readouterr().out
+    assert "missing: AGENTS.md; out of date: CLAUDE.md; run `karni rules sync`" in out
+
+
+def test_a_project_that_never_synced_has_its_adapters_missing(tmp_path: Path, run_cli) -> None:
+    (tmp_path / "manage.py").write_text("")
+    result = run_cli("doctor", "-q", cwd=tmp_path)
+    adapters = next(line for line in result.stdout.splitlines() if line.startswith("adapters:"))
+    assert adapters.startswith("adapters:    missing: AGENTS.md, CLAUDE.md, ")
+    assert "stale" not in adapters
 
 
 def test_doctor_reports_an_invalid_rules_file_and_still_exits_0(
@@ -307,3 +336,31 @@ def test_doctor_imports_stay_lean(
     heavy = {"argparse", "json", "re", "pathlib", "subprocess", "typing", "dataclasses"}
     heavy |= {"importlib", "importlib.metadata", "tomllib", "zlib", "_ast", "fcntl"}
     assert not heavy & done.modules, heavy & done.modules
+
+
+def test_doctor_names_a_settings_file_that_is_not_toml(eventsite: Path, run_cli, tmp_path) -> None:
+    (eventsite / ".karni").mkdir(exist_ok=True)
+    (eventsite / ".karni" / "config.toml").write_text("suggest_tools = \n[historian\n")
+    user = tmp_path / "user-config"
+    (user / "karni").mkdir(parents=True)
+    (user / "karni" / "config.toml").write_text("= nothing\n")
+    env = {"XDG_CONFIG_HOME": str(user), "KARNI_HISTORY_PROVIDERS": "gigai-chronicle"}
+    result = run_cli("doctor", "-q", cwd=eventsite, env=env)
+    assert result.returncode == 0
+    settings = [line for line in result.stdout.splitlines() if line.startswith("settings:")]
+    assert len(settings) == 2
+    for line, path in zip(settings, [eventsite / ".karni", user / "karni"], strict=True):
+        assert line.startswith(f"settings:    {path}/config.toml is not valid TOML (")
+        assert line.endswith("); fix or delete it")
+    document = json.loads(run_cli("doctor", "--json", cwd=eventsite, env=env).stdout)
+    assert len(document["settings"]["problems"]) == 2
+    context = run_cli("context", cwd=eventsite, env=env)
+    assert (context.returncode, context.stderr) == (0, "")
+    assert context.stdout.startswith("APPS: events(apps/events/) ")
+
+
+def test_doctor_has_no_settings_line_when_the_files_read(eventsite: Path, run_cli) -> None:
+    (eventsite / ".karni").mkdir(exist_ok=True)
+    (eventsite / ".karni" / "config.toml").write_text("suggest_tools = false\n")
+    result = run_cli("doctor", cwd=eventsite)
+    assert "settings:" not in result.stdout

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from karni.agent.history import estimate_tokens
 from karni.cli.inventory import MAX_MODELS, inventory_lines, render
+from karni.cli.inventory.report import EMPTY_INVENTORY
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -155,7 +156,7 @@ def test_models_fields_and_what_is_left_out(tmp_path: Path) -> None:
         },
     )
     lines = inventory_lines(str(tmp_path))
-    assert "MODELS: Product(label,name,price,tags) Tag() User(nickname)" in lines
+    assert "MODELS: Product(name,price,tags,stock) Tag User(nickname)" in lines
     assert lines[-1] == "BASES: BaseModel"
 
 
@@ -191,7 +192,7 @@ def test_models_package_and_cross_file_bases(tmp_path: Path) -> None:
         },
     )
     lines = inventory_lines(str(tmp_path))
-    assert "MODELS: SpecialOrder() Order(total)" in lines
+    assert "MODELS: SpecialOrder Order(total)" in lines
     assert not any(line.startswith("BASES:") for line in lines)
 
 
@@ -262,7 +263,7 @@ def test_pages_without_suffix_and_without_tests(tmp_path: Path) -> None:
             "frontend/src/pages/.hidden.tsx": "",
         },
     )
-    assert inventory_lines(str(tmp_path)) == ["PAGES: Home about events/[id]"]
+    assert inventory_lines(str(tmp_path)) == [EMPTY_INVENTORY, "PAGES: Home about events/[id]"]
 
 
 def test_project_code_is_never_run_and_broken_files_are_skipped(tmp_path: Path) -> None:

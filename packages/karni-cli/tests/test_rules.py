@@ -17,9 +17,11 @@ K008_LINE = "K008 Before editing a file: karni context --with-history FILE."
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project in Karni's layout (the ``# karni:apps`` marker), so every rule applies."""
     root = tmp_path / "proj"
-    root.mkdir()
+    (root / "config").mkdir(parents=True)
     (root / "manage.py").write_text("")
+    (root / "config" / "settings.py").write_text("INSTALLED_APPS = [\n    # karni:apps\n]\n")
     monkeypatch.chdir(root)
     return root
 
@@ -38,6 +40,44 @@ def test_listing_without_store(project: Path, capsys, snapshot_text) -> None:
     assert (code, err) == (0, "")
     assert K008_LINE not in out
     assert out == snapshot_text
+
+
+LAYOUT_RULES = ["K002", "K003", "K004", "K005", "K010", "K011"]
+
+
+def test_a_project_not_in_karnis_layout_leaves_the_layout_rules_out(project: Path, capsys) -> None:
+    (project / "config" / "settings.py").write_text('INSTALLED_APPS = ["shop"]\n')
+    code, out, err = run(capsys)
+    assert (code, err) == (0, "")
+    codes = [line.split()[0] for line in out.splitlines() if line[:1] == "K"]
+    assert codes == ["K001", "K007", "K009", "K006"]
+    assert out.splitlines()[-2] == (
+        "Left out here, as this project is not in Karni's layout: K002 K003 K004 K005 K010 K011"
+    )
+    for code in LAYOUT_RULES:
+        status, _, error = run(capsys, "--explain", code)
+        assert status == 1 and "is not active here: it applies only" in error, code
+    _, _, error = run(capsys, "--explain", "K003")
+    assert error == (
+        "karni: rule K003 is not active here: it applies only in Karni's layout, which this "
+        "project does not follow: apps in apps/, listed before the `# karni:apps` marker in "
+        "config/settings.py (condition `karni-apps`)\n"
+    )
+
+
+def test_karnis_pages_folder_alone_keeps_the_frontend_rules(project: Path, capsys) -> None:
+    (project / "config" / "settings.py").unlink()
+    (project / "frontend" / "src" / "pages").mkdir(parents=True)
+    _, out, _ = run(capsys)
+    assert "K010 Pages live in frontend/src/pages/, one component per route." in out
+    assert out.splitlines()[-2].endswith(": K002 K003 K004 K005")
+
+
+def test_a_disabled_layout_rule_is_not_named_as_left_out(project: Path, capsys) -> None:
+    (project / "config" / "settings.py").unlink()
+    (project / "karni.rules.py").write_text('DISABLE = ["K010", "K011"]\n')
+    _, out, _ = run(capsys)
+    assert out.splitlines()[-2].endswith(": K002 K003 K004 K005")
 
 
 def test_listing_with_store_adds_exactly_k008(
@@ -189,7 +229,7 @@ def test_json(project: Path, capsys, monkeypatch, snapshot_text) -> None:
     assert (code, err) == (0, "")
     assert out == snapshot_text
     document = json.loads(out)
-    assert document["conditions"] == ["history"]
+    assert document["conditions"] == ["history", "karni-apps", "karni-pages"]
     assert document["rules_file"]["path"] == "karni.rules.py"
     by_code = {rule["code"]: rule for rule in document["rules"]}
     assert set(by_code) == {rule.code for rule in KARNI_RULES} | {"P001"}
@@ -201,7 +241,8 @@ def test_json(project: Path, capsys, monkeypatch, snapshot_text) -> None:
 
 def test_json_without_store_or_rule_file(project: Path, capsys) -> None:
     document = json.loads(run(capsys, "--json")[1])
-    assert document["conditions"] == [] and document["rules_file"] is None
+    assert document["conditions"] == ["karni-apps", "karni-pages"]
+    assert document["rules_file"] is None
     k008 = next(rule for rule in document["rules"] if rule["code"] == "K008")
     assert k008["active"] is False and k008["disabled"] is False
 
@@ -317,7 +358,11 @@ def test_disable_k008_end_to_end(
         assert (listing.returncode, listing.stdout, listing.stderr) == (0, no_store.stdout, "")
         assert "K008" not in listing.stdout
     document = json.loads(run_cli("rules", "--json", cwd=eventsite).stdout)
-    assert document["conditions"] == ["history"]  # the store is seen ...
+    assert document["conditions"] == [
+        "history",
+        "karni-apps",
+        "karni-pages",
+    ]  # the store is seen ...
     (k008,) = [rule for rule in document["rules"] if rule["code"] == "K008"]
     assert (k008["active"], k008["disabled"]) == (False, True)  # ... and the rule is off
     explain = run_cli("rules", "--explain", "k008", cwd=eventsite)

@@ -115,6 +115,39 @@ def test_not_shown_when_a_third_party_provider_is_installed(
     assert not (project / ".karni" / "local").exists()
 
 
+@pytest.mark.parametrize(
+    ("distribution", "name"), [("karni-historian", "historian"), ("karni-history-adr", "adr")]
+)
+def test_not_shown_when_another_of_karnis_providers_is_installed(
+    project: Path, monkeypatch, capsys, site_dir, make_distribution, distribution: str, name: str
+) -> None:
+    """The tip suggests Chronicle: Karni's historian or ADR provider is a choice made already."""
+    module = f"fake_{name}"
+    source = f"class P:\n    name = {name!r}\n    def detect(self, root):\n        return False\n"
+    source += "    def context(self, root, path):\n        return None\n"
+    make_distribution(
+        site_dir,
+        distribution,
+        "0.1.0",
+        {"karni.history_providers": {name: f"{module}:P"}},
+        {f"{module}.py": source},
+    )
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", f"{name},gigai-chronicle")
+    out = doctor(capsys)
+    assert f"  {name} " in out and "no store" in out
+    assert "tip:" not in out
+    assert main(["check"]) == 0
+    assert "tip:" not in capsys.readouterr().err
+    assert not (project / ".karni" / "local").exists()
+
+
+def test_shown_with_only_the_built_in_chronicle_provider(
+    project: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("KARNI_HISTORY_PROVIDERS", "gigai-chronicle")
+    assert doctor(capsys).endswith(TIP)
+
+
 def test_not_shown_when_a_third_party_provider_fails_to_load(
     project: Path, monkeypatch, capsys, site_dir, make_distribution
 ) -> None:

@@ -22,7 +22,7 @@ import os
 
 from karni.agent.common.entry_points import entry_points, load_value
 from karni.cli.errors import KarniError
-from karni.cli.rules.adapters import find_stale
+from karni.cli.rules.adapters import missing_and_stale
 from karni.cli.rules.file import load_rules_file
 from karni.cli.rules.model import RulesFileError
 
@@ -80,11 +80,13 @@ def check_adapters(root: str) -> CheckResult:
     name = "agent adapters"
 
     try:
-        stale = find_stale(root)
+        missing, stale = missing_and_stale(root)
     except KarniError as error:
         return CheckResult(name, FAILED, str(error))
-    if stale:
-        return CheckResult(name, FAILED, f"out of date: {', '.join(stale)}; run `karni rules sync`")
+    parts = [f"missing: {', '.join(missing)}"] if missing else []
+    parts += [f"out of date: {', '.join(stale)}"] if stale else []
+    if parts:
+        return CheckResult(name, FAILED, f"{'; '.join(parts)}; run `karni rules sync`")
     return CheckResult(name, OK, "fresh")
 
 

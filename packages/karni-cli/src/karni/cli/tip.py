@@ -3,8 +3,10 @@
 ``karni doctor`` (on stdout, after its report) and a clean ``karni check``
 outside CI (on stderr) may print :data:`TIP` once per project. It is never
 shown with ``-q/--quiet``, in CI, with ``suggest_tools = false`` (project or
-global settings), when a provider detects a store, or when a third-party
-provider is installed. Showing it is recorded first, in
+global settings), when a provider detects a store, or when any provider but
+the built-in Chronicle one is installed: for the tip, which suggests
+Chronicle, every other provider is third-party, Karni's own ADR provider and
+historian included. Showing it is recorded first, in
 ``.karni/local/state.json``; if that fails it is not shown, so it can never
 repeat. ``context``, ``rules``, ``config`` and ``new`` never call this.
 """
@@ -75,13 +77,8 @@ def suppressed_by(
         from karni.agent.history import discover
 
         discovery = discover()
-    # bench row "karni check" runs without it
-    from karni.cli.distributions import is_third_party
-
-    distributions = [p.distribution for p in discovery.providers]
-    distributions += [f.distribution for f in discovery.failures]
-    if any(is_third_party(distribution) for distribution in distributions):
-        return "third-party provider"
+    if _another_provider(discovery):
+        return "another provider"
     if detected is None:
         # bench row "karni check" runs without it
         from karni.agent.history import detect
@@ -90,6 +87,25 @@ def suppressed_by(
     if detected:
         return "store detected"
     return None
+
+
+def _another_provider(discovery: Discovery) -> bool:
+    """Whether a provider besides the built-in Chronicle one is installed (loaded or not).
+
+    The tip suggests Gigai Chronicle. A user with any other history provider
+    (Karni's ADR provider or historian, or someone else's) has chosen one.
+    """
+    # bench row "karni check" runs without it
+    from karni.agent.common.names import normalize_name
+    from karni.agent.history import BUILTIN_PROVIDERS
+
+    builtin = {normalize_name(distribution) for _, distribution in BUILTIN_PROVIDERS.values()}
+    if any(not installed.builtin for installed in discovery.providers):
+        return True
+    return any(
+        failure.distribution and normalize_name(failure.distribution) not in builtin
+        for failure in discovery.failures
+    )
 
 
 def _recorded_as_shown(root: str) -> bool:

@@ -86,6 +86,13 @@ class HistorianProvider:
         except Exception:
             return None
 
+    def store_problem(self, project_root: str | os.PathLike[str]) -> str | None:
+        """For ``karni doctor``: what keeps the store from being read, and the fix; else None."""
+        try:
+            return _store_problem(project_root) if self.detect(project_root) else None
+        except Exception:
+            return None
+
     def full_command(self, project_root: str | os.PathLike[str], path: str | None) -> str | None:
         """The command that prints the full, uncapped brief."""
         try:
@@ -96,6 +103,34 @@ class HistorianProvider:
             return f"karni-historian brief {shlex.quote(path)}"
         except Exception:
             return None
+
+
+def _store_problem(project_root: str | os.PathLike[str]) -> str | None:
+    """What keeps the store from being read, with the fix; None when it can be read."""
+    shown = _DB.replace(os.sep, "/")
+    try:
+        store = _open(project_root)
+    except Exception as error:
+        from karni_historian.store.sqlite_module import load
+
+        if not isinstance(error.__cause__, load().Error):
+            return str(error)  # the store's own one-line error: a link, a newer schema, …
+        cause = error.__cause__
+    else:
+        try:
+            row = store.connection.execute("PRAGMA quick_check(1)").fetchone()
+            cause = None if row and row[0] == "ok" else (row[0] if row else "no answer")
+        except Exception as error:
+            cause = error
+        finally:
+            store.close()
+        if cause is None:
+            return None
+    return (
+        f"{shown} cannot be read ({cause}): move it aside with `mv {shown} {shown}.broken` "
+        f"(it keeps what it holds, for sqlite3's .recover) and run `karni-historian ingest` "
+        f"to start a new store"
+    )
 
 
 def _open(project_root: str | os.PathLike[str]) -> BriefTables:

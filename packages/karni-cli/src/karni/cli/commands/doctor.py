@@ -29,7 +29,7 @@ from karni.cli.distributions import is_third_party
 from karni.cli.errors import KarniError, ProjectNotFoundError
 from karni.cli.flags import parse_flags
 from karni.cli.hooks.install import status
-from karni.cli.project import find_project_root
+from karni.cli.project import find_project_root, found_below, projects_below
 from karni.cli.tip import offer_tip
 from karni.cli.version import cli_version
 
@@ -69,22 +69,24 @@ FLAGS = {
 
 
 def _adapters(root: str | None) -> dict[str, Any]:
-    """Whether the agent adapters are fresh: status, stale files and any error."""
+    """Whether the agent adapters are fresh: status, missing and stale files, and any error."""
     if root is None:
-        return {"status": "no-project", "stale": [], "error": None}
+        return {"status": "no-project", "stale": [], "missing": [], "error": None}
     try:
-        from karni.cli.rules.adapters import find_stale
+        from karni.cli.rules.adapters import missing_and_stale
     except ImportError as error:
         return {
             "status": "unavailable",
             "stale": [],
+            "missing": [],
             "error": f"cannot check agent adapters ({error}); reinstall karni-cli",
         }
     try:
-        stale = list(find_stale(root))
+        missing, stale = missing_and_stale(root)
     except KarniError as error:
-        return {"status": "error", "stale": [], "error": str(error)}
-    return {"status": "stale" if stale else "fresh", "stale": stale, "error": None}
+        return {"status": "error", "stale": [], "missing": [], "error": str(error)}
+    status = "stale" if stale else "missing" if missing else "fresh"
+    return {"status": status, "stale": stale, "missing": missing, "error": None}
 
 
 def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) -> dict[str, Any]:
@@ -120,6 +122,7 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
         },
         "karni_cli_version": cli_version(),
         "adapters": _adapters(root),
+        "settings": {"problems": _settings_problems(root)},
         "hooks": _hooks(root),
         "history": {"providers": providers, "failures": failures},
     }
@@ -131,11 +134,36 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
     return facts
 
 
+def _settings_problems(root: str | None) -> list[str]:
+    """Each configuration file (the project's, the user's) that cannot be read, and the fix.
+
+    Only whether the files are readable TOML: ``karni check`` validates the values.
+    """
+    from karni.agent.common.config import project_config_path, read_config, user_config_path
+    from karni.agent.common.errors import ConfigFileError
+
+    paths = (
+        [user_config_path()] if root is None else [project_config_path(root), user_config_path()]
+    )
+    problems = []
+    for path in paths:
+        try:
+            read_config(path)
+        except ConfigFileError as error:
+            problems.append(str(error))
+    return problems
+
+
 def _detection(installed: InstalledProvider, root: str | None, verbose: bool) -> dict[str, Any]:
     """Whether the provider detects a store; with ``verbose``, also how it was found and timed."""
     started = time.perf_counter()
     detected = None if root is None else detect(installed.provider, root)
-    found: dict[str, Any] = {"detects_store": detected}
+    found: dict[str, Any] = {"detects_store": detected, "store_problem": None}
+    if detected and root is not None:
+        # bench row "karni doctor" runs without it
+        from karni.agent.history import store_problem
+
+        found["store_problem"] = store_problem(installed.provider, root)
     if verbose:
         load = installed.load_seconds
         found["entry_point"] = installed.value
@@ -189,8 +217,13 @@ def _adapters_line(adapters: dict[str, Any]) -> str:
     status = adapters["status"]
     if status == "fresh":
         return "fresh"
-    if status == "stale":
-        return f"stale: {', '.join(adapters['stale'])}; run `karni rules sync`"
+    if status in ("stale", "missing"):
+        parts = []
+        if adapters["missing"]:
+            parts.append(f"missing: {', '.join(adapters['missing'])}")
+        if adapters["stale"]:
+            parts.append(f"stale: {', '.join(adapters['stale'])}")
+        return f"{'; '.join(parts)}; run `karni rules sync`"
     if status == "no-project":
         return "not checked (no project)"
     return f"not checked: {adapters['error']}"
@@ -210,9 +243,14 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
         if facts["allowed_providers"] is not None:
             lines.append(f"allowed:     KARNI_HISTORY_PROVIDERS={facts['allowed_providers']}")
     lines.append(f"adapters:    {_adapters_line(facts['adapters'])}")
+    lines += [f"settings:    {problem}" for problem in facts["settings"]["problems"]]
     if facts["project"]:
         lines.append(f"hooks:       {_hooks_line(facts['hooks'])}")
     lines += _provider_lines(facts["history"]["providers"])
+    unusable = [p for p in facts["history"]["providers"] if p["store_problem"]]
+    if unusable:
+        lines.append("history stores that cannot be read:")
+        lines += [f"  {p['name']}: {p['store_problem']}" for p in unusable]
     failures = facts["history"]["failures"]
     if failures:
         lines.append("history providers that failed to load:")
@@ -232,7 +270,10 @@ def _provider_lines(providers: list[dict[str, Any]]) -> list[str]:
     """One aligned row per provider; with ``-v``, an indented line of details under each."""
     if not providers:
         return ["history providers: none installed"]
-    rows = [(p["name"], _origin(p) or "-", _store_text(p["detects_store"])) for p in providers]
+    rows = [
+        (p["name"], _origin(p) or "-", _store_text(p["detects_store"], p["store_problem"]))
+        for p in providers
+    ]
     name_width = max(len(row[0]) for row in rows)
     origin_width = max(len(row[1]) for row in rows)
     lines = ["history providers:"]
@@ -253,7 +294,9 @@ def _origin(provider: dict[str, Any]) -> str:
     return f"{origin} ({', '.join(notes)})" if origin and notes else origin
 
 
-def _store_text(detected: bool | None) -> str:
+def _store_text(detected: bool | None, problem: str | None = None) -> str:
+    if problem:
+        return "store detected, cannot be read (below)"
     return "-" if detected is None else "store detected" if detected else "no store"
 
 
@@ -286,7 +329,11 @@ def run(argv: list[str]) -> int:
         root = find_project_root()
     except ProjectNotFoundError:
         root = None
-        project_error = f"no manage.py or karni.rules.py at or above {os.getcwd()}"
+        here = os.getcwd()
+        project_error = f"no manage.py or karni.rules.py at or above {here}"
+        below = projects_below(here)
+        if below:
+            project_error += f"; {found_below(below)}"
     discovery = discover()
     facts = collect(root, discovery, verbose=flags["verbose"])
     if flags["json"]:

@@ -13,7 +13,7 @@ import sys
 from karni.agent.common.errors import UnsafePathError
 from karni.cli.errors import KarniError, UsageError, unknown_option
 from karni.cli.project import find_project_root
-from karni.cli.rules.conditions import active_conditions
+from karni.cli.rules.conditions import LAYOUT_CONDITIONS, active_conditions
 from karni.cli.rules.file import load_rules_file
 from karni.cli.rules.registry import (
     KARNI_RULES,
@@ -21,6 +21,7 @@ from karni.cli.rules.registry import (
     format_explanation,
     format_listing,
     inactive_reason,
+    left_out_for_layout,
 )
 
 __all__ = ["SUMMARY", "run"]
@@ -39,6 +40,8 @@ usage: karni rules [--json | --explain CODE]
 
 Print the rules of this Karni project: Karni's conventions, the project's own
 rules from karni.rules.py, and K008 when a prompt-history store is detected.
+In a project not laid out as Karni's, the rules about Karni's folders and
+bases (K002-K005, K010, K011) are left out, and a line names them.
 
 options:
   --explain CODE  the full rule, why it exists and how to fix a breach
@@ -90,7 +93,8 @@ def run(argv: list[str]) -> int:
         return _explain(explain, rules, conditions, rules_file)
     if as_json:
         return _json(rules, conditions, rules_file)
-    sys.stdout.write(format_listing(rules))
+    left_out = left_out_for_layout(conditions, LAYOUT_CONDITIONS, rules_file)
+    sys.stdout.write(format_listing(rules, left_out))
     return 0
 
 

@@ -1,8 +1,13 @@
 """Which folders are the project's Django apps, and what each is called.
 
-``INSTALLED_APPS`` in ``config/settings.py`` decides: the entries before the
-``# karni:apps`` marker that are folders of the project. Without that file or
-setting, folders at the root or in ``apps/`` that look like apps count.
+``INSTALLED_APPS``, as the settings ``manage.py`` names build it
+(:mod:`karni.cli.inventory.settings`), decides: its entries that are folders
+of the project, dotted (``pkg.api``) or as ``AppConfig`` paths
+(``pkg.alerts.apps.AlertsConfig``, followed to the class's ``name``), and in
+a settings file with the ``# karni:apps`` marker only the entries before it.
+Without settings that name a folder here, folders at the top or in
+``apps/`` that look like apps count. When nothing is found, the APPS line
+says what was looked for.
 """
 
 from __future__ import annotations
@@ -11,9 +16,17 @@ import _ast
 import os
 
 from karni.cli.inventory.facts import exists, isdir, listdir, parse, read
+from karni.cli.inventory.settings import (
+    APPS_MARKER,
+    SETTINGS_FILE,
+    InstalledApps,
+    module_file,
+    read_installed_apps,
+)
 
 __all__ = [
     "APPS_MARKER",
+    "NO_APPS",
     "SETTINGS_FILE",
     "app_dir",
     "app_label",
@@ -21,92 +34,48 @@ __all__ = [
     "scan_local_apps",
 ]
 
-SETTINGS_FILE = "config/settings.py"
-"""Where ``INSTALLED_APPS`` and the ``# karni:apps`` marker are read from."""
+NO_APPS = (
+    "none yet (no Django app of the project found; add one with `python manage.py startapp NAME`)"
+)
+"""The APPS line of a project whose settings list only Django's and Karni's own apps, or none."""
 
-APPS_MARKER = "# karni:apps"
-"""Apps listed in ``INSTALLED_APPS`` before this comment are the project's own."""
-
-
-def _constant_strings(
-    node: _ast.AST, names: dict[str, _ast.AST], depth: int = 0
-) -> list[tuple[str, int]]:
-    """String literals (with their line numbers) in a list/tuple expression.
-
-    Names of other lists are followed, a few levels deep.
-    """
-    found: list[tuple[str, int]] = []
-    if depth > 3:
-        return found
-    if isinstance(node, (_ast.List, _ast.Tuple, _ast.Set)):
-        for element in node.elts:
-            if isinstance(element, _ast.Constant) and isinstance(element.value, str):
-                found.append((element.value, element.lineno))
-            elif isinstance(element, _ast.Starred):
-                found += _constant_strings(element.value, names, depth + 1)
-    elif isinstance(node, _ast.BinOp):
-        found += _constant_strings(node.left, names, depth + 1)
-        found += _constant_strings(node.right, names, depth + 1)
-    elif isinstance(node, _ast.Name) and node.id in names:
-        found += _constant_strings(names[node.id], names, depth + 1)
-    elif isinstance(node, _ast.Call):  # list(...), tuple(...)
-        for argument in node.args:
-            found += _constant_strings(argument, names, depth + 1)
-    return found
+_LOOKED_FOR = "and no folder at the top or in apps/ has apps.py, models.py or models/"
 
 
-def installed_apps(root: str) -> tuple[list[tuple[str, int]], int | None] | None:
-    """``INSTALLED_APPS`` entries with their line numbers, and the marker's line.
-
-    Returns None when the settings file or the setting is missing.
-    """
-    path = os.path.join(root, SETTINGS_FILE)
+def _class_setting(path: str, class_name: str, setting: str) -> str | None:
+    """The string ``setting = "…"`` in class ``class_name`` of the module at ``path``, if set."""
     text = read(path)
-    if text is None or "INSTALLED_APPS" not in text:
+    if text is None or setting not in text:
         return None
     module = parse(path, text)
-    if module is None:
-        return None
-    names: dict[str, _ast.AST] = {}
-    values: list[_ast.AST] = []
-    start = 0
-    for statement in module.body:
-        target = value = None
-        if isinstance(statement, _ast.Assign) and len(statement.targets) == 1:
-            target, value = statement.targets[0], statement.value
-        elif isinstance(statement, (_ast.AnnAssign, _ast.AugAssign)):
-            target, value = statement.target, statement.value
-        if not isinstance(target, _ast.Name) or value is None:
+    for statement in module.body if module is not None else ():
+        if not isinstance(statement, _ast.ClassDef) or class_name not in ("", statement.name):
             continue
-        if target.id == "INSTALLED_APPS":
-            if not isinstance(statement, _ast.AugAssign):
-                values = []
-                start = statement.lineno
-            values.append(value)
-        else:
-            names[target.id] = value
-    if not values:
-        return None
-    entries = [entry for value in values for entry in _constant_strings(value, names)]
-    marker = None
-    for number, line in enumerate(text.splitlines(), 1):
-        if number >= start and line.strip().startswith(APPS_MARKER):
-            marker = number  # the first marker at or after the (last) INSTALLED_APPS assignment
-            break
-    return entries, marker
+        for item in statement.body:
+            if (
+                isinstance(item, _ast.Assign)
+                and any(isinstance(t, _ast.Name) and t.id == setting for t in item.targets)
+                and isinstance(item.value, _ast.Constant)
+                and isinstance(item.value.value, str)
+            ):
+                return item.value.value
+    return None
 
 
 def app_dir(root: str, entry: str) -> str | None:
     """The project folder an ``INSTALLED_APPS`` entry names, relative to ``root``."""
     parts = entry.split(".")
-    if not all(parts):
+    if not all(part.isidentifier() for part in parts):
         return None
     candidates = [parts]
-    if len(parts) > 2 and parts[-2] == "apps":  # "pkg.apps.PkgConfig"
+    if len(parts) > 2 and parts[-1][:1].isupper():  # an AppConfig: "pkg.apps.PkgConfig"
+        config = module_file(root, parts[:-1])
+        name = _class_setting(config, parts[-1], "name") if config is not None else None
+        candidates = [name.split(".")] if name else []
         candidates.append(parts[:-2])
     for candidate in candidates:
         relative = "/".join(candidate)
-        if isdir(os.path.join(root, relative)):
+        if candidate and isdir(os.path.join(root, relative)):
             return relative
     return None
 
@@ -135,39 +104,71 @@ def scan_local_apps(root: str) -> list[str]:
 
 def app_label(root: str, relative: str) -> str:
     """The app's label: an ``AppConfig.label`` set in ``apps.py``, else its folder name."""
-    path = os.path.join(root, relative, "apps.py")
-    text = read(path)
-    if text is not None and "label" in text:
-        module = parse(path, text)
-        for statement in module.body if module is not None else ():
-            if not isinstance(statement, _ast.ClassDef):
-                continue
-            for item in statement.body:
-                if (
-                    isinstance(item, _ast.Assign)
-                    and any(isinstance(t, _ast.Name) and t.id == "label" for t in item.targets)
-                    and isinstance(item.value, _ast.Constant)
-                    and isinstance(item.value.value, str)
-                ):
-                    return item.value.value
-    return relative.rsplit("/", 1)[-1]
+    label = _class_setting(os.path.join(root, relative, "apps.py"), "", "label")
+    return label if label is not None else relative.rsplit("/", 1)[-1]
 
 
-def project_apps(root: str) -> tuple[list[str], list[str]]:
-    """The project's app folders (relative to ``root``) and its installed ``karni_*`` modules."""
-    settings = installed_apps(root)
-    if settings is None:
-        return scan_local_apps(root), []
+def _listed_apps(root: str, apps: InstalledApps) -> tuple[list[str], list[str]]:
+    """The app folders ``INSTALLED_APPS`` names (before any marker), and its ``karni_*`` modules."""
     app_dirs: list[str] = []
     modules: list[str] = []
-    entries, marker = settings
-    for entry, line in entries:
+    for entry, path, line in apps.entries:
         top = entry.split(".", 1)[0]
         if top.startswith("karni_") and top not in modules:
             modules.append(top)
-        if marker is not None and line > marker:
+        if apps.marker is not None and path == apps.marker[0] and line > apps.marker[1]:
             continue
         folder = app_dir(root, entry)
         if folder is not None and folder not in app_dirs:
             app_dirs.append(folder)
     return app_dirs, modules
+
+
+def _names_the_project(root: str, apps: InstalledApps) -> bool:
+    """Whether an entry starts with a package of the project (an app Karni failed to find)."""
+    for entry, _, _ in apps.entries:
+        top = os.path.join(root, entry.split(".", 1)[0])
+        if isdir(top) or exists(top + ".py"):
+            return True
+    return False
+
+
+def _nothing_found(module: str | None, tried: list[str]) -> str:
+    """The APPS line when no settings set ``INSTALLED_APPS``: what was looked for."""
+    if tried:
+        return f"none found ({' and '.join(tried[:2])} set no INSTALLED_APPS, {_LOOKED_FOR})"
+    if module is not None:
+        path = module.replace(".", "/")
+        return (
+            f"none found (manage.py names the settings module {module}, but there is no "
+            f"{path}.py or {path}/__init__.py here, {_LOOKED_FOR})"
+        )
+    return NO_APPS
+
+
+def project_apps(root: str) -> tuple[list[str], list[str], str | None]:
+    """The project's app folders, its installed ``karni_*`` modules, and the note when none.
+
+    Returns:
+        ``(app_dirs, modules, note)``: folders relative to ``root``; the
+        ``karni_*`` entries of ``INSTALLED_APPS``; and, only when no app was
+        found, what the APPS line says instead (what was looked for).
+    """
+    apps, module, tried = read_installed_apps(root)
+    app_dirs, modules = _listed_apps(root, apps) if apps is not None else ([], [])
+    if not app_dirs:
+        app_dirs = scan_local_apps(root)
+    if app_dirs:
+        return app_dirs, modules, None
+    if apps is None:
+        return [], modules, _nothing_found(module, tried)
+    if not _names_the_project(root, apps):  # only others' apps: the project has none yet
+        return [], modules, NO_APPS
+    return (
+        [],
+        modules,
+        (
+            f"none found (no entry of INSTALLED_APPS in {apps.source} is a folder of this "
+            f"project, {_LOOKED_FOR})"
+        ),
+    )

@@ -186,12 +186,14 @@ class ProjectClasses:
         return False
 
     def fields(self, found: ProjectClass, seen: frozenset[str] = frozenset()) -> list[str]:
-        """Field names in Django's order: inherited from local abstract models first."""
+        """Field names: the class's own, in declaration order, then those it inherits.
+
+        Inherited fields come from the project's abstract models and mixins,
+        base by base in the order the class lists them. A model's own fields
+        say what it is for; what it inherits (descriptions, comments, audit
+        fields) is the same on many models, so it comes last.
+        """
         names: list[str] = []
-        for base_name, origin in found.bases:
-            local = self.local_class(base_name, origin)
-            if local is not None and local.abstract and local.name not in seen:
-                names += self.fields(local, seen | {found.name})
         for item in found.body:
             target = value = None
             if isinstance(item, _ast.Assign) and len(item.targets) == 1:
@@ -200,6 +202,10 @@ class ProjectClasses:
                 target, value = item.target, item.value
             if isinstance(target, _ast.Name) and _is_field_call(value):
                 names.append(target.id)
+        for base_name, origin in found.bases:
+            local = self.local_class(base_name, origin)
+            if local is not None and local.abstract and local.name not in seen:
+                names += self.fields(local, seen | {found.name})
         return names
 
     def external_bases(self, found: ProjectClass) -> list[str]:

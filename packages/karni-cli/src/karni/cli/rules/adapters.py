@@ -29,6 +29,7 @@ __all__ = [
     "adapter_states",
     "find_stale",
     "is_generated",
+    "missing_and_stale",
     "planned_files",
     "sync",
 ]
@@ -227,6 +228,20 @@ def find_stale(project_root: Path | str) -> list[str]:
         RulesFileError: ``karni.rules.py`` is malformed.
     """
     return [state.path for state in adapter_states(project_root) if state.state != "fresh"]
+
+
+def missing_and_stale(project_root: Path | str) -> tuple[list[str], list[str]]:
+    """The adapter files never written, and those out of date or in the way, as two lists.
+
+    Both in :data:`ADAPTERS` order, project-relative POSIX paths; together
+    they are :func:`find_stale`'s list.
+
+    Raises:
+        RulesFileError: ``karni.rules.py`` is malformed.
+    """
+    states = [state for state in adapter_states(project_root) if state.state != "fresh"]
+    missing = [state.path for state in states if state.state == "missing"]
+    return missing, [state.path for state in states if state.state != "missing"]
 
 
 def _write(root: str, path: str, content: str | bytes) -> None:

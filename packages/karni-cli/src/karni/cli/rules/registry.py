@@ -5,7 +5,9 @@ the registry is data, the listing is compact (under 400 tokens, characters ÷
 4) and nothing here imports more than it needs: the command runs before
 almost every task. K008 is conditional: it is in effect only when a history
 store is detected (the ``history`` condition of
-``karni.cli.rules.conditions.active_conditions``).
+``karni.cli.rules.conditions.active_conditions``). The rules that name
+Karni's folders and bases (K002–K005, K010, K011) are in effect only in a
+project laid out that way (the ``karni-apps`` and ``karni-pages`` conditions).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "format_listing",
     "inactive_reason",
     "karni_rule",
+    "left_out_for_layout",
 ]
 
 TYPE_CHECKING = False
@@ -65,6 +68,7 @@ KARNI_RULES: tuple[Rule, ...] = (
         "ways tests rarely catch.",
         "Make the class subclass the matching base and delete the fields and methods it "
         "duplicated.",
+        condition="karni-apps",
     ),
     Rule(
         "K003",
@@ -78,6 +82,7 @@ KARNI_RULES: tuple[Rule, ...] = (
         "and the marker is where tools add apps, so an app registered elsewhere is easily "
         "missed or listed twice.",
         'Move the code into apps/<name>/ and add "apps.<name>" just before `# karni:apps`.',
+        condition="karni-apps",
     ),
     Rule(
         "K004",
@@ -90,6 +95,7 @@ KARNI_RULES: tuple[Rule, ...] = (
         "them visible, and the base gives every table the same primary key and audit fields.",
         "Move the model into apps/<app>/models.py, subclass BaseModel, then run "
         "`python manage.py makemigrations <app>`.",
+        condition="karni-apps",
     ),
     Rule(
         "K005",
@@ -102,6 +108,7 @@ KARNI_RULES: tuple[Rule, ...] = (
         "endpoint written another way silently skips them.",
         "Turn the view into a BaseViewSet subclass in apps/<app>/viewsets.py and register "
         "it on the API router.",
+        condition="karni-apps",
     ),
     Rule(
         "K006",
@@ -169,6 +176,7 @@ KARNI_RULES: tuple[Rule, ...] = (
         "pages scattered among components get duplicated.",
         "Move the route's component into frontend/src/pages/ and import shared pieces from "
         "frontend/src/components/.",
+        condition="karni-pages",
     ),
     Rule(
         "K011",
@@ -181,6 +189,7 @@ KARNI_RULES: tuple[Rule, ...] = (
         "A fetch call inside a page duplicates URLs and error handling, and breaks silently "
         "when a viewset changes.",
         "Move the call into a function in frontend/src/api/<app>.ts and call that function.",
+        condition="karni-pages",
     ),
 )
 """Karni's own rules, in code order."""
@@ -223,21 +232,52 @@ def effective_rules(conditions: Set[str], rules_file: RulesFile | None = None) -
     return sorted(chosen, key=_sort_key)
 
 
+_WHEN = {
+    "history": "only when a prompt-history store is detected (condition `history`); "
+    "see `karni doctor`",
+    "karni-apps": "only in Karni's layout, which this project does not follow: apps in apps/, "
+    "listed before the `# karni:apps` marker in config/settings.py (condition `karni-apps`)",
+    "karni-pages": "only where the pages are in frontend/src/pages/, as in Karni's layout; "
+    "this project keeps them elsewhere or has none (condition `karni-pages`)",
+}
+"""When each condition holds, as ``--explain`` says it of a rule not in effect."""
+
+LAYOUT_NOTE = "Left out here, as this project is not in Karni's layout:"
+"""How the listing starts the line naming the layout rules that do not apply."""
+
+
 def inactive_reason(code: str, conditions: Set[str], rules_file: RulesFile | None = None) -> str:
     """Why ``code`` is not in effect, as the one-line error ``--explain`` prints."""
     rule = karni_rule(code)
     if rule is not None and rules_file is not None and code in rules_file.disable:
         return f"rule {code} is disabled by DISABLE in karni.rules.py; remove it there to use it"
     if rule is not None and rule.condition is not None and rule.condition not in conditions:
-        return (
-            f"rule {code} is not active here: it applies only when a prompt-history store is "
-            f"detected (condition `{rule.condition}`); see `karni doctor`"
-        )
+        when = _WHEN.get(rule.condition, f"only under the condition `{rule.condition}`")
+        return f"rule {code} is not active here: it applies {when}"
     return f"unknown rule code `{code}`; run `karni rules` for the codes in effect"
 
 
-def format_listing(rules: Iterable[Rule]) -> str:
-    """The compact listing: header, ``[category]`` sections of ``CODE summary`` lines, footer."""
+def left_out_for_layout(
+    conditions: Set[str], layout: Iterable[str], rules_file: RulesFile | None = None
+) -> list[str]:
+    """Karni's rules (not disabled) whose ``layout`` condition does not hold, in code order."""
+    wanted = set(layout)
+    disabled = rules_file.disable if rules_file is not None else frozenset()
+    return [
+        rule.code
+        for rule in KARNI_RULES
+        if rule.condition in wanted
+        and rule.condition not in conditions
+        and rule.code not in disabled
+    ]
+
+
+def format_listing(rules: Iterable[Rule], left_out: Iterable[str] = ()) -> str:
+    """The compact listing: header, ``[category]`` sections of ``CODE summary`` lines, footer.
+
+    ``left_out`` names Karni's layout rules not in effect (see
+    :func:`left_out_for_layout`): one line before the footer says so.
+    """
     lines = [LISTING_HEADER]
     section = None
     for rule in rules:
@@ -245,6 +285,9 @@ def format_listing(rules: Iterable[Rule]) -> str:
             section = rule.category
             lines.append(f"[{section}]")
         lines.append(f"{rule.code} {rule.summary}")
+    codes = " ".join(left_out)
+    if codes:
+        lines.append(f"{LAYOUT_NOTE} {codes}")
     lines.append(LISTING_FOOTER)
     return "\n".join(lines) + "\n"
 

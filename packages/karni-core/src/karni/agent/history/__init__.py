@@ -61,6 +61,7 @@ __all__ = [
     "estimate_tokens",
     "named_providers",
     "provider_name",
+    "store_problem",
 ]
 
 TYPE_CHECKING = False
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
         ProviderLoadError,
         UnknownProviderError,
     )
+    from karni.agent.history.health import store_problem
     from karni.agent.history.isolation import (
         DEFAULT_PROVIDER_TIMEOUT,
         ProviderCallOutcome,
@@ -91,6 +93,7 @@ _LAZY = {
     "ProviderCallOutcome": "isolation",
     "call_isolated": "isolation",
     "HistoryProvider": "protocol",
+    "store_problem": "health",
 }
 """Names loaded on first use: a run with no store needs neither the errors nor the
 isolated call, and the typing-only protocol imports `typing`."""

@@ -25,6 +25,9 @@ class HistoryProvider(Protocol):
     called as ``context(project_root, path, room=N)`` and
     ``project_context(project_root, room=N)``, where N is the number of
     characters its brief (heading excluded) may use without being cut.
+    ``store_problem(project_root)`` is optional too: for ``karni doctor``,
+    one line saying what keeps a detected store from being read and how to
+    fix it, or None (:mod:`karni.agent.history.health`).
     """
 
     name: str
