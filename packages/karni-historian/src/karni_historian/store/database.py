@@ -176,10 +176,20 @@ class Database:
     def migrate(self, version: int) -> None:
         """Apply the migrations after ``version``, each in its own transaction.
 
-        Version 5's ends in Python (:data:`~karni_historian.store.schema.RESTAGED_VERSION`).
+        Any number of processes may open an old (or a new, empty) store at
+        once. Each migration reads the version again once its transaction
+        holds the write lock, so a version another process applied meanwhile
+        is skipped, never applied twice: one process creates or upgrades
+        the schema, the others wait for the lock (up to the busy timeout)
+        and then find it done. Version 5's ends in Python
+        (:data:`~karni_historian.store.schema.RESTAGED_VERSION`).
         """
-        for number in range(version + 1, SCHEMA_VERSION + 1):
+        while version < SCHEMA_VERSION:
             with self.transaction():
+                version = self.schema_version
+                if version >= SCHEMA_VERSION:
+                    return
+                number = version + 1
                 for statement in MIGRATIONS[number - 1]:
                     self.connection.execute(statement)
                 if number == RESTAGED_VERSION:
@@ -187,6 +197,7 @@ class Database:
 
                     restage_json_rows(self.connection)
                 self.connection.execute(f"PRAGMA user_version = {number}")
+            version = number
 
     def close(self) -> None:
         """Close the connection."""
