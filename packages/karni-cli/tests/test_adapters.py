@@ -177,7 +177,7 @@ def test_force_cannot_replace_a_folder(project: Path, capsys) -> None:
     code, out, err = karni(capsys, "rules", "sync", "--force")
     assert (code, out) == (1, "")
     assert err == (
-        "karni: CLAUDE.md is not a file, left alone; remove it and run `karni rules sync`\n"
+        "karni: CLAUDE.md is not a file, left alone; move it away and run `karni rules sync`\n"
     )
 
 

@@ -261,7 +261,7 @@ def test_an_invalid_global_file_is_reported_even_when_the_project_decides(
         code, out, err = config(capsys, *args)
         assert (code, out) == (1, "")
         assert err.startswith(f"karni: {global_file} is not valid TOML (")
-        assert err.endswith("); fix or delete it\n") and err.count("\n") == 1
+        assert err.endswith("); correct it there\n") and err.count("\n") == 1
     assert global_file.read_text() == "suggest_tools = [\n"
 
 

@@ -114,7 +114,7 @@ def test_missing_files_are_empty(tmp_path: Path, monkeypatch) -> None:
     ("content", "message"),
     [
         (b"x = [", "is not valid TOML ("),
-        (b"x = '\xff'", "is not UTF-8 text; fix or delete it"),
+        (b"x = '\xff'", "is not UTF-8 text; save it as UTF-8"),
         (b"historian = 3", "`historian` in "),
     ],
 )

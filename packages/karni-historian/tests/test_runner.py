@@ -363,3 +363,27 @@ def test_a_run_collects_less_often_while_it_runs_and_restores_the_collector(root
     assert gc.get_threshold() == before
     assert seen and all(t >= 50_000 and enabled for t, enabled in seen)
     assert gc.get_freeze_count() == 0
+
+
+def test_a_run_that_another_run_overtook_publishes_nothing_twice(root):
+    """Two runs of one session at once (two processes): each message is condensed once."""
+    conversation(root, 15)
+    overtaken = []
+
+    def overtaking(chunk, messages):
+        if not overtaken:  # meanwhile, another process condenses the same messages first
+            overtaken.append(chunk.start)
+            with Store.open(root) as other:
+                runner.wrapup(other, "s", 10, historian=one_per_line)
+        return one_per_line(chunk, messages)
+
+    with Store.open(root) as store:
+        outcome = runner.wrapup(store, "s", 10, historian=overtaking)
+        stored = store.compartments("s")
+        assert [s.compartment.start for s in stored] == list(range(1, 21))
+        assert outcome.status == "ok" and outcome.covered_to == 20
+        assert outcome.message() == (
+            "session s: 0 new compartment(s), 0 fact(s); messages 1-20 condensed; "
+            "the newest 10 stay raw"
+        )
+    assert overtaken == [1]

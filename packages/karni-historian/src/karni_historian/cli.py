@@ -236,9 +236,12 @@ def _open(root: str, *, create: bool = False) -> Store:
     from karni_historian.store import Store, StoreError
 
     try:
-        return Store.open(root, create=create)
+        store = Store.open(root, create=create)
     except StoreError as error:
         raise CliError(str(error)) from None
+    if store.note:
+        print(f"{PROG}: {store.note}", file=sys.stderr)
+    return store
 
 
 def _settings(root: str) -> Settings:
@@ -729,10 +732,9 @@ def _run_command(args: argparse.Namespace, root: str) -> int:
     except BrokenPipeError:
         raise
     except (sqlite3.Error, OSError) as error:
-        from karni_historian.store.failures import describe_failure
-        from karni_historian.store.schema import db_path
+        from karni_historian.store.database import failure_line
 
-        raise CliError(describe_failure(db_path(root), error)) from None
+        raise CliError(failure_line(root, error)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

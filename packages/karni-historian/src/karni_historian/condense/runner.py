@@ -314,7 +314,7 @@ class _Condensation:
         record.facts_emitted = len(facts)
         record.importances = tuple(c.importance for c in compartments)
         record.discarded_last = result.discarded_last
-        self.store.publish(
+        if not self.store.publish(
             self.outcome.session_id,
             compartments,
             facts,
@@ -322,7 +322,12 @@ class _Condensation:
             fact_spans=traced.spans,
             fact_sources=traced.sources,
             message_ids=_end_ids(compartments, self.window.by_ordinal),
-        )
+        ):
+            # Another run of the session published these meanwhile: go on after its compartments.
+            self._covered_to = None
+            if self.outcome.status == "nothing":
+                self.outcome.status = "ok"  # the messages are condensed, by that run
+            return
         if compartments and self._covered_to is not None:
             # validated compartments are in order and contiguous: the last ends furthest
             self._covered_to = max(self._covered_to, compartments[-1].end)

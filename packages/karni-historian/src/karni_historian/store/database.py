@@ -29,7 +29,7 @@ else:
 
     sqlite3 = load()  # the C module, loaded cheaply: see that module
 
-__all__ = ["PAGE_SIZE", "Database", "ScratchTable", "Transaction", "utc_now"]
+__all__ = ["PAGE_SIZE", "Database", "ScratchTable", "Transaction", "failure_line", "utc_now"]
 
 PAGE_SIZE = 8192
 """The page size of a store this version creates; an existing store keeps its own."""
@@ -40,6 +40,38 @@ def _store_error(message: str) -> Exception:
     from karni_historian.errors import StoreError
 
     return StoreError(message)
+
+
+_opened: dict[str, tuple[int, int] | None] = {}
+"""The file (device, inode) each store path this process opened for writing was, when opened."""
+
+
+def failure_line(root: str | os.PathLike[str], error: BaseException) -> str:
+    """The line a command prints when the store or the disk failed under it.
+
+    A store SQLite found damaged while the command used it is moved aside
+    and a new one started, as :meth:`Database.open` does, when the file is
+    still the one this process opened; the line says where it went.
+    """
+    from karni_historian.store.recovery import is_damaged
+
+    path = db_path(root)
+    if not (isinstance(error, sqlite3.Error) and is_damaged(error)) or path not in _opened:
+        return _describe(path, error)
+    try:
+        store = Database._replace_damaged(root, path, _opened[path], error)
+    except Exception as failure:  # a StoreError, or a failure of the new store
+        return str(failure)
+    store.close()
+    note = store.note or _describe(path, error)
+    return f"{note}, then run this command again"
+
+
+def _describe(path: str, error: BaseException) -> str:
+    """The one line :func:`~karni_historian.store.failures.describe_failure` gives."""
+    from karni_historian.store.failures import describe_failure
+
+    return describe_failure(path, error)
 
 
 def utc_now() -> str:
@@ -96,6 +128,8 @@ class Database:
         self.connection = connection
         self.path = path
         self.readonly = readonly
+        self.note: str | None = None
+        """What opening the store did that its user should hear of (a damaged store moved aside)."""
         self._depth = 0
 
     @classmethod
@@ -103,6 +137,11 @@ class Database:
         cls, root: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
     ) -> Self:
         """Open the project's store.
+
+        A writable open of a damaged store (SQLite finds it is not a database,
+        or a page is malformed) moves it aside as ``historian.db.broken-<time>``
+        (:mod:`karni_historian.store.recovery`), starts a new one and says so
+        in :attr:`note`; it never deletes it.
 
         Args:
             root: The project root.
@@ -113,7 +152,7 @@ class Database:
             StoreError: The database is missing (and ``create`` is false), cannot
                 be opened, or was written by a newer version of karni-historian.
         """
-        from karni_historian.store.guard import check_paths, guard_connection
+        from karni_historian.store.guard import check_paths
 
         path = db_path(root)
         check_paths(root, path)
@@ -123,26 +162,70 @@ class Database:
                     f"no historian store at {path}; run `karni-historian ingest` first"
                 )
             _create_database(root, path)
-        try:
-            if readonly:
-                connection = sqlite3.connect(
-                    f"{readonly_uri(path)}?mode=ro",
-                    uri=True,
-                    isolation_level=None,
-                    timeout=1.0,
-                )
-            else:
-                from karni_historian.store.failures import busy_timeout
+        if readonly:  # the brief's path: it never moves a store, and loads nothing for that
+            try:
+                return cls._connect(path, readonly)
+            except sqlite3.Error as error:
+                raise _store_error(_describe(path, error)) from error
+        from karni_historian.store.recovery import identity, is_damaged
 
-                connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout())
+        found = identity(path)
+        try:
+            store = cls._connect(path, readonly)
+        except sqlite3.Error as error:
+            if not is_damaged(error):
+                raise _store_error(_describe(path, error)) from error
+            store = cls._replace_damaged(root, path, found, error)
+            found = identity(path)
+        _opened[path] = found
+        return store
+
+    @classmethod
+    def _connect(cls, path: str, readonly: bool) -> Self:
+        """A guarded, configured (and, writable, migrated) connection to the file at ``path``."""
+        from karni_historian.store.guard import guard_connection
+
+        if readonly:
+            connection = sqlite3.connect(
+                f"{readonly_uri(path)}?mode=ro", uri=True, isolation_level=None, timeout=1.0
+            )
+        else:
+            from karni_historian.store.failures import busy_timeout
+
+            connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout())
+        try:
             guard_connection(connection, path, readonly=readonly)
             store = cls(connection, path, readonly)
             store._configure()
-        except sqlite3.Error as error:
-            raise _store_error(
-                f"cannot open the historian store {path}: {error}; "
-                f"remove it and run `karni-historian ingest` to rebuild it"
-            ) from error
+        except BaseException:
+            connection.close()
+            raise
+        return store
+
+    @classmethod
+    def _replace_damaged(
+        cls,
+        root: str | os.PathLike[str],
+        path: str,
+        found: tuple[int, int] | None,
+        error: sqlite3.Error,
+    ) -> Self:
+        """Move the damaged store aside, start a new one and open it; :attr:`note` says where."""
+        from karni_historian.store.failures import describe_set_aside
+        from karni_historian.store.recovery import set_aside
+
+        try:
+            aside = set_aside(path, found)
+        except OSError as failure:
+            raise _store_error(_describe(path, failure)) from error
+        if not os.path.isfile(path):  # else another process has started the new one
+            _create_database(root, path)
+        try:
+            store = cls._connect(path, readonly=False)
+        except sqlite3.Error as again:
+            raise _store_error(_describe(path, again)) from again
+        if aside is not None:
+            store.note = describe_set_aside(path, aside, error)
         return store
 
     def _configure(self) -> None:
@@ -176,10 +259,20 @@ class Database:
     def migrate(self, version: int) -> None:
         """Apply the migrations after ``version``, each in its own transaction.
 
-        Version 5's ends in Python (:data:`~karni_historian.store.schema.RESTAGED_VERSION`).
+        Any number of processes may open an old (or a new, empty) store at
+        once. Each migration reads the version again once its transaction
+        holds the write lock, so a version another process applied meanwhile
+        is skipped, never applied twice: one process creates or upgrades
+        the schema, the others wait for the lock (up to the busy timeout)
+        and then find it done. Version 5's ends in Python
+        (:data:`~karni_historian.store.schema.RESTAGED_VERSION`).
         """
-        for number in range(version + 1, SCHEMA_VERSION + 1):
+        while version < SCHEMA_VERSION:
             with self.transaction():
+                version = self.schema_version
+                if version >= SCHEMA_VERSION:
+                    return
+                number = version + 1
                 for statement in MIGRATIONS[number - 1]:
                     self.connection.execute(statement)
                 if number == RESTAGED_VERSION:
@@ -187,6 +280,7 @@ class Database:
 
                     restage_json_rows(self.connection)
                 self.connection.execute(f"PRAGMA user_version = {number}")
+            version = number
 
     def close(self) -> None:
         """Close the connection."""

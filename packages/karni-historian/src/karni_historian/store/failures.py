@@ -2,7 +2,9 @@
 
 ``karni-historian`` prints this line and exits 1 instead of a traceback. A
 write that failed part way leaves the store as its last committed
-transaction (see ``docs/historian/store.md``).
+transaction (see ``docs/historian/store.md``). No line advises deleting the
+store: a busy, full or read-only store is a wait or a fix elsewhere, and a
+damaged one is moved aside, never removed (:mod:`karni_historian.store.recovery`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import errno
 import os
 import sqlite3
 
-__all__ = ["BUSY_TIMEOUT_VARIABLE", "busy_timeout", "describe_failure"]
+__all__ = ["BUSY_TIMEOUT_VARIABLE", "busy_timeout", "describe_failure", "describe_set_aside"]
 
 BUSY_TIMEOUT_VARIABLE = "KARNI_HISTORIAN_BUSY_TIMEOUT"
 """Seconds to wait for another writer to let go of the store (default 10)."""
@@ -33,6 +35,10 @@ def busy_timeout() -> float:
 
 def _kind(error: BaseException) -> str:
     if isinstance(error, sqlite3.Error):
+        from karni_historian.store.recovery import is_damaged
+
+        if is_damaged(error):
+            return "damaged"
         name = getattr(error, "sqlite_errorname", "") or ""
         text = str(error).lower()
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
@@ -50,11 +56,14 @@ def _kind(error: BaseException) -> str:
     return "other"
 
 
+def _detail(error: BaseException) -> str:
+    text = str(getattr(error, "strerror", None) or error)
+    return " ".join(text.split()) or type(error).__name__
+
+
 def describe_failure(path: str, error: BaseException) -> str:
     """One line naming the store at ``path``, what went wrong and the fix."""
-    detail = (
-        " ".join(str(getattr(error, "strerror", None) or error).split()) or type(error).__name__
-    )
+    detail = _detail(error)
     kind = _kind(error)
     if kind == "busy":
         return (
@@ -72,7 +81,21 @@ def describe_failure(path: str, error: BaseException) -> str:
             f"cannot write the historian store {path}: {detail}; make {folder} writable "
             f"(or run karni-historian where the project can be written)"
         )
+    if kind == "damaged":
+        return (
+            f"the historian store {path} is damaged ({detail}); run `karni-historian ingest`: "
+            f"it moves the damaged file aside, keeping it, and starts a new store"
+        )
     return (
-        f"the historian store {path} failed: {detail}; run this command again, or remove "
-        f"the file and run `karni-historian ingest` to rebuild it"
+        f"the historian store {path} failed: {detail}; run this command again "
+        f"(the store keeps its last commit)"
+    )
+
+
+def describe_set_aside(path: str, aside: str, error: BaseException) -> str:
+    """One line saying the damaged store at ``path`` is now ``aside`` and a new one was started."""
+    return (
+        f"the historian store {path} was damaged ({_detail(error)}): moved it to {aside}, "
+        f"kept as it was, and started a new one; `karni-historian ingest` reads the "
+        f"transcripts into the new one"
     )

@@ -54,8 +54,8 @@ def _refuse_link(path: str) -> None:
         from karni_historian.errors import StoreError
 
         raise StoreError(
-            f"{path} is a symlink; karni-historian never opens its store through a link: "
-            f"remove it and run `karni-historian ingest`"
+            f"{path} is a symlink; karni-historian never opens its store through a "
+            f"link: put the file or folder it points to in its place and run the command again"
         )
 
 
@@ -107,6 +107,10 @@ def guard_connection(connection: sqlite3.Connection, path: str, *, readonly: boo
     connection.execute("PRAGMA trusted_schema = OFF")
     if readonly:
         _limit_time(connection, READ_TIME_LIMIT)
+    from karni_historian.store.schema import SCHEMA_VERSION
+
+    if connection.execute("PRAGMA user_version").fetchone()[0] > SCHEMA_VERSION:
+        return  # a newer karni-historian's schema: opening refuses it, asking for an upgrade
     foreign = _foreign_object(connection)
     if foreign is not None:
         connection.close()
@@ -117,5 +121,7 @@ def guard_connection(connection: sqlite3.Connection, path: str, *, readonly: boo
         kind, name = map(clean_field, foreign)
         raise StoreError(
             f"the historian store {path} holds a {kind} `{name}` karni-historian did not "
-            f"create; remove the file and run `karni-historian ingest` to rebuild it"
+            f"create, so it is not opened: if you added it, drop it (sqlite3's DROP "
+            f"{kind.upper()}); if not, the file came from elsewhere: move it aside and run "
+            f"`karni-historian ingest` to start a new store"
         )

@@ -58,12 +58,15 @@ class Store(
         fact_spans: Sequence[tuple[int, int] | None] | None = None,
         fact_sources: Sequence[tuple[int | None, str]] | None = None,
         message_ids: Sequence[tuple[str, str]] | None = None,
-    ) -> None:
+    ) -> bool:
         """Publish a historian run in one transaction (``docs/historian/store.md``).
 
         The compartments are appended after the session's existing ones, the
         facts are promoted to project memory (deduplicated), the run is
-        recorded and the session's failure counter is reset.
+        recorded and the session's failure counter is reset. When another
+        process published compartments reaching the first one's start
+        meanwhile (two runs of one session at once), nothing is written and
+        the result is False: the messages are condensed once.
 
         Args:
             session_id: The session.
@@ -79,6 +82,8 @@ class Store(
                 last messages, when the caller has them (else they are looked up).
         """
         with self.transaction():
+            if compartments and compartments[0].start <= self.last_compartment_end(session_id):
+                return False
             sequence = self.next_sequence(session_id)
             self.insert_compartments(session_id, sequence, compartments, message_ids)
             if compartments:
@@ -93,6 +98,7 @@ class Store(
             self.connection.execute(
                 "UPDATE sessions SET failure_count = 0 WHERE id = ?", (session_id,)
             )
+        return True
 
     def record_failure(self, run: RunRecord) -> int:
         """Record a failed run and return the session's consecutive failure count."""

@@ -67,7 +67,7 @@ _STALE = {
         "hand-written where a generated adapter belongs; "
         "`karni rules sync --force` saves it under .karni/backup/ and replaces it"
     ),
-    "not-a-file": "not a file; remove it so the adapter can be written",
+    "not-a-file": "not a file; move it away so the adapter can be written",
     "symlinked": _SYMLINKED,
     "unwanted": "generated for an adapter that is switched off or moved; sync removes it",
 }
@@ -227,7 +227,7 @@ def _write(root: Path, force: bool) -> int:
     except UnsafePathError as error:
         raise KarniError(
             f"cannot write the agent adapters: {error}; nothing was written; "
-            f"remove the link and run `karni rules sync` again"
+            f"replace the link with a real file or folder and run `karni rules sync` again"
         ) from None
     backups = dict(report.backed_up)
     for state in report.written:
@@ -250,7 +250,7 @@ def _write(root: Path, force: bool) -> int:
             message = f"{state.path} is {_SYMLINKED}, left alone"
         else:
             message = (
-                f"{state.path} is not a file, left alone; remove it and run `karni rules sync`"
+                f"{state.path} is not a file, left alone; move it away and run `karni rules sync`"
             )
         print(f"karni: {message}", file=sys.stderr)
     if not (report.written or report.removed or report.conflicts):

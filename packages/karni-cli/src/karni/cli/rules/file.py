@@ -58,7 +58,7 @@ def load_rules_file(project_root: str | os.PathLike[str]) -> RulesFile:
     except UnsafePathError:
         if os.path.isdir(name):
             raise RulesFileError(
-                1, "is a folder, not a file", "remove it or make it a file"
+                1, "is a folder, not a file", "rename or move it, then write the file in its place"
             ) from None
         raise RulesFileError(
             1, "is not a regular file (a folder, a FIFO or a device)", "make it a plain file"

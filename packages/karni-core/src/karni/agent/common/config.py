@@ -92,7 +92,7 @@ def read_config_text(path: str) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ConfigFileError(f"{path} is not UTF-8 text; fix or delete it", path) from None
+        raise ConfigFileError(f"{path} is not UTF-8 text; save it as UTF-8", path) from None
 
 
 def parse_config(path: str, text: str) -> dict[str, Any]:
@@ -117,7 +117,7 @@ def parse_config(path: str, text: str) -> dict[str, Any]:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigFileError(
-            f"{path} is not valid TOML ({error}); fix or delete it", path
+            f"{path} is not valid TOML ({error}); correct it there", path
         ) from None
     remember_document(path, text, document)
     return document

@@ -82,6 +82,14 @@ def _from_environment() -> bool:
     return os.environ.get(TRUST_VARIABLE, "").strip().lower() not in FALSE_VALUES
 
 
+def _not_the_list(path: str, why: object) -> str:
+    """The line for a trust record Karni cannot read as its own: keep it, start a new one."""
+    return (
+        f"{path} is not Karni's list of trusted projects ({why}); move it aside (it may hold "
+        f"projects you trusted) and run `karni trust` in each of them again"
+    )
+
+
 def trusted_projects() -> list[TrustedProject]:
     """Every project recorded as trusted, in the order trusted.
 
@@ -95,14 +103,18 @@ def trusted_projects() -> list[TrustedProject]:
     except FileNotFoundError:
         return []
     except PathError as error:
-        raise TrustError(f"{error.strerror}; delete it and trust your projects again") from None
-    except (OSError, ValueError) as error:
         raise TrustError(
-            f"cannot read {path} ({error}); delete it and trust your projects again"
+            f"{error.strerror}; move it away and run `karni trust` in your projects again"
         ) from None
+    except OSError as error:
+        raise TrustError(
+            f"cannot read {path} ({error.strerror or error}); check its permissions"
+        ) from None
+    except ValueError as error:
+        raise TrustError(_not_the_list(path, error)) from None
     entries = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(entries, list):
-        raise TrustError(f"{path} is not Karni's list of projects; delete it and trust again")
+        raise TrustError(_not_the_list(path, "no list of projects"))
     return [
         TrustedProject(entry["path"], entry.get("owner"))
         for entry in entries
