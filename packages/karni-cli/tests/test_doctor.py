@@ -351,7 +351,7 @@ def test_doctor_names_a_settings_file_that_is_not_toml(eventsite: Path, run_cli,
     assert len(settings) == 2
     for line, path in zip(settings, [eventsite / ".karni", user / "karni"], strict=True):
         assert line.startswith(f"settings:    {path}/config.toml is not valid TOML (")
-        assert line.endswith("); fix or delete it")
+        assert line.endswith("); correct it there")
     document = json.loads(run_cli("doctor", "--json", cwd=eventsite, env=env).stdout)
     assert len(document["settings"]["problems"]) == 2
     context = run_cli("context", cwd=eventsite, env=env)
