@@ -42,8 +42,22 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-PROVIDERS = ("karni-history-adr", "karni-historian")
-"""This repository's providers a user can pick; each has a command of its own."""
+BUILT_IN = "karni-history-chronicle"
+"""The provider ``karni-cli`` depends on: never picked, always there."""
+
+
+def _providers() -> tuple[str, ...]:
+    """The workspace's distributions that register a history provider, but the built-in one."""
+    found = []
+    for pyproject in sorted((REPO / "packages").glob("*/pyproject.toml")):
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if "karni.history_providers" in project.get("entry-points", {}):
+            found.append(project["name"])
+    return tuple(name for name in found if name != BUILT_IN)
+
+
+PROVIDERS = _providers()
+"""This repository's providers a user can pick (``karni-history-adr``, ``karni-historian``)."""
 
 CLI = "karni-cli"
 
@@ -136,10 +150,9 @@ def requested(values: list[str]) -> list[str]:
     chosen = []
     for value in values:
         name = value.split("[", 1)[0].strip().lower().replace("_", "-")
-        if name == "karni-history-chronicle":
+        if name == BUILT_IN:
             raise InstallError(
-                "karni-history-chronicle is built in: karni-cli brings it; name only "
-                f"{' or '.join(PROVIDERS)}"
+                f"{BUILT_IN} is built in: karni-cli brings it; name only {' or '.join(PROVIDERS)}"
             )
         if name not in PROVIDERS:
             raise InstallError(
@@ -231,14 +244,13 @@ def pipx_install(pipx: list[str], constraints: Path, providers: list[str], pytho
     for provider in providers:
         name = provider.split("[", 1)[0]
         before = injected.get(name)
-        if (
-            before is not None
-            and before.get("include_apps")
-            and before.get("package_or_url") == provider
-        ):
-            continue  # added before, with its command: the reinstall refreshed it
+        has_command = name in _with_commands()
+        same = before is not None and before.get("package_or_url") == provider
+        if same and (before.get("include_apps") or not has_command):
+            continue  # added before, as asked now: the reinstall refreshed it
         force = ["--force"] if before is not None else []
-        run([*pipx, "inject", "--include-apps", *force, pip_args, CLI, provider], "pipx inject")
+        apps = ["--include-apps"] if has_command else []
+        run([*pipx, "inject", *apps, *force, pip_args, CLI, provider], "pipx inject")
 
 
 def _receipt(uv: str) -> dict | None:
@@ -281,7 +293,7 @@ def uv_install(
                 withs.append(spec)
     for provider in providers:
         withs = [spec for spec in withs if _name(spec) != _name(provider)] + [provider]
-    executables = sorted({_name(spec) for spec in withs if _name(spec) in PROVIDERS})
+    executables = sorted({_name(spec) for spec in withs if _name(spec) in _with_commands()})
     command = [uv, "tool", "install", "--constraints", str(constraints)]
     for name in sorted(wheels):
         command += ["--reinstall-package", name]
@@ -299,6 +311,16 @@ def _name(spec: str) -> str:
     for separator in ("[", " ", "@", "<", ">", "=", "!", "~", ";"):
         spec = spec.split(separator, 1)[0]
     return spec.strip().lower()
+
+
+def _with_commands() -> set[str]:
+    """The providers with a command of their own (``project.scripts``)."""
+    found = set()
+    for pyproject in (REPO / "packages").glob("*/pyproject.toml"):
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") in PROVIDERS and project.get("scripts"):
+            found.add(project["name"])
+    return found
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -383,13 +383,13 @@ def test_a_wrong_provider_or_python_is_one_line_before_any_build(shell: Shell) -
         (
             ["karni-history-adrr"],
             "install: `karni-history-adrr` is not one of this repository's providers "
-            "(karni-history-adr, karni-historian); add someone else's with "
+            "(karni-historian, karni-history-adr); add someone else's with "
             "`pipx inject karni-cli NAME`\n",
         ),
         (
             ["karni-history-chronicle"],
             "install: karni-history-chronicle is built in: karni-cli brings it; name only "
-            "karni-history-adr or karni-historian\n",
+            "karni-historian or karni-history-adr\n",
         ),
         (
             ["--python", "3.10"],

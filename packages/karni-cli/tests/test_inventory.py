@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import textwrap
+import sys
 from pathlib import Path
 
 from karni.agent.history import estimate_tokens
 from karni.cli.inventory import MAX_MODELS, inventory_lines, render
 from karni.cli.inventory.report import EMPTY_INVENTORY
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
-
+from django_layouts import write_files as write
 
 SETTINGS = """
     INSTALLED_APPS = [

@@ -224,3 +224,14 @@ def test_a_django_project_in_a_subfolder_is_named(tmp_path: Path, run_cli) -> No
     inside = run_cli("context", cwd=top / "backend")
     assert inside.returncode == 0
     assert inside.stdout.endswith("PAGES: Home Settings (../frontend/js/pages/)\n")
+
+
+def test_an_app_holding_other_apps_lists_their_classes_once(tmp_path: Path) -> None:
+    dotted_apps(tmp_path)
+    settings = tmp_path / "beacon" / "settings.py"
+    settings.write_text(
+        settings.read_text().replace('"beacon.probes",', '"beacon", "beacon.probes",')
+    )
+    lines = inventory_lines(str(tmp_path))
+    assert lines[0].startswith("APPS: beacon(beacon/) probes(beacon/probes/) ")
+    assert "VIEWSETS: ProbeViewSet" in lines

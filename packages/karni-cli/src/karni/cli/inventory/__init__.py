@@ -10,7 +10,16 @@ from here, imported on first use.
 
 from __future__ import annotations
 
-__all__ = ["MAX_MODELS", "MAX_MODEL_FIELDS", "SETTINGS_FILE", "build", "inventory_lines", "render"]
+__all__ = [
+    "INVENTORY_TOKEN_BUDGET",
+    "LINE_CAPS",
+    "MAX_MODELS",
+    "MAX_MODEL_FIELDS",
+    "SETTINGS_FILE",
+    "build",
+    "inventory_lines",
+    "render",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -236,21 +236,31 @@ def _is_field_call(value: _ast.AST | None) -> bool:
     return name.endswith("Field") or name in FIELD_CALLS
 
 
-def _python_files(folder: str) -> list[str]:
-    """The ``.py`` files below ``folder``, sorted, leaving out tests and migrations."""
+def _python_files(folder: str, apart: frozenset[str] = frozenset()) -> list[str]:
+    """The ``.py`` files below ``folder``, sorted, leaving out tests, migrations and ``apart``.
+
+    ``apart`` holds the folders of other apps nested in this one (``pkg`` and
+    ``pkg.api`` both installed): each is read as its own app, once.
+    """
     found = []
     for current, dirs, files in walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIPPED_DIRS
+            and not d.startswith(".")
+            and os.path.join(current, d) not in apart
+        )
         for name in sorted(files):
             if name.endswith(".py") and not name.startswith("test"):
                 found.append(os.path.join(current, name))
     return found
 
 
-def _scan_app(project: ProjectClasses, folder: str, app: int) -> None:
+def _scan_app(project: ProjectClasses, folder: str, app: int, apart: frozenset[str]) -> None:
     models_file = os.path.join(folder, "models.py")
     models_package = os.path.join(folder, "models")
-    for path in _python_files(folder):
+    for path in _python_files(folder, apart):
         relative = path[len(folder) + 1 :]
         if path == models_file or path.startswith(models_package + os.sep):
             continue
@@ -280,6 +290,8 @@ def collect_classes(root: str, app_dirs: list[str]) -> ProjectClasses:
     for app, folder in enumerate(app_dirs):
         for path in _model_files(os.path.join(root, folder)):
             project.add_file(path, "models", app)
-    for app, folder in enumerate(app_dirs):
-        _scan_app(project, os.path.join(root, folder), app)
+    folders = [os.path.join(root, *folder.split("/")) for folder in app_dirs]
+    for app, folder in enumerate(folders):
+        nested = frozenset(other for other in folders if other.startswith(folder + os.sep))
+        _scan_app(project, folder, app, nested)
     return project

@@ -19,6 +19,7 @@ them but never takes them away.
 from __future__ import annotations
 
 import os
+import stat
 
 from karni.agent.history import detect, named_providers
 
@@ -57,17 +58,24 @@ _MARKER = b"# karni:apps"
 _MAX_SETTINGS_BYTES = 1 << 20
 
 
+def _holds_marker(path: str) -> bool:
+    """Whether the regular file at ``path`` holds the ``# karni:apps`` marker (never blocks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and _MARKER in os.read(fd, _MAX_SETTINGS_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def layout_conditions(project_root: str | os.PathLike[str]) -> frozenset[str]:
     """Which of :data:`LAYOUT_CONDITIONS` the project's files meet."""
     root = os.fspath(project_root)
-    # bench row "karni rules" runs without it
-    from karni.agent.common.files import read_regular_file
-
-    try:
-        settings = read_regular_file(os.path.join(root, *_SETTINGS), _MAX_SETTINGS_BYTES)
-    except (OSError, ValueError):
-        settings = b""
-    if _MARKER in settings:
+    if _holds_marker(os.path.join(root, *_SETTINGS)):
         return frozenset(LAYOUT_CONDITIONS)
     if os.path.isdir(os.path.join(root, "frontend", "src", "pages")):
         return frozenset({KARNI_PAGES})
