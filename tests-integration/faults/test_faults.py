@@ -238,11 +238,46 @@ def test_09_closing_stdout(faults):
     assert_context_unharmed(faults)
 
 
-def test_10_os_exit_leaves_the_inventory(faults):
-    install(faults, _calling_fault("os._exit(7)"))
-    result = faults.karni("context", "--with-history", FILE)
-    assert result.returncode == 7
-    assert result.stdout == inventory(faults)
+ENDINGS = {
+    "os._exit(7)": "exit status 7",
+    "os.abort()": "signal 6",
+    "os.kill(os.getpid(), signal.SIGKILL)": "signal 9",
+}
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_10_a_call_that_ends_its_process_in_context(faults, ending):
+    install(faults, _calling_fault(ending))
+    assert_context_unharmed(faults)
+    project = faults.karni("context", "--with-history")
+    assert (project.returncode, project.stderr) == (0, b"")
+    assert project.stdout == inventory(faults)  # good has no project brief
+
+
+def _ending_in_detect(ending: str) -> str:
+    source = _calling_fault('return "fault brief for " + path')
+    return source.replace("        return True", f"        {ending}", 1)
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_10_a_call_that_ends_its_process_in_detect(faults, ending):
+    source = _ending_in_detect(ending)
+    assert source.count(ending) == 1
+    install(faults, source)
+    assert_context_unharmed(faults)
+    assert_rules_unharmed(faults)
+    (failure,) = doctor_failures(faults)
+    assert failure["name"] == "fault"
+    assert failure["error"] == (
+        "history provider `fault` from `fault_history:Fault` (fault-history): its `detect` "
+        f"ended its process ({ENDINGS[ending]}); Karni carried on without it: fix or reinstall "
+        "that package"
+    )
+    text = faults.karni("doctor")
+    assert text.returncode == 0 and text.stderr == b""
+    assert b"history providers that failed to load:\n  fault: history provider `fault`" in (
+        text.stdout
+    )
 
 
 def test_04_a_forked_child_cannot_hold_the_output(faults, tmp_path):

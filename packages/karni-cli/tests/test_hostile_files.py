@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -38,12 +39,28 @@ def secret_files(home: Path) -> dict[str, bytes]:
     return {**snapshot(home / ".cargo"), **snapshot(home / ".ssh")}
 
 
+def tree(folder: Path) -> dict[str, str]:
+    """Every path under ``folder``: a link's target, a folder, or a file's bytes."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        name = str(path.relative_to(folder))
+        if path.is_symlink():
+            found[name] = f"link to {os.readlink(path)}"
+        elif path.is_dir():
+            found[name] = "folder"
+        else:
+            found[name] = path.read_bytes().decode("utf-8", "replace")
+    return found
+
+
 def test_config_set_through_a_linked_config_file(eventsite: Path, secrets: Path, run_cli):
     (eventsite / ".karni").mkdir()
     link = eventsite / ".karni" / "config.toml"
     link.symlink_to(secrets / ".cargo" / "credentials.toml")
     before = secret_files(secrets)
+    project = tree(eventsite)
     result = run_cli("config", "set", "suggest_tools", "false", cwd=eventsite)
+    assert tree(eventsite) == project  # a refusal writes nothing, not even .karni/.gitignore
     assert result.returncode == 1
     assert result.stderr == (
         f"karni: cannot write {link}: {link} is a symlink; Karni does not write through "
@@ -64,6 +81,51 @@ def test_config_set_through_a_linked_karni_folder(eventsite: Path, secrets: Path
     assert result.stderr.count("\n") == 1
     assert f"{eventsite / '.karni'} is a symlink" in result.stderr
     assert secret_files(secrets) == before
+
+
+REFUSALS = {
+    "config set, a linked config file": (
+        "mkdir .karni && ln -s $SECRETS/.cargo/credentials.toml .karni/config.toml",
+        ["config", "set", "suggest_tools", "false"],
+    ),
+    "config set, a linked .karni folder": (
+        "ln -s $SECRETS/.cargo .karni",
+        ["config", "set", "suggest_tools", "false"],
+    ),
+    "config set, a value it does not take": ("true", ["config", "set", "suggest_tools", "maybe"]),
+    "config set, a settings file that is not TOML": (
+        "mkdir .karni && printf 'x = [' > .karni/config.toml",
+        ["config", "set", "suggest_tools", "false"],
+    ),
+    "hooks install, a linked settings file": (
+        "mkdir .claude && ln -s $SECRETS/.ssh/id_rsa .claude/settings.local.json",
+        ["hooks", "install", "--agent", "claude-code"],
+    ),
+    "hooks install, a linked .claude folder": (
+        "ln -s $SECRETS/.ssh .claude",
+        ["hooks", "install", "--agent", "claude-code"],
+    ),
+    "hooks install, a settings file that is not JSON": (
+        "mkdir .claude && echo '{bad' > .claude/settings.local.json",
+        ["hooks", "install", "--agent", "claude-code"],
+    ),
+    "new, a linked folder": ("ln -s $SECRETS/.ssh newsite", ["new", "newsite"]),
+}
+
+
+@pytest.mark.parametrize("case", REFUSALS)
+def test_a_refused_command_writes_nothing(eventsite: Path, secrets: Path, run_cli, case: str):
+    """One line on stderr, a non-zero status, and the project and the linked files unchanged."""
+    setup, argv = REFUSALS[case]
+    subprocess.run(
+        ["sh", "-c", setup], cwd=eventsite, env={**os.environ, "SECRETS": str(secrets)}, check=True
+    )
+    project, linked = tree(eventsite), secret_files(secrets)
+    result = run_cli(*argv, cwd=eventsite)
+    assert result.returncode != 0
+    assert result.stderr.startswith("karni: ") and result.stderr.count("\n") == 1
+    assert tree(eventsite) == project
+    assert secret_files(secrets) == linked
 
 
 def test_rules_sync_never_writes_through_a_linked_folder(eventsite: Path, secrets: Path, run_cli):

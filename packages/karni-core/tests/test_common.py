@@ -176,6 +176,44 @@ def test_write_atomic_refuses_a_symlinked_folder_within(tmp_path: Path) -> None:
     assert list(elsewhere.iterdir()) == []
 
 
+def test_check_writable_refuses_what_write_atomic_would_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / ".karni").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project / ".karni" / "config.toml").symlink_to(elsewhere / "secret.toml")
+    (project / ".cursor").symlink_to(elsewhere)
+    within = str(project)
+    for target in (".karni/config.toml", ".cursor/rules/x.md"):
+        with pytest.raises(UnsafePathError, match="is a symlink"):
+            files.check_writable(str(project / target), within=within)
+    with pytest.raises(UnsafePathError, match="lies outside"):
+        files.check_writable(str(tmp_path / "x.toml"), within=within)
+    files.check_writable(str(project / ".karni" / "new" / "deeper" / "x.toml"), within=within)
+    files.check_writable(str(project / "x.toml"), within=within)
+    assert sorted(os.listdir(project / ".karni")) == ["config.toml"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_leads_inside_follows_every_link(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "a.md").write_text("a")
+    (tmp_path / "private.md").write_text("p")
+    (project / "docs" / "in.md").symlink_to(project / "docs" / "a.md")
+    (project / "docs" / "out.md").symlink_to(tmp_path / "private.md")
+    (project / "linked").symlink_to(tmp_path)
+    real = os.path.realpath(project / "docs" / "a.md")
+    assert paths.leads_inside(project, project / "docs" / "a.md") == real
+    assert paths.leads_inside(project, project / "docs" / "in.md") == real
+    assert paths.leads_inside(project, project / "docs" / "out.md") is None
+    assert paths.leads_inside(project, project / "linked" / "private.md") is None
+    # the rule for names keeps a linked file's own path: it is named, never read through
+    assert paths.project_relative(project, project / "docs" / "out.md") == "docs/out.md"
+
+
 def test_write_atomic_creates_folders_within(tmp_path: Path) -> None:
     files.write_atomic(str(tmp_path / "a" / "b" / "c.txt"), "x", within=str(tmp_path))
     assert (tmp_path / "a" / "b" / "c.txt").read_text() == "x"

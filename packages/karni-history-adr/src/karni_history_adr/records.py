@@ -294,12 +294,21 @@ def _date(raw_date: str) -> str | None:
     return "-".join(found) if found else None
 
 
-def _read(path: str) -> str | None:
-    """The record's text with universal newlines; None when unreadable, not UTF-8 or too large."""
-    from karni.agent.common.files import read_regular_file
+def _read(root: str, path: str) -> str | None:
+    """The record's text with universal newlines; None when unreadable, not UTF-8 or too large.
 
+    A record that is a link (or lies in a linked folder) leading out of the
+    project is not read: ``docs/adr/0004-x.md`` pointing at ``~/notes/private.md``
+    is someone's file, not the project's (:func:`karni.agent.common.paths.leads_inside`).
+    """
+    from karni.agent.common.files import read_regular_file
+    from karni.agent.common.paths import leads_inside
+
+    real = leads_inside(root, path)
+    if real is None:
+        return None
     try:
-        data = read_regular_file(path, MAX_RECORD_BYTES)
+        data = read_regular_file(real, MAX_RECORD_BYTES, follow_symlinks=False)
         return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except (OSError, UnicodeError, ValueError):
         return None
@@ -339,7 +348,7 @@ def load_records(project_root: str | os.PathLike[str]) -> list[AdrRecord]:
         for name in names:
             if record_number(name) is None:
                 continue
-            text = _read(os.path.join(root, folder, name))
+            text = _read(root, os.path.join(root, folder, name))
             record = parse_record(f"{folder}/{name}", text) if text is not None else None
             if record is not None:
                 records.append(record)

@@ -22,8 +22,9 @@ from karni.agent.common.cache import cache_dir
 from karni.agent.common.ownership import forget_ignored, ignored_folders
 from karni.agent.common.root import PROJECT_MARKERS
 from karni.agent.common.sanitize import one_line
-from karni.agent.history import detect, discover
-from karni.agent.history.discovery import ALLOW_LIST_VARIABLE
+from karni.agent.history import discover
+from karni.agent.history.compose import detect_outcome
+from karni.agent.history.discovery import ALLOW_LIST_VARIABLE, ended_call
 from karni.agent.history.markers import store_marker
 from karni.cli.distributions import is_third_party
 from karni.cli.errors import KarniError, ProjectNotFoundError
@@ -39,7 +40,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni.agent.history import Discovery, InstalledProvider
+    from karni.agent.history import Discovery, InstalledProvider, LoadFailure
 
 SUMMARY = "report the project, interpreter, agent adapters and history providers"
 
@@ -95,6 +96,7 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
     ``verbose`` adds the facts of ``karni doctor -v`` (see :func:`_verbose_facts`).
     """
     providers = []
+    ended = []
     for installed in discovery.providers:
         row: dict[str, Any] = {
             "name": installed.name,
@@ -103,7 +105,11 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
             "builtin": installed.builtin,
             "third_party": is_third_party(installed.distribution),
         }
-        row.update(_detection(installed, root, verbose))
+        detection, failure = _detection(installed, root, verbose)
+        if failure is not None:  # its detect ended its process: no brief can come of it
+            ended.append(failure)
+            continue
+        row.update(detection)
         providers.append(row)
     failures = [
         {
@@ -112,7 +118,7 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
             "distribution": failure.distribution,
             "error": failure.message,
         }
-        for failure in discovery.failures
+        for failure in sorted([*discovery.failures, *ended], key=lambda failure: failure.name)
     ]
     facts: dict[str, Any] = {
         "project": root,
@@ -154,10 +160,19 @@ def _settings_problems(root: str | None) -> list[str]:
     return problems
 
 
-def _detection(installed: InstalledProvider, root: str | None, verbose: bool) -> dict[str, Any]:
-    """Whether the provider detects a store; with ``verbose``, also how it was found and timed."""
+def _detection(
+    installed: InstalledProvider, root: str | None, verbose: bool
+) -> tuple[dict[str, Any], LoadFailure | None]:
+    """Whether the provider detects a store (with ``verbose``, how it was found and timed).
+
+    The failure, when its ``detect`` ended the process it ran in.
+    """
     started = time.perf_counter()
-    detected = None if root is None else detect(installed.provider, root)
+    outcome = None if root is None else detect_outcome(installed.provider, root)
+    failure = None if outcome is None else ended_call(installed, "detect", outcome.ended)
+    detected = (
+        None if root is None else (outcome is not None and outcome.ok and outcome.value is True)
+    )
     found: dict[str, Any] = {"detects_store": detected, "store_problem": None}
     if detected and root is not None:
         # bench row "karni doctor" runs without it
@@ -170,7 +185,7 @@ def _detection(installed: InstalledProvider, root: str | None, verbose: bool) ->
         found["load_ms"] = None if load is None else round(load * 1000, 1)
         found["detect_ms"] = None if root is None else _milliseconds(started)
         found["store_marker"] = None if root is None else store_marker(installed.provider, root)
-    return found
+    return found, failure
 
 
 def _milliseconds(started: float) -> float:

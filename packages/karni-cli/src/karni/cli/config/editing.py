@@ -14,7 +14,12 @@ import copy
 import os
 
 from karni.agent.common.errors import UnsafePathError
-from karni.agent.common.files import TEMPORARY_PATTERN, make_folders, write_atomic
+from karni.agent.common.files import (
+    TEMPORARY_PATTERN,
+    check_writable,
+    make_folders,
+    write_atomic,
+)
 from karni.cli.config.settings import ConfigError, parse, read_text
 
 TYPE_CHECKING = False
@@ -137,6 +142,7 @@ def _ignore_temporaries(folder: str, within: str) -> None:
 
 def _write(path: str, text: str, within: str | None) -> None:
     try:
+        check_writable(path, within=within)  # a refusal writes nothing, not even the .gitignore
         make_folders(os.path.dirname(path), within=within)
         if within is not None:
             _ignore_temporaries(os.path.dirname(path), within)

@@ -22,6 +22,7 @@ from karni.agent.common.errors import FileTooLargeError, UnsafePathError
 
 __all__ = [
     "TEMPORARY_PATTERN",
+    "check_writable",
     "make_folders",
     "open_regular_file",
     "read_regular_file",
@@ -83,6 +84,30 @@ def make_folders(folder: str, *, within: str | None = None, mode: int = 0o777) -
                 _refuse_symlink(current)  # someone else made it meanwhile: check again
         elif not stat.S_ISDIR(info.st_mode):
             raise NotADirectoryError(f"{current} is not a folder")
+
+
+def check_writable(path: str, *, within: str | None = None) -> None:
+    """Refuse, before anything is written, what :func:`write_atomic` would refuse on the way.
+
+    A command that writes more than one file (a settings file and its
+    folder's ``.gitignore``) calls it first, so that a refusal writes nothing
+    at all, not even the files it would have written before the refused one.
+
+    Raises:
+        UnsafePathError: ``path``, or a folder between ``within`` and it, is a
+            symlink, or ``path`` lies outside ``within``.
+    """
+    if within is not None:
+        folder = os.path.dirname(os.path.abspath(path))
+        relative = os.path.relpath(folder, os.path.abspath(within))
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            raise UnsafePathError(f"{path} lies outside {within}", path)
+        current = os.path.abspath(within)
+        for part in () if relative == os.curdir else relative.split(os.sep):
+            current = os.path.join(current, part)
+            if _refuse_symlink(current) is None:
+                return  # missing: no link below it, and the file cannot be there yet
+    _refuse_symlink(path)
 
 
 def write_atomic(

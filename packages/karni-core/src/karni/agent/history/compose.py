@@ -24,17 +24,19 @@ from karni.agent.history.markers import markers_rule_out
 __all__ = [
     "compose",
     "detect",
+    "detect_outcome",
     "detecting_providers",
     "named_providers",
 ]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
     from typing import Any
 
     from karni.agent.history.cap import BriefBlock
+    from karni.agent.history.isolation import ProviderCallOutcome
 
 
 def named_providers(
@@ -88,19 +90,44 @@ def detect(provider: Any, project_root: str | os.PathLike[str]) -> bool:
     A provider whose declared ``store_markers`` all are absent is not asked
     (see :mod:`karni.agent.history.markers`).
     """
+    outcome = detect_outcome(provider, project_root)
+    return outcome is not None and outcome.ok and outcome.value is True
+
+
+def detect_outcome(
+    provider: Any, project_root: str | os.PathLike[str]
+) -> ProviderCallOutcome | None:
+    """The isolated call of ``provider.detect``; None when its store markers rule a store out.
+
+    ``karni doctor`` reads it to tell "no store" from a ``detect`` that
+    ended its process (``outcome.ended``, see :mod:`karni.agent.history.child`).
+    """
     return _detected(provider, project_root, _detects)
 
 
-def _detected(provider: Any, project_root: str | os.PathLike[str], check: Any, *args: Any) -> bool:
-    """Whether ``check(provider, root, *args)``, run in the isolated call, is true in time."""
+def _detected(
+    provider: Any,
+    project_root: str | os.PathLike[str],
+    check: Any,
+    *args: Any,
+    in_child: bool = True,
+) -> ProviderCallOutcome | None:
+    """``check(provider, root, *args)`` run in the isolated call; None when markers rule it out.
+
+    ``in_child``: in a child of its own, in the ``karni`` command (see
+    :func:`~karni.agent.history.isolation.call_isolated`).
+    """
     if markers_rule_out(provider, project_root):
-        return False
+        return None
     # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.isolation import call_isolated
 
     root = _root_for(provider, project_root)
-    outcome = call_isolated(check, provider, root, *args, provider=provider)
-    return outcome.ok and outcome.value is True
+    return call_isolated(check, provider, root, *args, provider=provider, in_child=in_child)
+
+
+def _true(outcome: ProviderCallOutcome | None) -> bool:
+    return outcome is not None and outcome.ok and outcome.value is True
 
 
 def _detects(provider: Any, root: Path | str) -> bool:
@@ -171,8 +198,15 @@ def _call_text(provider: Any, method: str, *args: Any) -> str | None:
 
 
 def _block(
-    provider: Any, name: str, root: Path | str, path: str | None, max_tokens: int, asked_count: int
+    provider: Any,
+    name: str,
+    root: Path | str,
+    path: str | None,
+    max_tokens: int,
+    asked_count: int,
+    progress: tuple[Callable[[int], None], int],
 ) -> BriefBlock | None:
+    """The provider's block; ``progress`` is ``(entering, index)``, said before each call."""
     # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.common.sanitize import iter_brief_lines
     from karni.agent.history.isolation import call_isolated
@@ -188,6 +222,8 @@ def _block(
     def truncation_line(with_command: bool) -> str:
         prefix = f"… truncated at ~{max_tokens} tokens; "
         if with_command and not asked:
+            entering, index = progress
+            entering(index)
             asked.append(_full_command(provider, root, path))
         command = asked[0] if with_command else None
         if command:
@@ -228,18 +264,59 @@ def compose(
         ``HISTORY:`` heading per provider that detects a store and has
         something to say, in name order.
     """
-    asked = [
+    named = [
         (name, provider)
         for name, provider in named_providers(providers, project_root=project_root)
-        if _detected(provider, project_root, _detects_with_brief, path)
+        if not markers_rule_out(provider, project_root)
     ]
-    if not asked:
+    if not named:
         return None  # no store: nothing to fit
+    # bench row "karni context --with-history FILE (no store)" runs without it
+    from karni.agent.history.isolation import forks, provider_timeout
+
+    if forks():
+        # bench row "karni context --with-history FILE (no store)" runs without it
+        from karni.agent.history.child import entering, run_in_children
+
+        longest = max(provider_timeout(provider) for _, provider in named)
+        work = (project_root, path, max_tokens, entering)
+        try:
+            return run_in_children(_composed, named, work, longest)  # type: ignore[no-any-return]
+        except OSError:  # no child could be started: compose here, each call still isolated
+            pass
+    return _composed(named, project_root, path, max_tokens, _nowhere)
+
+
+def _nowhere(index: int) -> None:
+    """Where :func:`_composed` reports its progress when it runs in Karni's own process."""
+
+
+def _composed(
+    named: list[tuple[str, Any]],
+    project_root: str | os.PathLike[str],
+    path: str | None,
+    max_tokens: int,
+    entering: Callable[[int], None],
+) -> str | None:
+    """The block from the providers ``named`` (their markers allow a store).
+
+    In the ``karni`` command it runs in a child (:mod:`karni.agent.history.child`),
+    which learns from ``entering(index)`` whose code runs next: if that code
+    ends the child, the block is composed again without that provider.
+    """
+    asked = []
+    for index, (name, provider) in enumerate(named):
+        entering(index)
+        if _true(_detected(provider, project_root, _detects_with_brief, path, in_child=False)):
+            asked.append((index, name, provider))
+    if not asked:
+        return None
 
     blocks: list[BriefBlock] = []
-    for name, provider in asked:
+    for index, name, provider in asked:
         root = _root_for(provider, project_root)
-        block = _block(provider, name, root, path, max_tokens, len(asked))
+        entering(index)
+        block = _block(provider, name, root, path, max_tokens, len(asked), (entering, index))
         if block is not None:
             blocks.append(block)
     lines = fit_blocks(blocks, max_tokens)

@@ -31,6 +31,7 @@ __all__ = [
     "InstalledProvider",
     "LoadFailure",
     "discover",
+    "ended_call",
     "provider_from_object",
     "provider_name",
 ]
@@ -193,6 +194,28 @@ def provider_from_object(name: str, value: str, obj: Any, distribution: str | No
             f"{', '.join(f'`{attr}`' for attr in missing)}; see 'Writing a provider' in the docs"
         )
     return candidate
+
+
+def ended_call(installed: InstalledProvider, method: str, ended: int | None) -> LoadFailure | None:
+    """A load failure for a provider whose call of ``method`` ended its process; else None.
+
+    ``ended`` is the outcome's :attr:`~karni.agent.history.isolation.ProviderCallOutcome.ended`.
+    Karni made the call in a child, so only that child ended; ``karni doctor``
+    lists the provider with the failures to load, since no brief can come of it.
+    """
+    if ended is None:
+        return None
+    # bench row "karni context --with-history FILE (no store)" runs without it
+    from karni.agent.history.errors import ProviderExitError
+
+    how = ProviderExitError(ended).how
+    where = _describe(installed.value, installed.distribution)
+    message = (
+        f"history provider `{installed.name}` from {where}: its `{method}` ended its process "
+        f"({how}); Karni carried on without it: fix or reinstall that package"
+    )
+    error = ProviderExitError(ended, message)
+    return LoadFailure(installed.name, installed.value, installed.distribution, error)
 
 
 def provider_name(provider: Any) -> str | None:

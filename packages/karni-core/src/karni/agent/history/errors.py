@@ -13,6 +13,7 @@ __all__ = [
     "DuplicateProviderError",
     "HistoryError",
     "NotAProviderError",
+    "ProviderExitError",
     "ProviderImportError",
     "ProviderLoadError",
     "UnknownProviderError",
@@ -51,3 +52,23 @@ class DuplicateProviderError(ProviderLoadError):
 
 class UnknownProviderError(ProviderLoadError):
     """``KARNI_HISTORY_PROVIDERS`` names a provider that is not installed."""
+
+
+class ProviderExitError(ProviderLoadError):
+    """A call of the provider ended its process (``os._exit``, a crash, a signal).
+
+    Karni makes the calls in a child process (:mod:`karni.agent.history.child`),
+    so only that child ended; ``karni doctor`` lists the provider as failing to
+    load when its ``detect`` does this. ``status`` is the exit status, or minus
+    the signal's number.
+    """
+
+    def __init__(self, status: int, message: str | None = None) -> None:
+        """Record how the call's process ended; ``message`` replaces the default text."""
+        self.status = status
+        super().__init__(message or f"it ended its process ({self.how})")
+
+    @property
+    def how(self) -> str:
+        """``exit status N`` or ``signal N``."""
+        return f"exit status {self.status}" if self.status >= 0 else f"signal {-self.status}"

@@ -23,7 +23,13 @@ import sys
 
 from karni.agent.common.output import claimed, restore_standard_fds
 
-__all__ = ["DEFAULT_PROVIDER_TIMEOUT", "ProviderCallOutcome", "call_isolated", "provider_timeout"]
+__all__ = [
+    "DEFAULT_PROVIDER_TIMEOUT",
+    "ProviderCallOutcome",
+    "call_isolated",
+    "forks",
+    "provider_timeout",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,17 +74,27 @@ def _positive(raw: Any) -> float | None:
 
 
 class ProviderCallOutcome:
-    """What came of one isolated call: a value, an exception, or a timeout."""
+    """What came of one isolated call: a value, an exception, or a timeout.
 
-    __slots__ = ("error", "timed_out", "value")
+    ``ended`` is set when the call ended the process it ran in (a child of
+    Karni's, see :mod:`karni.agent.history.child`): its exit status, or minus
+    the signal's number.
+    """
+
+    __slots__ = ("ended", "error", "timed_out", "value")
 
     def __init__(
-        self, value: Any = None, error: BaseException | None = None, timed_out: bool = False
+        self,
+        value: Any = None,
+        error: BaseException | None = None,
+        timed_out: bool = False,
+        ended: int | None = None,
     ) -> None:
         """Record the outcome of a call."""
         self.value = value
         self.error = error
         self.timed_out = timed_out
+        self.ended = ended
 
     @property
     def ok(self) -> bool:
@@ -165,7 +181,11 @@ def _keep_writing_to(saved_fd: int | None, current: Any) -> Any:
 
 
 def call_isolated(
-    function: Callable[..., Any], *args: Any, timeout: float | None = None, provider: Any = None
+    function: Callable[..., Any],
+    *args: Any,
+    timeout: float | None = None,
+    provider: Any = None,
+    in_child: bool = False,
 ) -> ProviderCallOutcome:
     """Call ``function(*args)`` with its output discarded and a deadline.
 
@@ -174,12 +194,24 @@ def call_isolated(
         *args: Its arguments.
         timeout: Seconds to wait; defaults to :func:`provider_timeout`.
         provider: The provider the call belongs to, for its own ``timeout``.
+        in_child: In a program that claimed its output (the ``karni``
+            command), run the call in a forked child, so that not even
+            ``os._exit`` in it can end Karni (:mod:`karni.agent.history.child`).
+            The call must return ``None``, a ``str`` or a ``bool``. Elsewhere,
+            or where there is no ``os.fork``, it runs on a thread.
 
     Returns:
         The outcome. Never raises for anything the call does, except that a
         ``KeyboardInterrupt`` in Karni's own thread still propagates.
     """
     deadline = provider_timeout(provider) if timeout is None else timeout
+    if in_child and forks():
+        from karni.agent.history.child import call_in_child
+
+        try:
+            return ProviderCallOutcome(*call_in_child(function, args, deadline))
+        except OSError:  # no child could be started: the thread below still isolates the call
+            pass
     outcome = ProviderCallOutcome()
     finished = _thread.allocate_lock()
     finished.acquire()
@@ -202,6 +234,16 @@ def call_isolated(
         outcome.timed_out = True
         outcome.value = None
     return outcome
+
+
+def forks() -> bool:
+    """Whether provider calls go to a forked child: in a program that claimed its output.
+
+    The ``karni`` command does (:mod:`karni.agent.common.output`), so that a
+    provider's ``os._exit`` ends only that child (:mod:`karni.agent.history.child`).
+    Elsewhere, and where there is no ``os.fork``, calls run on a thread.
+    """
+    return claimed() and hasattr(os, "fork")
 
 
 def _start(run: Callable[[], None], finished: Any, deadline: float) -> bool:
