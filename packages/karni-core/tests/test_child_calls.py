@@ -38,7 +38,16 @@ def run_claimed(code: str, env: dict[str, str] | None = None) -> subprocess.Comp
         text=True,
         timeout=60,
         env={**os.environ, **(env or {})},
+        # Ctrl-C at its default, as in a terminal, even when this suite runs with it
+        # ignored (a background job of a shell without job control, nohup &).
+        preexec_fn=_sigint_at_default,
     )
+
+
+def _sigint_at_default() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_values_errors_and_endings_come_back_as_outcomes():
