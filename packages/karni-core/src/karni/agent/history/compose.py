@@ -27,6 +27,7 @@ __all__ = [
     "detect",
     "detect_outcome",
     "detecting_providers",
+    "ended_detect",
     "named_providers",
 ]
 
@@ -101,9 +102,25 @@ def detect_outcome(
     """The isolated call of ``provider.detect``; None when its store markers rule a store out.
 
     ``karni doctor`` reads it to tell "no store" from a ``detect`` that
-    ended its process (``outcome.ended``, see :mod:`karni.agent.history.child`).
+    ended its process (``outcome.ended``, see :mod:`karni.agent.history.child`;
+    :func:`ended_detect` remembers it).
     """
-    return _detected(provider, project_root, _detects)
+    outcome = _detected(provider, project_root, _detects)
+    if outcome is not None and outcome.ended is not None:
+        _ended_detects[id(provider)] = outcome.ended
+    return outcome
+
+
+_ended_detects: dict[int, int] = {}
+"""How each provider's ``detect`` ended its process, by the provider's ``id``, when it did."""
+
+
+def ended_detect(provider: Any) -> int | None:
+    """How ``provider``'s last :func:`detect` ended its process, or None when it did not.
+
+    The exit status, or minus the signal's number.
+    """
+    return _ended_detects.get(id(provider))
 
 
 def _detected(
