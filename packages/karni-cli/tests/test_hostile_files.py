@@ -128,6 +128,25 @@ def test_a_refused_command_writes_nothing(eventsite: Path, secrets: Path, run_cl
     assert secret_files(secrets) == linked
 
 
+def test_a_decision_record_linked_out_of_the_project_is_never_shown(
+    eventsite: Path, secrets: Path, run_cli
+):
+    """`docs/adr/0004-x.md` → a private note: `karni context --with-history` never reads it."""
+    private = secrets / ".ssh" / "notes.md"
+    private.write_text(
+        "# 4. PRIVATE-NOTE-TITLE\n\n## Status\n\nAccepted\n\napps/events/models.py\n",
+        encoding="utf-8",
+    )
+    records = eventsite / "doc" / "adr"
+    (records / "0099-linked.md").symlink_to(private)
+    env = {"KARNI_HISTORY_PROVIDERS": "adr"}
+    for argv in (["apps/events/models.py"], []):
+        result = run_cli("context", "--with-history", *argv, cwd=eventsite, env=env)
+        assert result.returncode == 0 and result.stderr == ""
+        assert "HISTORY:" in result.stdout  # the project's own records are shown
+        assert "PRIVATE-NOTE-TITLE" not in result.stdout
+
+
 def test_rules_sync_never_writes_through_a_linked_folder(eventsite: Path, secrets: Path, run_cli):
     (eventsite / "lnk").symlink_to(secrets / ".ssh")
     rules = eventsite / "karni.rules.py"

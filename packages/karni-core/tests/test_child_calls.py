@@ -191,3 +191,26 @@ def test_a_child_that_goes_silent_is_killed_and_the_others_still_answer():
         env={"KARNI_PROVIDER_TIMEOUT": "0.5"},
     )
     assert result.stdout == "HISTORY: x.py (b)\nb True\n"
+
+
+def test_providers_that_never_end_the_process_are_called_in_karnis_own():
+    """``calls_in_process = True`` (Karni's own providers): no child, unless another needs one."""
+    result = run_claimed(
+        """
+        class Where(Static):
+            def context(self, root, path):
+                return "own" if os.getpid() == PARENT else "child"
+        class Own(Where):
+            calls_in_process = True
+        PARENT = os.getpid()
+        print(compose("/project", "x.py", providers=[Own(name="a")]).replace(chr(10), "|"))
+        both = [Own(name="a"), Where(name="b")]
+        print(compose("/project", "x.py", providers=both).replace(chr(10), "|"))
+        print(call_isolated(Own(name="c").context, "/p", "x", in_child=True).value)
+        """
+    )
+    assert result.stdout.splitlines() == [
+        "HISTORY: x.py (a)|own",
+        "HISTORY: x.py (a)|child|HISTORY: x.py (b)|child",
+        "child",
+    ]

@@ -132,11 +132,23 @@ def test_the_store_is_never_opened_through_a_link(project, tmp_path, capsys, tar
             (local / name).unlink()
         link = local / name
         link.symlink_to(elsewhere / name)
+    before = _tree(project / ".karni")
     code, _, err = historian(capsys, "ingest")
     assert code != 0
     assert err.count("\n") == 1
     assert f"{link} is a symlink" in err
     assert os.listdir(elsewhere) == []
+    assert _tree(project / ".karni") == before  # a refusal writes nothing
+
+
+def _tree(folder):
+    """Every path under ``folder`` with its size (a link: its target): what a refusal keeps."""
+    return {
+        str(path.relative_to(folder)): os.readlink(path)
+        if path.is_symlink()
+        else path.lstat().st_size
+        for path in sorted(folder.rglob("*"))
+    }
 
 
 @pytest.mark.parametrize(

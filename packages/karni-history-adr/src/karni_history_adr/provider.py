@@ -30,6 +30,9 @@ class AdrProvider:
     accepts_str_root = True
     """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
 
+    calls_in_process = True
+    """Its calls never end the process, so Karni makes them in its own, without a child."""
+
     def detect(self, project_root: str | os.PathLike[str]) -> bool:
         """Whether ``doc/adr/``, ``docs/decisions/`` or ``docs/adr/`` exists; reads nothing."""
         try:

@@ -49,6 +49,9 @@ class HistorianProvider:
     accepts_str_root = True
     """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
 
+    calls_in_process = True
+    """Its calls never end the process, so Karni makes them in its own, without a child."""
+
     def detect(self, project_root: str | os.PathLike[str]) -> bool:
         """Whether the project has a historian store (a file check)."""
         try:

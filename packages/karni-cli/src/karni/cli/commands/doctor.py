@@ -22,8 +22,8 @@ from karni.agent.common.cache import cache_dir
 from karni.agent.common.ownership import forget_ignored, ignored_folders
 from karni.agent.common.root import PROJECT_MARKERS
 from karni.agent.common.sanitize import one_line
-from karni.agent.history import discover
-from karni.agent.history.compose import detect_outcome
+from karni.agent.history import detect, discover
+from karni.agent.history.compose import ended_detect
 from karni.agent.history.discovery import ALLOW_LIST_VARIABLE, ended_call
 from karni.agent.history.markers import store_marker
 from karni.cli.distributions import is_third_party
@@ -40,7 +40,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karni.agent.history import Discovery, InstalledProvider, LoadFailure
+    from karni.agent.history import Discovery, InstalledProvider
 
 SUMMARY = "report the project, interpreter, agent adapters and history providers"
 
@@ -105,11 +105,11 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
             "builtin": installed.builtin,
             "third_party": is_third_party(installed.distribution),
         }
-        detection, failure = _detection(installed, root, verbose)
+        row.update(_detection(installed, root, verbose))
+        failure = ended_call(installed, "detect", ended_detect(installed.provider))
         if failure is not None:  # its detect ended its process: no brief can come of it
             ended.append(failure)
             continue
-        row.update(detection)
         providers.append(row)
     failures = [
         {
@@ -160,19 +160,10 @@ def _settings_problems(root: str | None) -> list[str]:
     return problems
 
 
-def _detection(
-    installed: InstalledProvider, root: str | None, verbose: bool
-) -> tuple[dict[str, Any], LoadFailure | None]:
-    """Whether the provider detects a store (with ``verbose``, how it was found and timed).
-
-    The failure, when its ``detect`` ended the process it ran in.
-    """
+def _detection(installed: InstalledProvider, root: str | None, verbose: bool) -> dict[str, Any]:
+    """Whether the provider detects a store; with ``verbose``, also how it was found and timed."""
     started = time.perf_counter()
-    outcome = None if root is None else detect_outcome(installed.provider, root)
-    failure = None if outcome is None else ended_call(installed, "detect", outcome.ended)
-    detected = (
-        None if root is None else (outcome is not None and outcome.ok and outcome.value is True)
-    )
+    detected = None if root is None else detect(installed.provider, root)
     found: dict[str, Any] = {"detects_store": detected, "store_problem": None}
     if detected and root is not None:
         # bench row "karni doctor" runs without it
@@ -185,7 +176,7 @@ def _detection(
         found["load_ms"] = None if load is None else round(load * 1000, 1)
         found["detect_ms"] = None if root is None else _milliseconds(started)
         found["store_marker"] = None if root is None else store_marker(installed.provider, root)
-    return found, failure
+    return found
 
 
 def _milliseconds(started: float) -> float:

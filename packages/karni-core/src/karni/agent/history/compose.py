@@ -22,10 +22,12 @@ from karni.agent.history.discovery import discover, provider_name
 from karni.agent.history.markers import markers_rule_out
 
 __all__ = [
+    "calls_in_process",
     "compose",
     "detect",
     "detect_outcome",
     "detecting_providers",
+    "ended_detect",
     "named_providers",
 ]
 
@@ -100,9 +102,25 @@ def detect_outcome(
     """The isolated call of ``provider.detect``; None when its store markers rule a store out.
 
     ``karni doctor`` reads it to tell "no store" from a ``detect`` that
-    ended its process (``outcome.ended``, see :mod:`karni.agent.history.child`).
+    ended its process (``outcome.ended``, see :mod:`karni.agent.history.child`;
+    :func:`ended_detect` remembers it).
     """
-    return _detected(provider, project_root, _detects)
+    outcome = _detected(provider, project_root, _detects)
+    if outcome is not None and outcome.ended is not None:
+        _ended_detects[id(provider)] = outcome.ended
+    return outcome
+
+
+_ended_detects: dict[int, int] = {}
+"""How each provider's ``detect`` ended its process, by the provider's ``id``, when it did."""
+
+
+def ended_detect(provider: Any) -> int | None:
+    """How ``provider``'s last :func:`detect` ended its process, or None when it did not.
+
+    The exit status, or minus the signal's number.
+    """
+    return _ended_detects.get(id(provider))
 
 
 def _detected(
@@ -123,7 +141,22 @@ def _detected(
     from karni.agent.history.isolation import call_isolated
 
     root = _root_for(provider, project_root)
+    in_child = in_child and not calls_in_process(provider)
     return call_isolated(check, provider, root, *args, provider=provider, in_child=in_child)
+
+
+def calls_in_process(provider: Any) -> bool:
+    """Whether ``provider`` says its calls never end the process (``calls_in_process = True``).
+
+    The ``karni`` command then makes them in its own process, without the
+    child it forks for any other provider's (:mod:`karni.agent.history.child`):
+    Karni's own providers say so, and so may any provider whose code cannot
+    call ``os._exit`` or crash (docs/how-to/write-a-provider.md).
+    """
+    try:
+        return getattr(provider, "calls_in_process", False) is True
+    except Exception:  # a hint that cannot be read is no hint
+        return False
 
 
 def _true(outcome: ProviderCallOutcome | None) -> bool:
@@ -274,7 +307,7 @@ def compose(
     # bench row "karni context --with-history FILE (no store)" runs without it
     from karni.agent.history.isolation import forks, provider_timeout
 
-    if forks():
+    if forks() and not all(calls_in_process(provider) for _, provider in named):
         # bench row "karni context --with-history FILE (no store)" runs without it
         from karni.agent.history.child import entering, run_in_children
 

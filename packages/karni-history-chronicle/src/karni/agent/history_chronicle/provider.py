@@ -77,6 +77,9 @@ class ChronicleProvider:
     accepts_str_root = True
     """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
 
+    calls_in_process = True
+    """Its calls never end the process, so Karni makes them in its own, without a child."""
+
     def __init__(
         self,
         executable: str = DEFAULT_EXECUTABLE,
