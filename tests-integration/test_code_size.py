@@ -24,6 +24,8 @@ PENDING = {
     "packages/karni-historian/src/karni_historian/condense/compartment_xml.py",
     "packages/karni-historian/src/karni_historian/condense/extractive.py",
     "packages/karni-historian/src/karni_historian/condense/templates.py",
+    # Over the limit on this branch's base (issue 39's Codex reader); split on main (issue 30).
+    "packages/karni-historian/src/karni_historian/ingest/codex.py",
     "packages/karni-historian/src/karni_historian/store/codec.py:parts_decoder",
 }
 """Modules (by path) and functions (``path:name``) over a limit, left for the historian pass."""

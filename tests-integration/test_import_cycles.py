@@ -30,12 +30,15 @@ PENDING = {
             "karni_historian.condense.models.openai_api",
         }
     ),
-    # Issue 30, historian pass: the readers' shared types move below the registry.
+    # Issue 30, historian pass: the readers' shared types move below the registry (the
+    # Aider and Gemini CLI readers joined it, importing the report type the same way).
     frozenset(
         {
             "karni_historian.ingest",
+            "karni_historian.ingest.aider",
             "karni_historian.ingest.claude_code",
             "karni_historian.ingest.claude_code_records",
+            "karni_historian.ingest.gemini",
             "karni_historian.ingest.opencode",
             "karni_historian.ingest.registry",
         }
