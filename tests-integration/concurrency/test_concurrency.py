@@ -29,6 +29,10 @@ import time
 import pytest
 from karni_it.crowd import FILE, Crowd, Worker, Writer, count
 
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="processes are counted through /proc"
+)
+
 TURNS = 16
 """Turns the writer adds (four messages each)."""
 

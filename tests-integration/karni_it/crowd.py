@@ -12,7 +12,6 @@ more; every run is recorded with its exit status and its output.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -276,6 +275,8 @@ def _is_problem(line: str) -> bool:
 
 
 def _held(path: Path) -> bool:
+    import fcntl  # POSIX only, as the suite is
+
     fd = os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
