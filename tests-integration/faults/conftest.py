@@ -19,7 +19,6 @@ letting the case pass or fail on something else (``karni_it.interrupts``).
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -28,12 +27,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from karni_it.environment import home_env
 from karni_it.interrupts import REPORT_VARIABLE, assert_planted, starting_with
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "eventsite"
 BIN = Path(sys.executable).parent
-CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL")
 
 _counts = {"cases": 0, "passed": 0}
 
@@ -62,20 +61,7 @@ class Faults:
         self.home.mkdir()
         self.site = tmp_path / "site"
         self.site.mkdir()
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in CI_VARIABLES and not key.startswith(("KARNI_", "PYTEST_"))
-        }
-        self.env.update(
-            HOME=str(self.home),
-            XDG_CONFIG_HOME=str(self.home / "config"),
-            KARNI_CACHE_DIR=str(self.home / "cache"),
-            KARNI_HISTORY_PROVIDERS="",
-            PYTHONPATH=str(self.site),
-            NO_COLOR="1",
-            TZ="UTC",
-        )
+        self.env = home_env(self.home, KARNI_HISTORY_PROVIDERS="", PYTHONPATH=str(self.site))
         self.env[REPORT_VARIABLE] = str(self.sigint_report)
 
     def install(self, distribution: str, points: dict[str, str], modules: dict[str, str]) -> None:

@@ -12,7 +12,6 @@ more; every run is recorded with its exit status and its output.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -24,13 +23,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from karni_it.environment import home_env
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "eventsite"
 BASE = ROOT / "packages" / "karni-historian" / "tests" / "fixtures" / "claude_code_session.jsonl"
 BIN = Path(sys.executable).parent
 SESSION = "7d3e2a10-5c4b-4f1e-9a2d-3b8c6e1f0a42"
 FILE = "apps/events/models.py"
-CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL")
 
 _figures = {"cases": 0, "processes": 0, "runs": 0, "messages": 0, "errors": 0}
 _figures_lock = threading.Lock()
@@ -137,19 +137,7 @@ class Crowd:
         base = BASE.read_text(encoding="utf-8")
         base = base[: base.rindex("\n") + 1]  # without the fixture's torn last line
         self.transcript.write_text(base.replace("__PROJECT__", str(self.project)), encoding="utf-8")
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in CI_VARIABLES and not key.startswith(("KARNI_", "PYTEST_"))
-        }
-        self.env.update(
-            HOME=str(self.home),
-            XDG_CONFIG_HOME=str(self.home / "config"),
-            KARNI_CACHE_DIR=str(self.home / "cache"),
-            KARNI_HISTORY_PROVIDERS="historian",
-            NO_COLOR="1",
-            TZ="UTC",
-        )
+        self.env = home_env(self.home, KARNI_HISTORY_PROVIDERS="historian")
 
     @property
     def local(self) -> Path:
@@ -287,6 +275,8 @@ def _is_problem(line: str) -> bool:
 
 
 def _held(path: Path) -> bool:
+    import fcntl  # POSIX only, as the suite is
+
     fd = os.open(path, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -42,6 +42,29 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def home_env(home: os.PathLike[str] | str, **extra: str) -> dict[str, str]:
+    """The caller's environment, with HOME, configuration and caches in ``home``, for a command.
+
+    No CI variable (they change Karni's output), no ``KARNI_*`` setting and no
+    ``PYTEST_*`` variable of the caller's reaches the command; output is kept
+    stable with ``NO_COLOR`` and ``TZ=UTC``. ``extra`` comes last.
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in CI_VARIABLES and not key.startswith(("KARNI_", "PYTEST_"))
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=os.path.join(home, "config"),
+        KARNI_CACHE_DIR=os.path.join(home, "cache"),
+        NO_COLOR="1",
+        TZ="UTC",
+    )
+    env.update(extra)
+    return env
+
+
 def offline_prefix() -> list[str]:
     """``["unshare", "-rn"]`` when a private network namespace is allowed here, else ``[]``.
 

@@ -33,6 +33,7 @@ What a call changes in a provider object stays in the child. Without
 
 from __future__ import annotations
 
+import _thread
 import gc
 import io
 import marshal
@@ -152,17 +153,34 @@ def _start(function: Callable[..., Any], args: tuple[Any, ...], *, report: bool)
     # there would touch every object, and so copy every page the child shares.
     gc.freeze()
     try:
-        pid = os.fork()
-    except BaseException:
+        pid = _fork()
+    except BaseException as error:
         gc.unfreeze()
         os.close(read_fd)
         os.close(write_fd)
+        if isinstance(error, Exception) and not isinstance(error, OSError):
+            raise OSError(f"cannot fork: {error}") from error  # the caller uses a thread
         raise
     if pid == 0:  # pragma: no cover - the child's side ends in os._exit
         _child(function, args, read_fd, write_fd, report)
     gc.unfreeze()
     os.close(write_fd)
     return pid, read_fd
+
+
+def _fork() -> int:
+    """``os.fork()``, without the warning Python 3.12+ gives while another thread is alive.
+
+    Such a thread is a provider call Karni gave up on; the child never waits
+    for anything it may hold, and ends by the deadline at the latest.
+    """
+    if not _thread._count():
+        return os.fork()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return os.fork()
 
 
 def _child(
