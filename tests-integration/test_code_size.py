@@ -21,8 +21,6 @@ PENDING = {
     # Issue 30, historian pass.
     "packages/karni-historian/src/karni_historian/condense/chunk.py",
     "packages/karni-historian/src/karni_historian/condense/compartment_xml.py",
-    "packages/karni-historian/src/karni_historian/condense/extractive.py",
-    "packages/karni-historian/src/karni_historian/store/codec.py:parts_decoder",
 }
 """Modules (by path) and functions (``path:name``) over a limit, left for the historian pass."""
 
