@@ -6,7 +6,8 @@ import itertools
 import random
 
 import pytest
-from karni_historian.condense.chunk import build_chunk, completed_arcs
+from karni_historian.condense.boundaries import completed_arcs
+from karni_historian.condense.chunk import build_chunk
 from karni_historian.condense.compartment_xml import HistorianOutputError, parse, validate
 from karni_historian.condense.extractive import HISTORIAN_NAME, summarize, summarize_parsed
 from karni_historian.condense.extractive.scan import episodes
@@ -504,15 +505,15 @@ def _sound(literals, source) -> bool:
 
 
 def test_every_match_of_a_word_pattern_holds_one_of_its_literals() -> None:
-    from karni_historian.condense import chunk
+    from karni_historian.condense import message_text
     from karni_historian.condense.extractive import sentences
 
     assert set(sentences._LITERALS) == set(sentences._WORD_PATTERNS)
     for name, literals in sentences._LITERALS.items():
         assert _sound(literals, sentences._PATTERNS[name][0]), name
     assert not _sound(("decid",), sentences._PATTERNS["decision"][0])  # the check can fail
-    verb = chunk._regex("verb").pattern
-    assert _sound(chunk._VERB_LITERALS, verb)
+    verb = message_text._regex("verb").pattern
+    assert _sound(message_text._VERB_LITERALS, verb)
 
 
 def test_the_path_pattern_shortens_what_the_look_behind_first_pattern_did() -> None:
@@ -529,15 +530,15 @@ def test_the_path_pattern_shortens_what_the_look_behind_first_pattern_did() -> N
 
 
 def test_commits_are_pulled_from_text_as_without_the_verb_look(monkeypatch) -> None:
-    from karni_historian.condense import chunk
+    from karni_historian.condense import message_text
 
     rng = random.Random(9)
     pieces = ["Committed", "MERGED", "rebasing", "cherry-pick", "commits", "deadbeef1", "(",
               ")", "`abc1234`", " ", ",", "ſ", "İ", "merge", "0123456789abc", "x", "."]  # fmt: skip
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(3000)]
-    looked = [chunk._extract_commits(text) for text in texts]
-    monkeypatch.setattr(chunk, "_VERB_LITERALS", ("",))  # every text goes on to the patterns
-    assert looked == [chunk._extract_commits(text) for text in texts]
+    looked = [message_text.extract_commits(text) for text in texts]
+    monkeypatch.setattr(message_text, "_VERB_LITERALS", ("",))  # every text goes on to the patterns
+    assert looked == [message_text.extract_commits(text) for text in texts]
     assert any(hashes for _text, hashes in looked)
 
 

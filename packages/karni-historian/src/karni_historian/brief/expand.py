@@ -35,7 +35,7 @@ def full_message(
     """
     import json
 
-    from karni_historian.condense.chunk import role_letter
+    from karni_historian.condense.message_text import role_letter
     from karni_historian.model import TextPart
 
     message = store.message(session_id, ordinal)
@@ -137,7 +137,7 @@ def _verbose(
     messages: Sequence[Message], session_id: str, start: int, end: int, settings: Settings
 ) -> str:
     from karni_historian.budget import estimate_tokens
-    from karni_historian.condense.chunk import role_letter, tool_summary
+    from karni_historian.condense.message_text import role_letter, tool_summary
     from karni_historian.model import TextPart
     from karni_historian.templates import expand_tool
 

@@ -335,7 +335,7 @@ def validate(
         chunk: The :class:`~karni_historian.condense.chunk.Chunk` the output was made
             from (``start``, ``end``, ``lines``, ``tool_only_ranges``).
         arcs: Completed tool arcs as ``(call, result)`` ordinals (see
-            :func:`karni_historian.condense.chunk.completed_arcs`).
+            :func:`karni_historian.condense.boundaries.completed_arcs`).
         emergency: The run is an emergency (usage ≥ 95 %): never discard.
         force_keep: A wrapup run: never discard.
 

@@ -43,7 +43,7 @@ def _flat(text: str) -> str:
 
 def _said(message: Message) -> tuple[str, str, str]:
     """``(origin, what the user or agent wrote, tool output)`` of a message, flattened."""
-    from karni_historian.condense.chunk import meaningful_user_text
+    from karni_historian.condense.message_text import meaningful_user_text
     from karni_historian.model import TextPart, ToolPart
 
     outputs = " ".join(p.output or "" for p in message.parts if isinstance(p, ToolPart))

@@ -184,7 +184,7 @@ class _Condensation:
         self.name = historian_name(historian)
         self.historian = historian or _historian_xml
         self.window = window
-        from karni_historian.condense.chunk import ArcIndex, fence_arcs
+        from karni_historian.condense.boundaries import ArcIndex, fence_arcs
 
         self.arcs = ArcIndex(fence_arcs(window.arcs()))
         self.progress_stream = progress_stream
@@ -380,7 +380,7 @@ def wrapup(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
         ``keep`` messages sit above the last compartment.
     """
-    from karni_historian.condense.chunk import keep_boundary
+    from karni_historian.condense.boundaries import keep_boundary
     from karni_historian.condense.window import MessageWindow
 
     settings = settings or Settings()
@@ -466,12 +466,12 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
     """Find the settled messages of a session: those before the protected tail.
 
     The tail starts at the fifth-from-last meaningful user prompt
-    (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
+    (:func:`karni_historian.condense.boundaries.protected_tail_start`), fenced so that it
     never splits a completed tool call and its result. The messages are read
     newest first, in batches, only until that prompt is found; the arcs
     come from the store's list of tool parts.
     """
-    from karni_historian.condense.chunk import (
+    from karni_historian.condense.boundaries import (
         PROTECTED_TAIL_USER_TURNS,
         arcs_of_calls,
         fence_arcs,

@@ -6,7 +6,7 @@ compartment. Building every message of the session only to measure it took
 about a sixth of a ``run``; :func:`raw_token_counts` reads each row's JSON and
 measures its parts where they lie instead.
 
-The counts are those of :func:`karni_historian.condense.chunk.raw_tokens` on
+The counts are those of :func:`karni_historian.condense.message_text.raw_tokens` on
 the messages :func:`karni_historian.condense.window.stream_messages` gives:
 tool inputs shown project-relative, and a tool result stored as a reference
 to its call (``docs/historian/store.md``) measured as the call's part. The

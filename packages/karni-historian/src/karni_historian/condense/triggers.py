@@ -216,7 +216,7 @@ def session_state(
     Args:
         counts: ``(ordinal, true-raw tokens)`` of the session's messages from
             ``offset`` on (after the last compartment), in ordinal order, as
-            :func:`karni_historian.condense.chunk.raw_tokens` measures them
+            :func:`karni_historian.condense.message_text.raw_tokens` measures them
             (:func:`karni_historian.condense.trigger_facts.raw_token_counts`
             reads them from the store).
         scan: The session's messages from ``offset`` on, in ordinal order,

@@ -78,7 +78,7 @@ class MessageWindow:
 
     def arcs(self) -> list[tuple[int, int]]:
         """The completed tool arcs of the session from :attr:`origin` on."""
-        from karni_historian.condense.chunk import arcs_of_calls
+        from karni_historian.condense.boundaries import arcs_of_calls
 
         if self._arcs is None:
             self._arcs = arcs_of_calls(self.store.tool_part_calls(self.session_id, self.origin))

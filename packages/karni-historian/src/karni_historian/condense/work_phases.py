@@ -271,7 +271,7 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
     Args:
         messages: Consecutive messages of a session, in order.
         arcs: Their completed tool arcs
-            (:func:`karni_historian.condense.chunk.completed_arcs`).
+            (:func:`karni_historian.condense.boundaries.completed_arcs`).
 
     Returns:
         Start ordinal → the todo item in progress there; the first message

@@ -39,7 +39,7 @@ def user_texts(by_ordinal: dict[int, Message], chunk: Chunk | None = None) -> di
     digest = chunk.digest if chunk is not None else None
     if digest is not None and digest.covers(list(by_ordinal.values())):
         return digest.user_texts
-    from karni_historian.condense.chunk import meaningful_user_text
+    from karni_historian.condense.message_text import meaningful_user_text
 
     return {o: meaningful_user_text(m) for o, m in by_ordinal.items() if m.role == "user"}
 
@@ -68,7 +68,7 @@ def phase_lines(
     chunk: Chunk, by_ordinal: dict[int, Message]
 ) -> tuple[list[ChunkLine], dict[int, str]]:
     """The chunk's lines cut where the work changes phase, and the phases' todo items."""
-    from karni_historian.condense.chunk import completed_arcs, fence_arcs
+    from karni_historian.condense.boundaries import completed_arcs, fence_arcs
     from karni_historian.condense.work_phases import phase_starts
 
     inside = [by_ordinal[o] for o in sorted(by_ordinal)]  # the chunk's own (by_ordinal_of)

@@ -98,7 +98,7 @@ class ModelHistorian:
         Raises:
             ChainExhaustedError: Every model of the chain failed.
         """
-        from karni_historian.condense.chunk import completed_arcs, fence_arcs
+        from karni_historian.condense.boundaries import completed_arcs, fence_arcs
         from karni_historian.condense.models.redaction import env_file_values
 
         redact = self._redact.with_values(env_file_values(messages))
