@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from karni_historian.condense import extractive, prose
 from karni_historian.condense.chunk import build_chunk
-from karni_historian.condense.compartment_xml import emit, parse, read_back
+from karni_historian.condense.compartment_writer import emit, read_back
+from karni_historian.condense.compartment_xml import parse
 from karni_historian.condense.extractive import scan, sentences, summarize, summarize_parsed, tiers
 from karni_historian.condense.message_text import meaningful_user_text
 from karni_historian.model import Compartment, Message, TextPart, ToolPart
