@@ -22,7 +22,7 @@ import pytest
 from karni_historian.cli import main
 from karni_historian.condense.work_phases import commit_of
 from karni_historian.ingest import ingest
-from karni_historian.ingest.codex import shell_result
+from karni_historian.ingest.codex_calls import shell_result
 from karni_historian.ingest.gemini import shell_output
 from karni_historian.ingest.omp import folder_names
 from karni_historian.model import TextPart, ToolPart

@@ -38,13 +38,22 @@ from __future__ import annotations
 
 import os
 
+from karni_historian.ingest.codex_calls import (
+    PATCH_BEGIN,
+    PATCH_END,
+    convert_call,
+    listed_files,
+    shell_result,
+    texts_of,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from karni_historian.ingest.sink import SessionWriter, Sink
 
-__all__ = ["KIND", "CodexReader", "codex_home", "find_files", "read_meta", "shell_result", "sniff"]
+__all__ = ["KIND", "CodexReader", "codex_home", "find_files", "read_meta", "sniff"]
 
 KIND = "codex"
 
@@ -52,11 +61,6 @@ _HEADER_LIMIT = 4 << 20
 _SCAN_LINES = 40
 _MAX_FILES = 50_000
 _ENVELOPE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
-_SHELL_NAMES = frozenset(
-    {"shell", "container.exec", "local_shell", "shell_command", "exec_command"}
-)
-_PATCH_BEGIN = "*** Begin Patch"
-_PATCH_END = "*** End Patch"
 _INJECTED = (
     "<environment_context>",
     "<user_instructions>",
@@ -66,17 +70,8 @@ _INJECTED = (
     "# AGENTS.md instructions",
     "<permissions instructions>",
 )
-_FAILURES = (
-    "aborted by user",
-    "execution error",
-    "apply_patch verification failed",
-    "failed to apply patch",
-    "patch rejected",
-)
-_ENVELOPE_LINES = ("Chunk ID:", "Wall time:", "Original token count:", "Total output lines:")
 _REPLAY_GAP_SECONDS = 1.0
 _FILE_ACTIONS = {"add": "create", "update": "edit", "delete": "edit"}
-_LISTED_ACTIONS = {"A": "create", "M": "edit", "D": "edit"}
 
 
 def codex_home() -> str:
@@ -197,17 +192,6 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _texts(content: Any) -> list[str]:
-    """The texts of a response message's content items (or of a plain string)."""
-    if isinstance(content, str):
-        return [content]
-    texts = []
-    for item in content if isinstance(content, list) else ():
-        if isinstance(item, dict) and isinstance(item.get("text"), str):
-            texts.append(item["text"])
-    return texts
-
-
 def _uuid7_millis(value: str | None) -> int | None:
     """The creation time (ms) of a version-7 UUID, else None."""
     if not value or len(value) != 36 or value[14] != "7":
@@ -227,135 +211,6 @@ def _seconds(stamp: str | None) -> float | None:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-def shell_result(output: Any) -> tuple[str, int | None, bool]:
-    """``(body, exit code, failed)`` of a call's output, without Codex's envelope.
-
-    Outputs come as a JSON text ``{"output", "metadata": {"exit_code"}}``, as
-    text headed by ``Exit code:`` / ``Process exited with code`` and ``Output:``
-    lines, as a list of content items, or as ``{"content", "success"}``.
-    """
-    import json
-
-    success: bool | None = None
-    if isinstance(output, dict):
-        success = output.get("success") if isinstance(output.get("success"), bool) else None
-        output = output.get("content", "")
-    if isinstance(output, list):
-        output = "\n".join(_texts(output))
-    if not isinstance(output, str):
-        return "", None, success is False
-    text, code = output, None
-    if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("output"), str):
-            metadata = data.get("metadata")
-            raw = metadata.get("exit_code") if isinstance(metadata, dict) else data.get("exit_code")
-            code = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
-            text = data["output"]
-    if code is None:
-        text, code = _envelope(text)
-    failed = (code is not None and code != 0) or success is False
-    lowered = text.lstrip().lower()
-    failed = failed or lowered.startswith(_FAILURES)
-    return text, code, failed
-
-
-def _envelope(text: str) -> tuple[str, int | None]:
-    """The body after an ``Output:`` line and the exit code its header names."""
-    lines = text.split("\n")
-    code: int | None = None
-    for index, line in enumerate(lines[:8]):
-        stripped = line.strip()
-        for prefix in ("Exit code:", "Process exited with code"):
-            if stripped.startswith(prefix):
-                digits = stripped[len(prefix) :].strip()
-                if digits.lstrip("-").isdigit():
-                    code = int(digits)
-        if stripped == "Output:":
-            return "\n".join(lines[index + 1 :]), code
-        if not (
-            stripped.startswith(("Exit code:", "Process exited", "Process running", "Command:"))
-            or stripped.startswith(_ENVELOPE_LINES)
-        ):
-            break
-    return text, code
-
-
-def _command_text(command: Any) -> str | None:
-    """A shell call's command as one string (``bash -lc SCRIPT`` gives the script)."""
-    if isinstance(command, str):
-        return command
-    if not isinstance(command, list) or not all(isinstance(c, str) for c in command):
-        return None
-    if len(command) == 3 and command[1] in ("-lc", "-c") and command[0].endswith("sh"):
-        return str(command[2])
-    import shlex
-
-    return shlex.join(command)
-
-
-def _patch_in(text: str) -> str | None:
-    """The ``*** Begin Patch`` … ``*** End Patch`` text inside a shell command, if any."""
-    start = text.find(_PATCH_BEGIN)
-    if start < 0:
-        return None
-    end = text.find(_PATCH_END, start)
-    return text[start : end + len(_PATCH_END)] if end >= 0 else text[start:]
-
-
-def convert_call(name: str, arguments: Any) -> tuple[str, Any]:
-    """``(stored name, stored input)`` of a Codex tool call (see the module doc)."""
-    import json
-
-    if isinstance(arguments, str) and name != "apply_patch":
-        try:
-            parsed = json.loads(arguments)
-        except ValueError:
-            parsed = None
-        arguments = parsed if isinstance(parsed, dict) else {"arguments": arguments}
-    if name == "apply_patch":
-        if isinstance(arguments, str):
-            try:
-                parsed = json.loads(arguments)
-            except ValueError:
-                parsed = None
-            arguments = parsed if isinstance(parsed, dict) else {"input": arguments}
-        patch = arguments.get("input") if isinstance(arguments, dict) else None
-        return "apply_patch", {"patch": patch if isinstance(patch, str) else ""}
-    if name in _SHELL_NAMES and isinstance(arguments, dict):
-        raw = arguments.get("cmd") if name == "exec_command" else arguments.get("command")
-        command = _command_text(raw)
-        if command is not None:
-            if isinstance(raw, list) and raw and raw[0] == "apply_patch" and len(raw) > 1:
-                return "apply_patch", {"patch": raw[1], "command": command}
-            patch = _patch_in(command) if "apply_patch" in command else None
-            if patch is not None:
-                return "apply_patch", {"patch": patch, "command": command}
-            stored: dict[str, Any] = {"command": command}
-            workdir = arguments.get("workdir") or arguments.get("working_directory")
-            if isinstance(workdir, str) and workdir:
-                stored["workdir"] = workdir
-            return "shell", stored
-    return name, arguments
-
-
-def _listed_files(text: str) -> list[tuple[str, str]]:
-    """``(path, action)`` of apply_patch's "Success. Updated the following files:" list."""
-    found = []
-    lines = text.splitlines()
-    for index, line in enumerate(lines):
-        if line.strip().startswith("Success. Updated the following files"):
-            for entry in lines[index + 1 :]:
-                letter, _, path = entry.strip().partition(" ")
-                if letter not in _LISTED_ACTIONS or not path.strip():
-                    break
-                found.append((path.strip(), _LISTED_ACTIONS[letter]))
-    return found
 
 
 class CodexReader:
@@ -533,7 +388,7 @@ class CodexReader:
         part: dict[str, Any] = {
             "type": "tool",
             "name": "apply_patch",
-            "input": {"patch": "\n".join([_PATCH_BEGIN, *lines, _PATCH_END])},
+            "input": {"patch": "\n".join([PATCH_BEGIN, *lines, PATCH_END])},
             "output": payload.get("stdout") if isinstance(payload.get("stdout"), str) else "",
             "metadata": {"tool": "patch_apply_end"},
         }
@@ -553,7 +408,7 @@ class CodexReader:
         kind = item.get("type")
         if kind == "message":
             role = item.get("role")
-            texts = [t for t in _texts(item.get("content")) if t.strip()]
+            texts = [t for t in texts_of(item.get("content")) if t.strip()]
             if role == "assistant" and texts:
                 parts = [{"type": "text", "text": text} for text in texts]
                 self.writer().append("assistant", parts, stamp)
@@ -608,7 +463,7 @@ class CodexReader:
             return
         ordinal, call = found
         if call.get("name") == "apply_patch" and not failed:
-            for path, action in _listed_files(body):
+            for path, action in listed_files(body):
                 writer.add_file(ordinal, self.sink.relative(path, self.cwd), action)
         elif call.get("name") == "spawn_agent" and not failed:
             self._spawned(call_id, body)
