@@ -24,9 +24,13 @@ __all__ = ["BriefTables", "change_digest", "span_fact_rows"]
 TouchingRows = list[tuple[str, int, int, int, int, int, str | None]]
 
 _EPISODE_SELECT = (
-    "SELECT c.id, c.session_id, c.start_message, c.end_message, c.title, c.content,"
-    " c.p1, c.p2, c.p3, c.p4, c.importance, c.start_date, c.episode_type FROM compartments c"
+    "SELECT c.id, c.session_id, c.start_message, c.end_message, c.title, {body},"
+    " c.p2, c.p3, c.p4, c.importance, c.start_date, c.episode_type FROM compartments c"
 )
+"""The brief's columns of a compartment; ``{body}`` is its body (:meth:`BriefTables._episodes`)."""
+_BODY = "c.p1"
+_BODY_BEFORE_P1_ONLY = "CASE WHEN c.p1 IS NULL OR c.p1 = '' THEN c.content ELSE c.p1 END"
+"""A compartment's body in a store older than schema 8: a legacy row's is its ``content``."""
 _TOUCHED = (
     " EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
     " AND f.ordinal BETWEEN c.start_message AND c.end_message"
@@ -98,10 +102,11 @@ class BriefTables(Database):
         """The compartments with these row ids, as brief records."""
         wanted = list(ids)
         found: dict[int, BriefEpisode] = {}
+        select = self._episodes()
         for offset in range(0, len(wanted), 500):
             batch = wanted[offset : offset + 500]
             marks = ",".join("?" * len(batch))
-            for row in self.connection.execute(f"{_EPISODE_SELECT} WHERE c.id IN ({marks})", batch):
+            for row in self.connection.execute(f"{select} WHERE c.id IN ({marks})", batch):
                 found[row[0]] = BriefEpisode(row)
         return found
 
@@ -120,7 +125,7 @@ class BriefTables(Database):
             if left == 0:
                 break
             rows = self.connection.execute(
-                f"{_EPISODE_SELECT} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
+                f"{self._episodes()} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
                 (session_id, left),
             )
             found += [BriefEpisode(row) for row in rows]
@@ -129,7 +134,7 @@ class BriefTables(Database):
     def episodes_after(self, max_id: int, limit: int) -> list[BriefEpisode]:
         """At most ``limit`` compartments stored after row ``max_id``, oldest first."""
         rows = self.connection.execute(
-            f"{_EPISODE_SELECT} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
+            f"{self._episodes()} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
         )
         return [BriefEpisode(row) for row in rows]
 
@@ -234,6 +239,17 @@ class BriefTables(Database):
             if len(page) < 64:
                 return
             below = page[-1][0]
+
+    def _episodes(self) -> str:
+        """The query of :class:`BriefEpisode` rows, for this store's schema (read once)."""
+        select: str | None = getattr(self, "_episode_select", None)
+        if select is None:
+            from karni_historian.store.schema import P1_ONLY_VERSION
+
+            old = self.schema_version < P1_ONLY_VERSION  # read as it is, before ingest upgrades it
+            select = _EPISODE_SELECT.format(body=_BODY_BEFORE_P1_ONLY if old else _BODY)
+            self._episode_select = select
+        return select
 
     def _has_notes(self) -> bool:
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""

@@ -128,7 +128,7 @@ class StagingTables(Database):
         each row gets what
         :meth:`~karni_historian.store.compartments.CompartmentTables.insert_compartments`
         writes for the staged compartment (importance clamped to 1-100,
-        ``content`` a copy of p1, not legacy) and the message ids staged
+        not legacy) and the message ids staged
         with it, looked up when unknown.
 
         Each row's place among the staged ones is numbered first, in a
@@ -152,7 +152,7 @@ class StagingTables(Database):
             self.connection.execute(
                 f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
                 f" SELECT ?1, ?2 - 1 + n.place, s.start_message, s.end_message, {start_id},"
-                f" {end_id}, s.title, s.p1, s.p1, s.p2, s.p3, s.p4,"
+                f" {end_id}, s.title, s.p1, s.p2, s.p3, s.p4,"
                 f" MAX(1, MIN(100, CAST(s.importance AS INTEGER))), s.episode_type, 0,"
                 f" s.start_date, s.end_date, ?3 FROM temp.recomp_places n JOIN recomp_staged s"
                 f" ON s.session_id = ?1 AND s.start_message = n.start_message ORDER BY n.place",
