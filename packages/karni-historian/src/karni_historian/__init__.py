@@ -18,6 +18,7 @@ __all__ = ["Compartment"]
 def __getattr__(name: str) -> object:
     """Load :class:`Compartment` from :mod:`karni_historian.model` on first use."""
     if name == "Compartment":
+        # bench row "karni doctor" runs without it
         from karni_historian.model import Compartment
 
         return Compartment

@@ -13,6 +13,8 @@ hashing, ``repr``, the ``__setattr__`` that refuses changes) stays.
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
@@ -30,8 +32,6 @@ def slot_init(cls: _Class) -> _Class:
     else raises ``TypeError`` when the class is defined, so a field the fast
     ``__init__`` could not set as the dataclass does is never added unnoticed.
     """
-    from dataclasses import MISSING, fields
-
     if hasattr(cls, "__post_init__"):  # the fast __init__ would never call it
         raise TypeError(f"slot_init: {cls.__name__} has a __post_init__")
     namespace: dict[str, Any] = {}

@@ -11,6 +11,8 @@ failures 1.
 
 from __future__ import annotations
 
+import importlib
+import sqlite3
 import sys
 
 from karni.agent.common.arguments import CommandLineError, answer_version_or_bare
@@ -18,6 +20,8 @@ from karni.agent.common.sanitize import CleanStream
 
 from karni_historian.cli.common import PROG, CliError, project_root
 from karni_historian.cli.parser import parser
+from karni_historian.store.failures import describe_failure
+from karni_historian.store.schema import db_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,6 +65,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"{PROG}: interrupted; the store keeps its state before this run", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # bench row "karni-historian brief FILE" runs without it
         from karni.agent.common.pipes import stop_on_broken_pipe
 
         return stop_on_broken_pipe()
@@ -68,9 +73,6 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _run_command(args: argparse.Namespace, root: str) -> int:
     """Run one command; a failure of the store or the disk is one line, never a traceback."""
-    import importlib
-    import sqlite3
-
     try:
         # Each command is the module of its name, looked up on use: bench row
         # "karni-historian brief FILE" runs without condensing, ingest or models.
@@ -79,7 +81,4 @@ def _run_command(args: argparse.Namespace, root: str) -> int:
     except BrokenPipeError:
         raise
     except (sqlite3.Error, OSError) as error:
-        from karni_historian.store.failures import describe_failure
-        from karni_historian.store.schema import db_path
-
         raise CliError(describe_failure(db_path(root), error)) from None

@@ -10,6 +10,12 @@ from __future__ import annotations
 import os
 import sys
 
+from karni.agent.common.root import MARKERS_TEXT, find_project_root
+from karni.agent.common.sanitize import CleanStream
+
+from karni_historian.errors import ConfigurationError
+from karni_historian.store import Store, StoreError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -51,7 +57,6 @@ def project_root(args: argparse.Namespace) -> str:
         if not os.path.isdir(project):
             raise CliError(f"--project {project} is not a directory; pass a project folder", 2)
         return os.path.abspath(project)
-    from karni.agent.common.root import MARKERS_TEXT, find_project_root
 
     root = find_project_root()
     if root is None:
@@ -64,8 +69,6 @@ def project_root(args: argparse.Namespace) -> str:
 
 def open_store(root: str, *, create: bool = False) -> Store:
     """The project's store, opened for writing (created first with ``create``)."""
-    from karni_historian.store import Store, StoreError
-
     try:
         return Store.open(root, create=create)
     except StoreError as error:
@@ -74,8 +77,8 @@ def open_store(root: str, *, create: bool = False) -> Store:
 
 def settings_of(root: str) -> Settings:
     """The project's ``[historian]`` settings, checked."""
+    # bench row "karni-historian ingest" runs without it
     from karni_historian.condense.settings import load_settings
-    from karni_historian.errors import ConfigurationError
 
     try:
         return load_settings(root)
@@ -126,8 +129,6 @@ def progress_stream(args: argparse.Namespace) -> Any:
     The bar is Karni's own text and needs its carriage returns, so it goes to
     the stream under the sanitiser :func:`karni_historian.cli.main` puts on stderr.
     """
-    from karni.agent.common.sanitize import CleanStream
-
     if args.quiet:
         return None
     return sys.stderr.stream if isinstance(sys.stderr, CleanStream) else sys.stderr
@@ -135,8 +136,8 @@ def progress_stream(args: argparse.Namespace) -> Any:
 
 def config_files(root: str) -> ConfigFiles:
     """The configuration files, with every historian model setting checked."""
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.condense.models.settings import ConfigFiles, validate_config
-    from karni_historian.errors import ConfigurationError
 
     try:
         files = ConfigFiles.load(root)

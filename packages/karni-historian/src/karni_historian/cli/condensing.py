@@ -38,6 +38,7 @@ def traced(args: argparse.Namespace, session_id: str, historian: Any) -> Any:
     if not args.verbose:
         return historian
     # bench row "karni-historian wrapup" runs without it
+    # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.trace import TracedHistorian
 
     def write(line: str) -> None:

@@ -9,6 +9,9 @@ result (a completed *arc*), so it moves to a place none straddles
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import pairwise
+
 from karni_historian.condense.message_text import is_meaningful_user_message
 from karni_historian.model import ToolPart
 
@@ -142,8 +145,6 @@ class ArcIndex(tuple[tuple[int, int], ...]):
 
     def __new__(cls, arcs: Iterable[tuple[int, int]]) -> ArcIndex:
         """Index ``arcs``, which must be sorted by call (as :func:`arcs_of_calls` sorts them)."""
-        from itertools import pairwise
-
         index = super().__new__(cls, arcs)
         calls = [call for call, _result in index]
         if any(a > b for a, b in pairwise(calls)):
@@ -162,8 +163,6 @@ class ArcIndex(tuple[tuple[int, int], ...]):
         furthest result so far does; it splits ``end`` when its call is not
         after it, and no later arc (called later still) can.
         """
-        from bisect import bisect_right
-
         index = bisect_right(self._reach, end)
         if index < len(self) and self._calls[index] <= end:
             return self[index]

@@ -27,6 +27,7 @@ from karni_historian.condense.message_text import (
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
 from karni_historian.prompts import clean_prompt_part
+from karni_historian.templates import BUILTIN_TEMPLATES, expand_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -293,8 +294,6 @@ class ChunkBuilder:
         digest: bool = False,
     ) -> None:
         """Start with no line."""
-        from karni_historian.templates import BUILTIN_TEMPLATES, expand_tool
-
         self.templates: Mapping[str, Any] = (
             BUILTIN_TEMPLATES if expand_tools is None else expand_tools
         )

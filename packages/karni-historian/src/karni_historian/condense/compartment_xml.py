@@ -12,7 +12,8 @@ format and every rule, with its message, are in ``docs/historian/validation.md``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from karni_historian.errors import HistorianOutputError
 from karni_historian.model import Compartment, Fact
@@ -52,8 +53,6 @@ _RE: dict[str, Any] = {}
 
 def _re(name: str) -> Any:
     if not _RE:
-        import re
-
         _RE.update(
             compartment=re.compile(r"<compartment\s+([^>]*?)\s*(?<!/)>(.*?)</compartment>", re.S),
             start=re.compile(r'(?:^|\s)start="(\d+)"'),
@@ -144,8 +143,6 @@ class ValidationResult:
 
 
 def _tier(body: str, n: int) -> str | None:
-    import re
-
     match = re.search(rf"<p{n}\s*(/?)>", body)
     if match is None:
         return None
@@ -369,8 +366,6 @@ def validate(
 
 def _heal_tool_only_gaps(rows: list[Compartment], chunk: Any) -> list[Compartment]:
     """Give a gap that lies inside one tool-only range to the compartment before it."""
-    from dataclasses import replace
-
     tool_only = list(chunk.tool_only_ranges)
     for i in range(len(rows) - 1):
         gap_start, gap_end = rows[i].end + 1, rows[i + 1].start - 1
@@ -386,8 +381,6 @@ def _heal_split_arc(
     chunk_end: int,
 ) -> tuple[list[Compartment], int | None]:
     """Extend a last compartment that ends inside a completed tool arc to its result."""
-    from dataclasses import replace
-
     split = _splits(rows[-1].end, arcs)
     if split is not None and split[1] <= chunk_end:
         rows[-1] = replace(rows[-1], end=split[1])

@@ -9,8 +9,12 @@ hashes a line names, and the raw tokens a message counts for the triggers.
 
 from __future__ import annotations
 
+import json
+import re
+
 from karni_historian.budget import estimate_tokens, tokens_for_length
 from karni_historian.condense.prose import rules_out
+from karni_historian.fastjson import spaced_length
 from karni_historian.model import Message, TextPart, ToolPart
 from karni_historian.prompts import clean_prompt_part, prompt_text
 
@@ -38,8 +42,6 @@ _RE: dict[str, re.Pattern[str]] = {}
 def _regex(name: str) -> re.Pattern[str]:
     pattern = _RE.get(name)
     if pattern is None:
-        import re
-
         _RE["hash"] = re.compile(r"`?\b([0-9a-f]{7,12})\b`?", re.I)
         _RE["verb"] = re.compile(
             r"\b(commit(ted|ting|s)?|cherry-?pick(ed|ing|s)?|merge[ds]?|merging|rebas(e|ed|es|ing))\b",
@@ -170,10 +172,6 @@ def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_token
     Returns:
         The estimated tokens of every text part, tool input (as JSON) and output.
     """
-    import json
-
-    from karni_historian.fastjson import spaced_length
-
     total = 0
     for part in message.parts:
         if isinstance(part, TextPart):

@@ -18,8 +18,15 @@ first, else the call's own row).
 
 from __future__ import annotations
 
+import json
+
 from karni_historian.budget import estimate_tokens, tokens_for_length
-from karni_historian.fastjson import spaced_length
+from karni_historian.condense.project_view import input_view
+from karni_historian.condense.window import BATCH_MESSAGES
+from karni_historian.fastjson import orjson_loads, spaced_length
+from karni_historian.model import ToolPart
+from karni_historian.store.codec import _holds_float, parts_decoder
+from karni_historian.store.messages import _CALLS_REMEMBERED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,8 +60,6 @@ def _measured_rows(
     measure: _RowMeasure, start: int, batch: int | None
 ) -> Iterator[tuple[int, str, Any]]:
     """The stored rows from ``start`` on, each batch's memory of calls started afresh."""
-    from karni_historian.condense.window import BATCH_MESSAGES
-
     batch = batch or BATCH_MESSAGES
     rows = measure.store.stored_rows(measure.session_id, start)
     for index, row in enumerate(rows):
@@ -67,14 +72,6 @@ class _RowMeasure:
     """The raw tokens of stored rows read in order, with the current batch's calls remembered."""
 
     def __init__(self, store: Store, session_id: str) -> None:
-        import json
-
-        from karni_historian.condense.project_view import input_view
-        from karni_historian.fastjson import orjson_loads
-        from karni_historian.model import ToolPart
-        from karni_historian.store.codec import _holds_float, parts_decoder
-        from karni_historian.store.messages import _CALLS_REMEMBERED
-
         # The store reader's own rules, which the counts must follow: which rows
         # orjson may read otherwise, and how many calls a batch remembers.
         self.holds_float = _holds_float

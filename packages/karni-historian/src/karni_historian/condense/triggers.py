@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from karni_historian.budget import js_round
+from karni_historian.condense.chunk import ChunkBuilder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -234,8 +235,6 @@ def session_state(
         settled messages scanned as a chunk of at most
         ``max(6000, 3 * trigger budget)`` tokens.
     """
-    from karni_historian.condense.chunk import ChunkBuilder
-
     limit = settings.context_limit
     budget = trigger_budget(limit, settings.execute_threshold_percentage)
     builder = ChunkBuilder(

@@ -10,6 +10,9 @@ shell) ``apply_patch`` calls holding the patch; outputs lose Codex's envelope
 
 from __future__ import annotations
 
+import json
+import shlex
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -57,8 +60,6 @@ def shell_result(output: Any) -> tuple[str, int | None, bool]:
     text headed by ``Exit code:`` / ``Process exited with code`` and ``Output:``
     lines, as a list of content items, or as ``{"content", "success"}``.
     """
-    import json
-
     success: bool | None = None
     if isinstance(output, dict):
         success = output.get("success") if isinstance(output.get("success"), bool) else None
@@ -115,7 +116,6 @@ def _command_text(command: Any) -> str | None:
         return None
     if len(command) == 3 and command[1] in ("-lc", "-c") and command[0].endswith("sh"):
         return str(command[2])
-    import shlex
 
     return shlex.join(command)
 
@@ -131,8 +131,6 @@ def _patch_in(text: str) -> str | None:
 
 def convert_call(name: str, arguments: Any) -> tuple[str, Any]:
     """``(stored name, stored input)`` of a Codex tool call (see the module doc)."""
-    import json
-
     if isinstance(arguments, str) and name != "apply_patch":
         try:
             parsed = json.loads(arguments)

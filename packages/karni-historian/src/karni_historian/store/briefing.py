@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from karni_historian.store.database import Database
 from karni_historian.store.records import BriefEpisode, FactRecord
+from karni_historian.store.schema import NOTES_VERSION, P1_ONLY_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def change_digest(text: str) -> str:
     rebuilt, and :mod:`zlib` costs a tenth of :mod:`hashlib` (which loads
     OpenSSL) on the brief's path.
     """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     import zlib
 
     data = text.encode("utf-8", "surrogatepass")
@@ -244,8 +246,6 @@ class BriefTables(Database):
         """The query of :class:`BriefEpisode` rows, for this store's schema (read once)."""
         select: str | None = getattr(self, "_episode_select", None)
         if select is None:
-            from karni_historian.store.schema import P1_ONLY_VERSION
-
             old = self.schema_version < P1_ONLY_VERSION  # read as it is, before ingest upgrades it
             select = _EPISODE_SELECT.format(body=_BODY_BEFORE_P1_ONLY if old else _BODY)
             self._episode_select = select
@@ -253,8 +253,6 @@ class BriefTables(Database):
 
     def _has_notes(self) -> bool:
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""
-        from karni_historian.store.schema import NOTES_VERSION
-
         return self.schema_version >= NOTES_VERSION
 
     def file_note_rows(self, path: str) -> list[tuple[str, int, int, str, str, int, str | None]]:
@@ -322,6 +320,7 @@ class BriefTables(Database):
         ).fetchone()
         if row is None:
             return None, []
+        # bench row "karni-historian ingest" runs without it
         from karni.agent.common.jsontext import loads  # no json, no re on the brief path
 
         parts = loads(row[1])

@@ -29,6 +29,7 @@ __all__ = [
 
 def parts_to_json(parts: Iterable[Any]) -> str:
     """Encode model parts (``TextPart``/``ToolPart``) as the stored, compact JSON list."""
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.fastjson import dumps
 
     return dumps([part_to_dict(part) for part in parts])
@@ -92,6 +93,7 @@ class _Decoder:
         tool_input: Callable[[Any], Any] | None,
         resolve: Callable[[int, str], Any] | None,
     ) -> None:
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.fastjson import orjson_loads
         from karni_historian.model import TextPart, ToolPart
 
@@ -172,6 +174,7 @@ def json_reader() -> Callable[[str], Any]:
     ``ValueError`` (or ``TypeError`` for what is not text) where
     ``json.loads`` raises.
     """
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.fastjson import orjson_loads
 
     fast = orjson_loads()
@@ -190,6 +193,7 @@ def json_reader() -> Callable[[str], Any]:
 
 def _stdlib_reader() -> Callable[[str], Any]:
     """The JSON module's scanner on compact rows, ``json.loads`` on anything else."""
+    # bench row "karni-historian brief FILE" runs without it
     import json
 
     decoder = json.JSONDecoder()

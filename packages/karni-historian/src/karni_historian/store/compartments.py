@@ -210,6 +210,7 @@ _COMPARTMENT_SELECT = (
 
 def compartment_row(row: Sequence[Any]) -> StoredCompartment:
     """Decode a row of :data:`_COMPARTMENT_SELECT` into a :class:`StoredCompartment`."""
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.model import Compartment
 
     (

@@ -11,7 +11,9 @@ previous state.
 from __future__ import annotations
 
 import os
+import time
 
+from karni_historian.store.guard import check_paths, guard_connection
 from karni_historian.store.schema import (
     MIGRATIONS,
     READABLE_FROM,
@@ -37,6 +39,7 @@ PAGE_SIZE = 8192
 
 def _store_error(message: str) -> Exception:
     """A :class:`~karni_historian.errors.StoreError`; the errors module loads only to raise one."""
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.errors import StoreError
 
     return StoreError(message)
@@ -44,8 +47,6 @@ def _store_error(message: str) -> Exception:
 
 def utc_now() -> str:
     """The current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``, the store's timestamp format."""
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
@@ -55,6 +56,7 @@ def _create_database(root: str | os.PathLike[str], path: str) -> None:
     No folder on the way may be a symlink: the store is written inside the
     project, never wherever a link in a cloned repository points.
     """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni.agent.common.files import make_folders, write_atomic
 
     folder = os.path.dirname(path)
@@ -113,8 +115,6 @@ class Database:
             StoreError: The database is missing (and ``create`` is false), cannot
                 be opened, or was written by a newer version of karni-historian.
         """
-        from karni_historian.store.guard import check_paths, guard_connection
-
         path = db_path(root)
         check_paths(root, path)
         if not os.path.isfile(path):
@@ -132,6 +132,7 @@ class Database:
                     timeout=1.0,
                 )
             else:
+                # bench row "karni context … (historian store, 1,000 compartments)" runs without it
                 from karni_historian.store.failures import busy_timeout
 
                 connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout())
@@ -182,6 +183,7 @@ class Database:
             with self.transaction():
                 for statement in MIGRATIONS[number - 1]:
                     self.connection.execute(statement)
+                # bench row "karni context … (historian store, 1,000 compartments)" runs without it
                 if number == RESTAGED_VERSION:
                     from karni_historian.store.staged_rows import restage_json_rows
 

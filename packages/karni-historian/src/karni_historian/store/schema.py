@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.root import local_dir
+
 __all__ = [
     "DB_RELATIVE_PATH",
     "MIGRATIONS",
@@ -349,6 +351,4 @@ when its ``p1`` is empty, as the migration to this version does.
 
 def db_path(root: str | os.PathLike[str]) -> str:
     """The database path of the project at ``root``, in its ``.karni/local`` folder."""
-    from karni.agent.common.root import local_dir
-
     return os.path.join(local_dir(root), DB_RELATIVE_PATH[-1])

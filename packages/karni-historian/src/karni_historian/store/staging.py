@@ -10,6 +10,7 @@ publishing copies them in one statement.
 
 from __future__ import annotations
 
+from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
 from karni_historian.store.database import Database, ScratchTable, utc_now
 from karni_historian.store.staged_rows import STAGE, staged_row
 
@@ -89,6 +90,7 @@ class StagingTables(Database):
 
     def iter_staged(self, session_id: str) -> Iterator[Compartment]:
         """:meth:`staged`, one at a time."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.model import Compartment
 
         for row in self.connection.execute(_READ_STAGED, (session_id,)):
@@ -136,8 +138,6 @@ class StagingTables(Database):
         itself would hold every staged row's text in a scratch table on
         the way (about a third of the copy's time, measured).
         """
-        from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
-
         places = ScratchTable(
             self.connection,
             "recomp_places",

@@ -41,6 +41,7 @@ tiers, objective and title) and :mod:`.facts` (the facts promoted).
 
 from __future__ import annotations
 
+from karni_historian.condense.compartment_writer import emit, read_back
 from karni_historian.condense.extractive.facts import promoted_facts
 from karni_historian.condense.extractive.scan import (
     by_ordinal_of,
@@ -90,8 +91,6 @@ def summarize(chunk: Chunk, messages: Sequence[Message]) -> str:
         episode, tiling ``chunk.start``–``chunk.end``, and the promoted facts.
         An empty chunk gives an output with no compartments.
     """
-    from karni_historian.condense.compartment_writer import emit
-
     compartments, facts = condense(chunk, messages)
     return emit(compartments, facts, messages_processed=_processed(chunk, compartments))
 
@@ -102,8 +101,6 @@ def summarize_parsed(chunk: Chunk, messages: Sequence[Message]) -> ParsedOutput:
     The same result, without writing the XML and parsing it back: what a run
     of the built-in historian validates.
     """
-    from karni_historian.condense.compartment_writer import read_back
-
     compartments, facts = condense(chunk, messages)
     return read_back(compartments, facts, messages_processed=_processed(chunk, compartments))
 

@@ -8,7 +8,14 @@ follow-ups and corrections stay in the current one. Episodes tile the chunk.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from dataclasses import replace
+from itertools import pairwise
+
+from karni_historian.condense.boundaries import completed_arcs, fence_arcs
 from karni_historian.condense.extractive.sentences import is_ack, opens_as_continuation
+from karni_historian.condense.message_text import meaningful_user_text
+from karni_historian.condense.work_phases import phase_starts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,16 +46,12 @@ def user_texts(by_ordinal: dict[int, Message], chunk: Chunk | None = None) -> di
     digest = chunk.digest if chunk is not None else None
     if digest is not None and digest.covers(list(by_ordinal.values())):
         return digest.user_texts
-    from karni_historian.condense.message_text import meaningful_user_text
 
     return {o: meaningful_user_text(m) for o, m in by_ordinal.items() if m.role == "user"}
 
 
 def _pieces(line: ChunkLine, cuts: Sequence[int], by_ordinal: dict[int, Message]) -> list[Any]:
     """``line`` cut at ``cuts``, the phase starts inside it; each piece keeps its own commits."""
-    from dataclasses import replace
-    from itertools import pairwise
-
     bounds = [line.start, *cuts, line.end + 1]
     pieces = []
     for first, after in pairwise(bounds):
@@ -68,14 +71,10 @@ def phase_lines(
     chunk: Chunk, by_ordinal: dict[int, Message]
 ) -> tuple[list[ChunkLine], dict[int, str]]:
     """The chunk's lines cut where the work changes phase, and the phases' todo items."""
-    from karni_historian.condense.boundaries import completed_arcs, fence_arcs
-    from karni_historian.condense.work_phases import phase_starts
-
     inside = [by_ordinal[o] for o in sorted(by_ordinal)]  # the chunk's own (by_ordinal_of)
     starts = phase_starts(inside, fence_arcs(completed_arcs(inside)))
     if not starts:
         return list(chunk.lines), starts
-    from bisect import bisect_right
 
     ordered = sorted(starts)
     lines: list[ChunkLine] = []

@@ -9,6 +9,8 @@ or continue ("also…", "no, …") are told apart here too.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -224,8 +226,6 @@ class _Patterns:
         self._case_sensitive = case_sensitive
 
     def __getattr__(self, name: str) -> Any:
-        import re
-
         source, flags = _PATTERNS[name]
         if self._case_sensitive:
             flags &= ~re.IGNORECASE

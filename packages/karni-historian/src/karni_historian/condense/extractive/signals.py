@@ -20,7 +20,6 @@ from karni_historian.condense.extractive.sentences import (
     words_of,
 )
 from karni_historian.condense.file_notes.commands import command_of, read_run
-from karni_historian.condense.file_notes.failures import short_command
 from karni_historian.condense.file_notes.prompts import (
     CONTINUATION,
     LOCAL,
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 
     from karni_historian.condense.chunk import ChunkLine
 
-__all__ = ["Episode", "assistant_texts", "basename", "project_file"]
+__all__ = ["Episode", "assistant_texts", "basename", "project_file", "quoted_command"]
 
 _READ_TOOLS = frozenset({"read", "view", "notebookread", "read_file", "cat"})
 _EDIT_TOOLS = frozenset(
@@ -262,7 +261,7 @@ class Episode:
         if run.kind in ("test", "typecheck", "lint", "build") and run.failed is not None:
             state = "failed" if run.failed else "passed"
             detail = f": {run.summary}" if run.summary else ""
-            self.runs[run.kind] = f"`{short_command(run.command)}` {state}{detail}"
+            self.runs[run.kind] = f"`{quoted_command(run.command)}` {state}{detail}"
         if not has("test", command):
             return
         self.testing = True
@@ -360,6 +359,14 @@ def project_file(path: str) -> bool:
     return (
         not path.startswith(("/", "~")) and "*" not in path and "?" not in path and "[" not in path
     )
+
+
+def quoted_command(command: str) -> str:
+    """A command as a compartment quotes it: no ``cd`` before, no pipe after, 40 characters."""
+    # bench row "karni-historian wrapup" runs without it
+    from karni_historian.condense.file_notes.failures import short_command
+
+    return short_command(command)
 
 
 def basename(path: str) -> str:

@@ -18,8 +18,7 @@ from karni_historian.condense.extractive.sentences import (
     split_sentences,
     words_of,
 )
-from karni_historian.condense.extractive.signals import basename
-from karni_historian.condense.file_notes.failures import short_command
+from karni_historian.condense.extractive.signals import basename, quoted_command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,7 +52,7 @@ def objective_of(ep: Episode) -> str:
     elif ep.read:
         text = f"Read {', '.join(basename(p) for p in ep.read[:3])}"
     elif ep.commands:
-        text = f"Ran `{short_command(ep.commands[0])}`"
+        text = f"Ran `{quoted_command(ep.commands[0])}`"
     elif ep.fallback:
         text = ep.fallback
     else:
