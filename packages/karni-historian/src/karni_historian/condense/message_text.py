@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import re
 
-from karni_historian.budget import estimate_tokens, tokens_for_length
+from karni_historian.budget import estimate_tokens
 from karni_historian.condense.prose import rules_out
-from karni_historian.fastjson import spaced_length
 from karni_historian.model import Message, TextPart, ToolPart
 from karni_historian.prompts import clean_prompt_part, prompt_text
 
@@ -27,6 +26,7 @@ __all__ = [
     "collapse",
     "extract_commits",
     "is_meaningful_user_message",
+    "json_text",
     "meaningful_user_text",
     "raw_tokens",
     "role_letter",
@@ -162,6 +162,10 @@ def extract_commits(text: str) -> tuple[str, list[str]]:
     return (cleaned or text), hashes
 
 
+json_text = json.JSONEncoder(ensure_ascii=False, default=str).encode
+"""A tool input as the raw tokens count it: ``json.dumps(v, ensure_ascii=False, default=str)``."""
+
+
 def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_tokens) -> int:
     """Estimate the true-raw tokens of a message, tool inputs and outputs included.
 
@@ -178,10 +182,7 @@ def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_token
             total += estimate(part.text)
         else:
             try:
-                if estimate is estimate_tokens:  # a length is enough: no text to build
-                    total += tokens_for_length(spaced_length(part.input))
-                else:
-                    total += estimate(json.dumps(part.input, ensure_ascii=False, default=str))
+                total += estimate(json_text(part.input))
             except (TypeError, ValueError):
                 total += estimate(str(part.input))
             if part.output:

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 
 from karni_historian.budget import estimate_tokens, tokens_for_length
+from karni_historian.condense.message_text import json_text
 from karni_historian.condense.project_view import input_view
 from karni_historian.condense.window import BATCH_MESSAGES
-from karni_historian.fastjson import orjson_loads, spaced_length
+from karni_historian.fastjson import orjson_loads
 from karni_historian.model import ToolPart
 from karni_historian.store.codec import _holds_float, parts_decoder
 from karni_historian.store.messages import _CALLS_REMEMBERED
@@ -165,7 +166,7 @@ class _RowMeasure:
 def _tool_tokens(data: Any, output: Any) -> int:
     """The raw tokens of a tool part: its input as JSON, and its output."""
     try:
-        total = tokens_for_length(spaced_length(data))
+        total = tokens_for_length(len(json_text(data)))
     except (TypeError, ValueError):
         total = estimate_tokens(str(data))
     if output:

@@ -46,9 +46,10 @@ _LIGHT = (
 def change_digest(text: str) -> str:
     """A digest that tells whether ``text`` changed: its length, CRC-32 and Adler-32.
 
-    Not a cryptographic hash: it only decides whether a handed brief must be
-    rebuilt, and :mod:`zlib` costs a tenth of :mod:`hashlib` (which loads
-    OpenSSL) on the brief's path.
+    Not a cryptographic hash: it only decides whether a handed brief or a
+    history block must be rebuilt. No bench row runs it; it stays because
+    its digests are stored (``history_rebuilds``, the handover record), and
+    another would make every stored one stale once.
     """
     # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     import zlib
