@@ -2,10 +2,8 @@
 
 A function's length is its body without the docstring: its signature and its
 documentation do not count against it. Complexity has its own limit, ruff's
-C901 at 15 (the root ``pyproject.toml``). The historian's modules and
-functions still over a limit are listed in ``PENDING`` for issue 30's
-historian pass: the test fails on any other, and on a listed one that is no
-longer over, so the list can only shrink.
+C901 at 15 (the root ``pyproject.toml``). The test fails naming each module
+and function over a limit.
 """
 
 from __future__ import annotations
@@ -16,16 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_LINES = 600
 FUNCTION_LINES = 60
-
-PENDING = {
-    # Issue 30, historian pass.
-    "packages/karni-historian/src/karni_historian/cli.py",
-    "packages/karni-historian/src/karni_historian/condense/chunk.py",
-    "packages/karni-historian/src/karni_historian/condense/compartment_xml.py",
-    "packages/karni-historian/src/karni_historian/condense/extractive.py",
-    "packages/karni-historian/src/karni_historian/store/codec.py:parts_decoder",
-}
-"""Modules (by path) and functions (``path:name``) over a limit, left for the historian pass."""
 
 
 def oversized(path: str, text: str) -> dict[str, int]:
@@ -50,13 +38,10 @@ def test_no_module_or_function_is_over_its_length() -> None:
     for source in sorted(ROOT.glob("packages/*/src/**/*.py")):
         path = source.relative_to(ROOT).as_posix()
         found.update(oversized(path, source.read_text(encoding="utf-8")))
-    new = {name: lines for name, lines in found.items() if name not in PENDING}
-    assert not new, (
+    assert not found, (
         f"over {MODULE_LINES} lines a module or {FUNCTION_LINES} a function; "
-        f"split them by concern: {new}"
+        f"split them by concern: {found}"
     )
-    done = sorted(PENDING - set(found))
-    assert not done, f"these are within the limits now; remove them from PENDING: {done}"
 
 
 def test_the_measure_counts_a_function_body_without_its_docstring() -> None:

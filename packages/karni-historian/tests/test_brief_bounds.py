@@ -7,7 +7,8 @@ import sys
 import pytest
 from karni_historian.brief.briefs import MAX_REQUESTS_SHOWN, file_brief
 from karni_historian.brief.shaped import shaping_requests
-from karni_historian.cli import BRIEF_REQUESTS, main
+from karni_historian.cli import main
+from karni_historian.cli.brief import BRIEF_REQUESTS
 from karni_historian.model import Compartment, TextPart, ToolPart
 from karni_historian.store import RunRecord, Store, parts_to_json
 from karni_historian.store.briefing import BriefTables

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from karni_historian.condense.boundaries import (
+    completed_arcs,
+    fence_arcs,
+    fence_boundary,
+    protected_tail_start,
+    wrapup_boundary,
+)
 from karni_historian.condense.chunk import (
     TRUNCATION_MARKER,
     Chunk,
@@ -10,14 +17,11 @@ from karni_historian.condense.chunk import (
     ChunkLine,
     build_chunk,
     check_coverage,
-    completed_arcs,
-    fence_arcs,
-    fence_boundary,
+)
+from karni_historian.condense.message_text import (
     is_meaningful_user_message,
     meaningful_user_text,
-    protected_tail_start,
     tool_summary,
-    wrapup_boundary,
 )
 from karni_historian.model import Message, TextPart, ToolPart
 
@@ -357,7 +361,7 @@ def test_a_subagent_between_a_call_and_its_result_is_no_fence() -> None:
 def test_the_arc_index_finds_the_arc_an_end_splits_as_a_scan_of_every_arc_does() -> None:
     import random
 
-    from karni_historian.condense.chunk import ArcIndex, arcs_of_calls
+    from karni_historian.condense.boundaries import ArcIndex, arcs_of_calls
 
     rng = random.Random(11)
     for _ in range(300):
@@ -374,7 +378,7 @@ def test_the_arc_index_finds_the_arc_an_end_splits_as_a_scan_of_every_arc_does()
 
 
 def test_the_arc_index_refuses_arcs_out_of_call_order() -> None:
-    from karni_historian.condense.chunk import ArcIndex
+    from karni_historian.condense.boundaries import ArcIndex
 
     with pytest.raises(ValueError, match="sorted"):
         ArcIndex([(5, 9), (2, 3)])

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 from karni_historian.condense.chunk import Chunk, ChunkLine
-from karni_historian.condense.compartment_xml import (
-    HistorianOutputError,
-    emit,
-    parse,
-    read_back,
-    validate,
-)
+from karni_historian.condense.compartment_writer import emit, read_back
+from karni_historian.condense.compartment_xml import HistorianOutputError, parse, validate
 from karni_historian.model import Compartment, Fact
 
 PREFIX = "Historian returned invalid compartment output: "

@@ -6,14 +6,11 @@ import itertools
 import random
 
 import pytest
-from karni_historian.condense.chunk import build_chunk, completed_arcs
+from karni_historian.condense.boundaries import completed_arcs
+from karni_historian.condense.chunk import build_chunk
 from karni_historian.condense.compartment_xml import HistorianOutputError, parse, validate
-from karni_historian.condense.extractive import (
-    HISTORIAN_NAME,
-    episodes,
-    summarize,
-    summarize_parsed,
-)
+from karni_historian.condense.extractive import HISTORIAN_NAME, summarize, summarize_parsed
+from karni_historian.condense.extractive.scan import episodes
 from karni_historian.model import Fact, Message, TextPart, ToolPart
 
 
@@ -438,7 +435,7 @@ def test_shorter_tiers_leave_sentences_out_instead_of_cutting_them() -> None:
 def test_lower_case_search_of_ascii_text_answers_as_the_case_insensitive_pattern() -> None:
     import re
 
-    from karni_historian.condense import extractive
+    from karni_historian.condense.extractive import sentences
 
     rng = random.Random(7)
     pieces = [
@@ -449,20 +446,20 @@ def test_lower_case_search_of_ascii_text_answers_as_the_case_insensitive_pattern
     ]  # fmt: skip
     for _ in range(3000):
         text = "".join(rng.choice(pieces) + rng.choice(["", " ", "_"]) for _ in range(6))
-        for name in extractive._WORD_PATTERNS:
-            source, flags = extractive._PATTERNS[name]
+        for name in sentences._WORD_PATTERNS:
+            source, flags = sentences._PATTERNS[name]
             expected = re.compile(source, flags).search(text) is not None
-            assert extractive._has(name, text) is expected, (name, text)
-        source, flags = extractive._PATTERNS["words"]
+            assert sentences.has(name, text) is expected, (name, text)
+        source, flags = sentences._PATTERNS["words"]
         words = tuple(w.lower() for w in re.compile(source, flags).findall(text))
-        assert extractive._words(text) == words, text
+        assert sentences.words_of(text) == words, text
 
 
 def test_sentences_end_at_line_breaks_and_after_closing_punctuation() -> None:
     """The same pieces as splitting at ``(?<=[.!?])\\s+|\\n+``, whitespace collapsed."""
     import re
 
-    from karni_historian.condense.extractive import _sentences
+    from karni_historian.condense.extractive.sentences import split_sentences
 
     boundary = re.compile(r"(?<=[.!?])\s+|\n+")
     rng = random.Random(3)
@@ -470,8 +467,8 @@ def test_sentences_end_at_line_breaks_and_after_closing_punctuation() -> None:
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         expected = [" ".join(p.split()) for p in boundary.split(text) if p.split()]
-        assert _sentences(text) == expected, repr(text)
-    assert _sentences("Done. Now the tests!\n- one\n\nIs it? yes") == [
+        assert split_sentences(text) == expected, repr(text)
+    assert split_sentences("Done. Now the tests!\n- one\n\nIs it? yes") == [
         "Done.",
         "Now the tests!",
         "- one",
@@ -508,14 +505,15 @@ def _sound(literals, source) -> bool:
 
 
 def test_every_match_of_a_word_pattern_holds_one_of_its_literals() -> None:
-    from karni_historian.condense import chunk, extractive
+    from karni_historian.condense import message_text
+    from karni_historian.condense.extractive import sentences
 
-    assert set(extractive._LITERALS) == set(extractive._WORD_PATTERNS)
-    for name, literals in extractive._LITERALS.items():
-        assert _sound(literals, extractive._PATTERNS[name][0]), name
-    assert not _sound(("decid",), extractive._PATTERNS["decision"][0])  # the check can fail
-    verb = chunk._regex("verb").pattern
-    assert _sound(chunk._VERB_LITERALS, verb)
+    assert set(sentences._LITERALS) == set(sentences._WORD_PATTERNS)
+    for name, literals in sentences._LITERALS.items():
+        assert _sound(literals, sentences._PATTERNS[name][0]), name
+    assert not _sound(("decid",), sentences._PATTERNS["decision"][0])  # the check can fail
+    verb = message_text._regex("verb").pattern
+    assert _sound(message_text._VERB_LITERALS, verb)
 
 
 def test_the_path_pattern_shortens_what_the_look_behind_first_pattern_did() -> None:
@@ -532,28 +530,29 @@ def test_the_path_pattern_shortens_what_the_look_behind_first_pattern_did() -> N
 
 
 def test_commits_are_pulled_from_text_as_without_the_verb_look(monkeypatch) -> None:
-    from karni_historian.condense import chunk
+    from karni_historian.condense import message_text
 
     rng = random.Random(9)
     pieces = ["Committed", "MERGED", "rebasing", "cherry-pick", "commits", "deadbeef1", "(",
               ")", "`abc1234`", " ", ",", "ſ", "İ", "merge", "0123456789abc", "x", "."]  # fmt: skip
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(3000)]
-    looked = [chunk._extract_commits(text) for text in texts]
-    monkeypatch.setattr(chunk, "_VERB_LITERALS", ("",))  # every text goes on to the patterns
-    assert looked == [chunk._extract_commits(text) for text in texts]
+    looked = [message_text.extract_commits(text) for text in texts]
+    monkeypatch.setattr(message_text, "_VERB_LITERALS", ("",))  # every text goes on to the patterns
+    assert looked == [message_text.extract_commits(text) for text in texts]
     assert any(hashes for _text, hashes in looked)
 
 
 def test_polite_openings_and_emphasis_go_as_the_patterns_take_them() -> None:
-    from karni_historian.condense import extractive, prose
+    from karni_historian.condense import prose
+    from karni_historian.condense.extractive.sentences import COMPILED
 
     rng = random.Random(13)
     pieces = ["please ", "Please,", "OK, ", "ok", "can you ", "so, ", "help me to ", "  ", "fix",
               "**", "*", "__", "_", "```py", "``", "`", "x", " ", "\t", "."]  # fmt: skip
-    polite, emphasis = extractive._P.polite, prose._re("emphasis")
+    polite, emphasis = COMPILED.polite, prose._re("emphasis")
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
-        assert extractive._P.polite.sub("", text) == (
+        assert COMPILED.polite.sub("", text) == (
             text[m.end() :] if (m := polite.match(text)) else text
         ), text
         marked = "**" in text or "__" in text or "```" in text

@@ -204,37 +204,3 @@ def test_ingest_stores_the_same_bytes_with_and_without_orjson(tmp_path, user_fol
         stores.append(_ingested(root, transcript))
     assert len(stores[0][0]) > 20 and stores[0][1]
     assert stores[0] == stores[1]
-
-
-def _random_value(rng, depth=0):
-    """A JSON-like value: what a decoded tool input holds, floats and odd text included."""
-    pick = rng.randrange(10 if depth < 3 else 6)
-    if pick == 0:
-        return rng.choice([None, True, False])
-    if pick == 1:
-        return rng.choice([0, -1, 7, 2**63 - 1, -(2**63), 2**64, -(2**70)])
-    if pick == 2:
-        return rng.choice([0.5, 1e-7, 1e22, -0.0, float("inf"), float("nan"), 3.0])
-    if pick in (3, 4, 5):
-        alphabet = 'ab "\\/\n\t\x00\x1f\x7f\u2028é🙂\ud800'
-        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(8)))
-    if pick in (6, 7):
-        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
-    keys = ["file_path", "command", "é", "", 'q"uote']
-    return {rng.choice(keys): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
-
-
-@pytest.mark.parametrize("speedups", [True, False])
-def test_spaced_length_is_the_length_of_json_dumps(speedups, monkeypatch):
-    import random
-
-    if not speedups:
-        monkeypatch.setattr(fastjson, "_orjson_dumps", None)
-    elif fastjson._orjson_dumps is None:
-        pytest.skip("orjson is not installed")
-    rng = random.Random(18)
-    for _ in range(3000):
-        value = _random_value(rng)
-        expected = len(json.dumps(value, ensure_ascii=False, default=str))
-        assert fastjson.spaced_length(value) == expected, value
-    assert fastjson.spaced_length({"a": ("tuple", 1)}) == len('{"a": ["tuple", 1]}')

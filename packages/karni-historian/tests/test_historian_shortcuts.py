@@ -12,9 +12,11 @@ import sys
 from dataclasses import replace
 
 from karni_historian.condense import extractive, prose
-from karni_historian.condense.chunk import build_chunk, meaningful_user_text
-from karni_historian.condense.compartment_xml import emit, parse, read_back
-from karni_historian.condense.extractive import summarize, summarize_parsed
+from karni_historian.condense.chunk import build_chunk
+from karni_historian.condense.compartment_writer import emit, read_back
+from karni_historian.condense.compartment_xml import parse
+from karni_historian.condense.extractive import scan, sentences, summarize, summarize_parsed, tiers
+from karni_historian.condense.message_text import meaningful_user_text
 from karni_historian.model import Compartment, Message, TextPart, ToolPart
 
 _TEXTS = [
@@ -129,23 +131,23 @@ def test_a_tier_whose_sentences_all_fit_needs_no_cap() -> None:
     for _ in range(3000):
         parts = [" ".join(rng.choices(words, k=rng.randint(0, 6))) for _ in range(5)]
         limit = rng.randint(1, 120)
-        kept = extractive._once([q for p in parts if p and (q := p.strip())])
+        kept = tiers._once([q for p in parts if p and (q := p.strip())])
         total = sum(map(len, kept)) + 2 * len(kept)
         if kept and kept[0].startswith("Commits: "):
             total += len(kept[0]) + 2
         if not kept or total > limit:
             continue
         fitting += 1
-        fitted = extractive._fit(parts, limit)
-        assert fitted == extractive._join_stripped(kept)
-        assert extractive._cap(fitted, limit) == fitted
+        fitted = tiers._fit(parts, limit)
+        assert fitted == tiers._join_stripped(kept)
+        assert sentences.cap(fitted, limit) == fitted
     assert fitting > 100
 
 
 def test_a_tier_says_each_sentence_once() -> None:
     """A title taken from the agent's first sentence is not repeated by the sentences after it."""
     parts = ["The server runs.", "the server runs", "Edited app.ts.", "The server runs!"]
-    assert extractive._fit(parts, 400) == "The server runs. Edited app.ts."
+    assert tiers._fit(parts, 400) == "The server runs. Edited app.ts."
 
 
 def test_every_letter_a_filler_opening_can_start_with_is_pre_checked() -> None:
@@ -164,19 +166,19 @@ def test_every_letter_a_filler_opening_can_start_with_is_pre_checked() -> None:
 
 
 def test_four_words_tell_a_continuation_as_all_of_them_do() -> None:
-    assert max(len(c.split()) for c in extractive._CONTINUATIONS) <= 3
+    assert max(len(c.split()) for c in sentences._CONTINUATIONS) <= 3
     rng = random.Random(21)
-    words = [*extractive._CONTINUATIONS, *extractive._LEADING_ACK, "fix", "the", "a", "pr"]
+    words = [*sentences._CONTINUATIONS, *sentences._LEADING_ACK, "fix", "the", "a", "pr"]
     for _ in range(3000):
         text = " ".join(rng.choices(words, k=rng.randint(1, 9)))
-        said = extractive._words(text)
-        while len(said) > 1 and said[0] in extractive._LEADING_ACK:
+        said = sentences.words_of(text)
+        while len(said) > 1 and said[0] in sentences._LEADING_ACK:
             said = said[1:]
         whole = " ".join(said)
-        continues = whole in extractive._CONTINUATION_WORDS or whole.startswith(
-            extractive._CONTINUATION_PREFIXES
+        continues = whole in sentences._CONTINUATION_WORDS or whole.startswith(
+            sentences._CONTINUATION_PREFIXES
         )
-        assert extractive._opens_as_continuation(text) == continues
+        assert sentences.opens_as_continuation(text) == continues
 
 
 def test_a_sentence_without_two_slashes_or_a_tilde_has_no_path_to_shorten() -> None:
@@ -248,7 +250,7 @@ def test_a_user_lines_text_is_its_messages_texts_joined() -> None:
         texts = {m.ordinal: meaningful_user_text(m) for m in messages if m.role == "user"}
         for line in chunk.lines:
             joined = " ".join(texts.get(o, "") for o in line.ordinals if o in by_ordinal)
-            assert extractive._line_text(line, by_ordinal, texts) == (joined or line.body)
+            assert scan._line_text(line, by_ordinal, texts) == (joined or line.body)
 
 
 def test_a_tool_inputs_path_is_the_first_path_key_holding_a_string() -> None:

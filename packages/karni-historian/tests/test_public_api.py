@@ -32,7 +32,7 @@ def test_the_documented_calls_take_their_documented_arguments() -> None:
 
 def test_the_documented_pipeline_runs_end_to_end(tmp_path) -> None:
     # store.Store, ingest.ingest, runner.wrapup with a historian= callable, chunk and XML.
-    from karni_historian.condense.compartment_xml import emit
+    from karni_historian.condense.compartment_writer import emit
 
     (tmp_path / "manage.py").write_text("")
     transcript = tmp_path / "t.jsonl"

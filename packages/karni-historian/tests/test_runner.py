@@ -4,7 +4,7 @@ import time
 
 import pytest
 from karni_historian.condense import runner
-from karni_historian.condense.compartment_xml import emit
+from karni_historian.condense.compartment_writer import emit
 from karni_historian.condense.dates import LocalDays, local_date
 from karni_historian.condense.settings import Settings, load_settings
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart

@@ -141,6 +141,63 @@ def test_readonly_reads_a_store_whose_tables_are_current(root):
         Store.open(root, readonly=True)
 
 
+def test_the_migration_to_version_8_keeps_each_compartment_body_in_p1_alone(root):
+    # A version-7 store holds each body twice (``content``, a copy of p1) and a
+    # legacy row's only in ``content``: after the migration every body is p1, the
+    # column is gone, and every other field of every row is as it was.
+    from conftest import store_at_version
+
+    connection = store_at_version(root, 7)
+    connection.execute(
+        "INSERT INTO sessions (id, source, created_at, updated_at)"
+        " VALUES ('s', 'claude-code', '', '')"
+    )
+    columns = (
+        "id, session_id, sequence, start_message, end_message, start_message_id, end_message_id,"
+        " title, content, p1, p2, p3, p4, importance, episode_type, legacy, start_date, end_date,"
+        " created_at"
+    )
+    connection.executemany(
+        f"INSERT INTO compartments ({columns}) VALUES ({', '.join('?' * 19)})",
+        [
+            (7, "s", 0, 1, 4, "m1", "m4", "Tiered", "Body.", "Body.", "Two.", "Three.", "",
+             80, "commit", 0, "2026-01-02", "2026-01-03", "2026-01-04T00:00:00Z"),
+            (9, "s", 1, 5, 8, "m5", "m8", "Legacy", "The legacy body.", None, None, None, None,
+             50, None, 1, None, None, "2026-01-05T00:00:00Z"),
+        ],
+    )  # fmt: skip
+    kept = "id, session_id, sequence, start_message, end_message, start_message_id, end_message_id"
+    kept += (
+        ", title, p2, p3, p4, importance, episode_type, legacy, start_date, end_date, created_at"
+    )
+    before = connection.execute(f"SELECT {kept} FROM compartments ORDER BY id").fetchall()
+    connection.close()
+    with Store.open(root, readonly=True) as store:  # a brief reads it as it is
+        assert store.schema_version == 7
+        assert [(e.id, e.p1, e.content) for e in store.episodes_after(0, 10)] == [
+            (7, "Body.", "Body."),
+            (9, "The legacy body.", "The legacy body."),
+        ]
+    with Store.open(root) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        names = [row[1] for row in store.connection.execute("PRAGMA table_info(compartments)")]
+        assert "content" not in names and "p1" in names
+        rows = store.connection.execute(f"SELECT {kept} FROM compartments ORDER BY id").fetchall()
+        assert rows == before
+        assert [c.compartment for c in store.compartments("s")] == [
+            Compartment(1, 4, "Tiered", "Body.", "Two.", "Three.", "", 80, "2026-01-02",
+                        "2026-01-03", episode_type="commit", content="Body."),
+            Compartment(5, 8, "Legacy", "The legacy body.", legacy=True,
+                        content="The legacy body."),
+        ]  # fmt: skip
+        assert [(e.id, e.p1) for e in store.episodes_after(0, 10)] == [
+            (7, "Body."),
+            (9, "The legacy body."),
+        ]
+        store.insert_compartments("s", 2, [Compartment(9, 9, "New", "Fresh.")])
+        assert store.compartments("s")[-1].compartment.content == "Fresh."
+
+
 def test_parts_round_trip():
     parts = (
         TextPart("hello"),

@@ -6,7 +6,7 @@ import time
 
 import pytest
 from karni_historian.condense import recomp, runner, window
-from karni_historian.condense.chunk import completed_arcs
+from karni_historian.condense.boundaries import completed_arcs
 from karni_historian.condense.models.redaction import env_file_values
 from karni_historian.condense.settings import Settings
 from karni_historian.ingest import ingest

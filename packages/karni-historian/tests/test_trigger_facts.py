@@ -2,7 +2,7 @@
 
 :func:`karni_historian.condense.trigger_facts.raw_token_counts` reads each
 row's JSON instead of building its message; the tests compare it with
-:func:`karni_historian.condense.chunk.raw_tokens` over
+:func:`karni_historian.condense.message_text.raw_tokens` over
 :func:`karni_historian.condense.window.stream_messages`, the longer way, on
 random rows (references within and across batches, unresolved ones, duplicate
 call ids, floats and long integers, paths shown project-relative), and the
@@ -17,7 +17,9 @@ import random
 import pytest
 from karni_historian import fastjson
 from karni_historian.condense import runner, trigger_facts
-from karni_historian.condense.chunk import ChunkBuilder, completed_arcs, raw_tokens
+from karni_historian.condense.boundaries import completed_arcs
+from karni_historian.condense.chunk import ChunkBuilder
+from karni_historian.condense.message_text import raw_tokens
 from karni_historian.condense.settings import Settings
 from karni_historian.condense.trigger_facts import raw_token_counts
 from karni_historian.condense.triggers import TriggerState, session_state, trigger_budget

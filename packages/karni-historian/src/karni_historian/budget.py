@@ -10,6 +10,8 @@ estimator.
 
 from __future__ import annotations
 
+import math
+
 from karni_historian.errors import ConfigurationError
 
 TYPE_CHECKING = False
@@ -68,8 +70,6 @@ def js_round(value: float) -> int:
     Returns:
         ``floor(value + 0.5)``.
     """
-    import math
-
     return math.floor(value + 0.5)
 
 
@@ -141,8 +141,6 @@ def history_budget_tokens(
         >>> history_budget_tokens(200_000, 65, 0.15)
         19500
     """
-    import math
-
     if history_budget_percentage is None:
         return DEFAULT_HISTORY_BUDGET_TOKENS
     check_history_budget_percentage(history_budget_percentage)

@@ -13,6 +13,8 @@ freed by reference counting as soon as they are let go. See
 
 from __future__ import annotations
 
+import gc
+
 __all__ = ["YOUNG_COLLECTION_THRESHOLD", "quiet_collector"]
 
 YOUNG_COLLECTION_THRESHOLD = 50_000
@@ -31,15 +33,11 @@ class _QuietCollector:
         self._thresholds = (0, 0, 0)
 
     def __enter__(self) -> None:
-        import gc
-
         self._thresholds = gc.get_threshold()
         young, *older = self._thresholds
         gc.set_threshold(max(young, YOUNG_COLLECTION_THRESHOLD), *older)
         gc.freeze()
 
     def __exit__(self, *exc: object) -> None:
-        import gc
-
         gc.unfreeze()
         gc.set_threshold(*self._thresholds)

@@ -223,6 +223,7 @@ def _harness_settings(harness: str) -> list[Setting]:
 
 
 def _template_problem(value: str) -> str | None:
+    # bench row "karni check (settings files)" runs without it
     from karni_historian.errors import TemplateError
     from karni_historian.templates import compile_template
 

@@ -17,6 +17,9 @@ is written as ``null`` by orjson and as ``NaN``/``Infinity`` by the standard
 library (both read back here).
 What orjson cannot encode (integers beyond 64 bits, lone surrogates) is
 encoded by the standard library. See ``docs/historian/ingest.md``.
+
+Bench row "karni-historian ingest (… speedups extra)" against "(… stdlib json)": 4.1 s and 5.1 s
+for 50 MB.
 """
 
 from __future__ import annotations
@@ -28,15 +31,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["ACCELERATED", "dumps", "loads", "loads_for", "orjson_loads", "spaced_length"]
+__all__ = ["ACCELERATED", "dumps", "loads", "loads_for", "orjson_loads"]
 
 _LONG_DIGITS = b"0" * 19
 _DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 """Maps every ASCII digit to ``0`` and every other byte to a space."""
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_spaced = json.JSONEncoder(ensure_ascii=False, default=str).encode
-_PLAIN = (str, int, bool, type(None))
 
 try:
     import orjson
@@ -103,52 +104,3 @@ def dumps(value: Any) -> str:
         except TypeError:
             pass  # an integer beyond 64 bits or a lone surrogate: the standard library's
     return _compact(value)
-
-
-def spaced_length(value: Any) -> int:
-    """``len(json.dumps(value, ensure_ascii=False, default=str))``, without building it when it can.
-
-    With orjson, a value made only of dicts with string keys, lists,
-    strings, integers, booleans and None is measured as orjson's compact
-    text plus one character per separator (the standard library writes
-    ``", "`` and ``": "``): both escape every character alike. Anything
-    else (a float, whose spelling may differ, another type, an integer
-    orjson cannot encode) is encoded by the standard library and measured.
-    """
-    if _orjson_dumps is not None:
-        separators = _separators(value)
-        if separators is not None:
-            try:
-                return len(_orjson_dumps(value).decode()) + separators
-            except TypeError:
-                pass  # an integer beyond 64 bits
-    return len(_spaced(value))
-
-
-def _separators(value: Any) -> int | None:
-    """How many ``,`` and ``:`` separators the JSON of ``value`` has; None for an unusual value."""
-    kind = type(value)
-    if kind is not dict and kind is not list:
-        return 0 if kind in _PLAIN else None
-    count = 0
-    stack = [value]
-    while stack:
-        container = stack.pop()
-        if type(container) is dict:
-            if container:
-                count += 2 * len(container) - 1
-            for key in container:
-                if type(key) is not str:
-                    return None
-            items: Any = container.values()
-        else:
-            if container:
-                count += len(container) - 1
-            items = container
-        for item in items:
-            kind = type(item)
-            if kind is dict or kind is list:
-                stack.append(item)
-            elif kind not in _PLAIN:
-                return None
-    return count

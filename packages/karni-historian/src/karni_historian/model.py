@@ -4,16 +4,13 @@ Every other module speaks in these few frozen records: transcript ingest turns
 agent sessions into :class:`Message` objects, the chunk builder reads them, the
 historian (built-in or model-backed) turns them into :class:`Compartment` and
 :class:`Fact` records, and rendering reads compartments back. Keeping them in one
-small module with no imports beyond the standard library (and
-:mod:`karni_historian.slot_init`, which builds them faster) lets the store and
+small module with no imports beyond the standard library lets the store and
 the pure core evolve independently.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from karni_historian.slot_init import slot_init
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +22,6 @@ PATH_KEYS = ("file_path", "filePath", "notebook_path", "path")
 """Tool input keys that name the file a call works on, in the order they are tried."""
 
 
-@slot_init
 @dataclass(frozen=True, slots=True)
 class TextPart:
     """A text part of a message.
@@ -40,7 +36,6 @@ class TextPart:
     ignored: bool = False
 
 
-@slot_init
 @dataclass(frozen=True, slots=True)
 class ToolPart:
     """One tool call, with its result attached when known.
@@ -63,7 +58,6 @@ class ToolPart:
     metadata: dict[str, Any] | None = None
 
 
-@slot_init
 @dataclass(frozen=True, slots=True)
 class Message:
     """One message of a session.
@@ -85,7 +79,6 @@ class Message:
     message_id: str = ""
 
 
-@slot_init
 @dataclass(frozen=True, slots=True)
 class Compartment:
     """A condensed episode covering an inclusive range of raw messages.
@@ -121,7 +114,6 @@ class Compartment:
     content: str = ""
 
 
-@slot_init
 @dataclass(frozen=True, slots=True)
 class Fact:
     """A durable project-memory fact promoted from compartments.

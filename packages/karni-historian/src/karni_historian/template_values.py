@@ -10,6 +10,8 @@ list elements, 1,000 per expansion, newlines collapsed
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -59,6 +61,7 @@ class Root:
                 value = _MISSING
                 stripped = out.lstrip()
                 if stripped.startswith("{"):
+                    # bench row "karni-historian brief FILE" runs without it
                     import json
 
                     try:
@@ -165,6 +168,7 @@ def _js_number(value: float) -> str:
     text = repr(value)
     if "e" not in text and "E" not in text and abs(value) >= 1e-6:
         return text
+    # bench row "karni-historian brief FILE" runs without it
     from decimal import Decimal
 
     sign, digits, exponent = Decimal(text).as_tuple()
@@ -183,6 +187,7 @@ def _js_number(value: float) -> str:
 
 
 def _json(value: Any) -> str:
+    # bench row "karni-historian brief FILE" runs without it
     import json
 
     if value is None:
@@ -214,8 +219,6 @@ def cap(text: str, limit: int) -> str:
     global _NEWLINES
     if "\r" in text or "\n" in text or "\u2028" in text or "\u2029" in text:
         if _NEWLINES is None:
-            import re
-
             _NEWLINES = re.compile("[\r\n\u2028\u2029]+")
         text = _NEWLINES.sub(" ", text)
     if len(text) > limit:

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from karni_historian.condense.compartment_xml import emit
+from karni_historian.condense.compartment_writer import emit
 from karni_historian.model import Compartment, Fact
 
 

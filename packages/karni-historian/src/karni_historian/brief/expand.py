@@ -9,6 +9,17 @@ deleted, so any range a compartment names can be read again.
 
 from __future__ import annotations
 
+import json
+
+from karni.agent.common.sanitize import clean_line
+
+from karni_historian.budget import estimate_tokens
+from karni_historian.condense.chunk import build_chunk
+from karni_historian.condense.message_text import role_letter, tool_summary
+from karni_historian.condense.project_view import project_view
+from karni_historian.model import TextPart
+from karni_historian.templates import expand_tool
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,11 +44,6 @@ def full_message(
     Every text part, and every tool call with its input and output; ``verbose``
     adds the message's time and the files its tool calls touched.
     """
-    import json
-
-    from karni_historian.condense.chunk import role_letter
-    from karni_historian.model import TextPart
-
     message = store.message(session_id, ordinal)
     if message is None:
         return None
@@ -71,8 +77,6 @@ def expand_range(
     verbose: bool = False,
 ) -> str:
     """Messages ``start``-``end`` as the compact chunk, or one preview line per part."""
-    from karni_historian.condense.project_view import project_view
-
     messages = project_view(store.messages(session_id, start, end), store.root)
     nothing = (
         f"No messages found in range {start}-{end}. "
@@ -89,8 +93,6 @@ def _compact(
     messages: Sequence[Message], session_id: str, start: int, end: int, settings: Settings
 ) -> str:
     """The compact chunk of the range; the verbose view when it keeps nothing of it."""
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.condense.chunk import build_chunk
 
     def chunk_from(offset: int) -> Chunk:
         return build_chunk(
@@ -123,8 +125,6 @@ def _compact(
 
 def _clean(text: str) -> str:
     """``text`` with no escape sequence or control character on any line."""
-    from karni.agent.common.sanitize import clean_line
-
     return "\n".join(clean_line(line) for line in text.split("\n"))
 
 
@@ -136,11 +136,6 @@ def _preview(text: str, limit: int) -> str:
 def _verbose(
     messages: Sequence[Message], session_id: str, start: int, end: int, settings: Settings
 ) -> str:
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.condense.chunk import role_letter, tool_summary
-    from karni_historian.model import TextPart
-    from karni_historian.templates import expand_tool
-
     blocks: list[str] = []
     used = 0
     last = start

@@ -17,7 +17,15 @@ written the brief is handed fresh (``docs/hooks.md``).
 
 from __future__ import annotations
 
+import json
 import os
+
+from karni.agent.common.files import read_regular_file, write_atomic
+
+from karni_historian.brief.briefs import project_brief
+from karni_historian.brief.lines import anchor_line, fact_line
+from karni_historian.store.briefing import change_digest
+from karni_historian.store.database import utc_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,10 +54,6 @@ def _record_path(store: BriefTables) -> str:
 
 
 def _read_record(store: BriefTables) -> dict[str, Any] | None:
-    import json
-
-    from karni.agent.common.files import read_regular_file
-
     try:
         record = json.loads(
             read_regular_file(_record_path(store), _MAX_RECORD_BYTES, follow_symlinks=False)
@@ -60,8 +64,6 @@ def _read_record(store: BriefTables) -> dict[str, Any] | None:
 
 
 def _digest(listed: Sequence[BriefEpisode]) -> str:
-    from karni_historian.store.briefing import change_digest
-
     return change_digest(repr([(e.id, e.session_id, e.start, e.end, e.title) for e in listed]))
 
 
@@ -91,8 +93,6 @@ def _reason(store: BriefTables, record: dict[str, Any] | None, shape: str) -> st
 
 def _additive(store: BriefTables, record: dict[str, Any], room: int | None) -> str | None:
     """The facts and episodes learnt since the rebuild; None when they outgrew their room."""
-    from karni_historian.brief.lines import anchor_line, fact_line
-
     facts = store.facts_after(int(record["memory_max_id"]))
     limit = 200 if room is None else max(1, room // 20)
     episodes = store.episodes_after(int(record.get("newest_id", 0)), limit + 1)
@@ -114,9 +114,6 @@ def _additive(store: BriefTables, record: dict[str, Any], room: int | None) -> s
 def _rebuild(
     store: BriefTables, shape: str, reason: str, max_titles: int | None, room: int | None
 ) -> str | None:
-    from karni_historian.brief.briefs import project_brief
-    from karni_historian.store.database import utc_now
-
     # A rebuilt brief leaves the additive part its share of the room.
     kept = None if room is None else room - int(room * ADDITIVE_SHARE)
     text = project_brief(store, max_titles=max_titles, room_chars=kept)
@@ -139,10 +136,6 @@ def _rebuild(
 
 
 def _write_record(store: BriefTables, record: dict[str, Any]) -> None:
-    import json
-
-    from karni.agent.common.files import write_atomic
-
     try:
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         write_atomic(_record_path(store), text, within=store.root, mode=0o600, durable=False)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from karni.agent.common.sanitize import clean_field
+from karni.agent.history.cap import leading_lines
+
+from karni_historian.brief.paraphrase import paraphrase
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -17,8 +22,6 @@ CATEGORY_ORDER = ("CONSTRAINTS", "PROJECT_RULES", "ARCHITECTURE", "CONFIG_VALUES
 
 def _one_line(text: str) -> str:
     """A field from the store as one clean line (karni-core's sanitiser, ``docs/security.md``)."""
-    from karni.agent.common.sanitize import clean_field
-
     return " ".join(clean_field(text).split())
 
 
@@ -29,8 +32,6 @@ def fact_line(fact: Fact | FactRecord) -> str:
 
 def _body(episode: BriefEpisode, tier: int) -> str:
     """The paraphrase for ``tier`` (``docs/historian/blocks.md``), on one line."""
-    from karni_historian.brief.paraphrase import paraphrase
-
     return _one_line(paraphrase(episode, tier))
 
 
@@ -58,6 +59,4 @@ def by_priority(facts: Sequence[FactRecord]) -> list[FactRecord]:
 
 def fit_lines(lines: list[str], room: int) -> list[str]:
     """The leading lines that fit in ``room`` characters, each paying for its newline."""
-    from karni.agent.history.cap import leading_lines
-
     return leading_lines(lines, room)

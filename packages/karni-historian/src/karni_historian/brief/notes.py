@@ -45,6 +45,7 @@ def _key(text: str) -> str:
 
 
 def _line(text: str, date: str, room: int | None) -> str:
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.cut import shorten
 
     line = f"- {date}{text}" if date else f"- {text}"

@@ -30,6 +30,7 @@ def _room(room: int | None) -> int:
     """The characters a brief body may use: Karni's ``room``, else the whole cap."""
     if room is not None:
         return max(0, room)
+    # bench row "discover via importlib.metadata with 10 unrelated distributions" runs without it
     from karni.agent.history import CHARS_PER_TOKEN, HISTORY_TOKEN_CAP
 
     return HISTORY_TOKEN_CAP * CHARS_PER_TOKEN
@@ -64,6 +65,7 @@ class HistorianProvider:
     ) -> str | None:
         """What the historian knows about ``path``, fitted into ``room`` characters."""
         try:
+            # bench row "karni doctor" runs without it
             from karni_historian.brief.briefs import file_brief
 
             store = _open(project_root)
@@ -79,6 +81,7 @@ class HistorianProvider:
     ) -> str | None:
         """The project memory and the newest titles, the same bytes between ordinary turns."""
         try:
+            # bench row "karni doctor" runs without it
             from karni_historian.brief.handover import handed_project_brief
 
             store = _open(project_root)
@@ -101,6 +104,7 @@ class HistorianProvider:
         try:
             if path is None:
                 return "karni-historian brief"
+            # bench row "karni doctor" runs without it
             import shlex
 
             return f"karni-historian brief {shlex.quote(path)}"
@@ -138,6 +142,7 @@ def _store_problem(project_root: str | os.PathLike[str]) -> str | None:
 
 def _open(project_root: str | os.PathLike[str]) -> BriefTables:
     """The store's brief reads, read-only (a missing or unusable store raises; callers catch)."""
+    # bench row "karni doctor" runs without it
     from karni_historian.store.briefing import BriefTables
 
     return BriefTables.open(project_root, readonly=True)

@@ -19,6 +19,8 @@ The same inputs always give the same bytes; no model is called.
 
 from __future__ import annotations
 
+import re
+
 from karni_historian.brief.decay import ARCHIVED, pressure, tier
 from karni_historian.brief.paraphrase import paraphrase
 from karni_historian.budget import budget_guard, estimate_tokens
@@ -57,8 +59,6 @@ def xml_characters(text: str) -> str:
     """
     global _NOT_XML
     if _NOT_XML is None:
-        import re
-
         _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
     return _NOT_XML.sub("", text)
 
@@ -66,8 +66,6 @@ def xml_characters(text: str) -> str:
 def _sanitize_title(title: str) -> str:
     global _TITLE_BREAKS
     if _TITLE_BREAKS is None:
-        import re
-
         _TITLE_BREAKS = re.compile("[\u0000-\u001f\u007f-\u009f\u2028\u2029]+")
     if title.isprintable():
         return title

@@ -13,6 +13,15 @@ a written file, the ``+``/``-`` lines of a patch.
 
 from __future__ import annotations
 
+import os
+import time
+
+from karni.agent.common.paths import project_relative
+from karni.agent.common.sanitize import clean_line
+
+from karni_historian.edits import PATH_KEYS, edit_line_counts, named_path
+from karni_historian.prompts import prompt_text
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -66,8 +75,6 @@ class Shaping:
 
 
 def _touches(data: dict[str, Any], path: str) -> bool:
-    from karni_historian.edits import named_path
-
     named = named_path(data)
     if named is not None:
         return named == path or named.startswith(path.rstrip("/") + "/")
@@ -77,12 +84,7 @@ def _touches(data: dict[str, Any], path: str) -> bool:
 
 def _project_input(data: dict[str, Any], root: str) -> dict[str, Any]:
     """The input with absolute file paths inside ``root`` made project-relative."""
-    import os
-
-    from karni.agent.common.paths import project_relative
-
     updates = {}
-    from karni_historian.edits import PATH_KEYS
 
     for key in PATH_KEYS:
         value = data.get(key)
@@ -97,8 +99,6 @@ def _edit_counts(
     store: BriefTables, session_id: str, ordinal: int, path: str
 ) -> tuple[str | None, int, int]:
     """The message's time, and the lines of ``path`` its successful tool calls added and removed."""
-    from karni_historian.edits import edit_line_counts
-
     added = removed = 0
     when, parts = store.tool_calls(session_id, ordinal)
     for part in parts:
@@ -114,8 +114,6 @@ def _edit_counts(
 
 def _one_line(text: str) -> str:
     """``text`` on one line, without escape sequences or control characters."""
-    from karni.agent.common.sanitize import clean_line
-
     return clean_line(" ".join(text.split()))
 
 
@@ -123,8 +121,6 @@ def _prompts(
     store: BriefTables, session_id: str, before: int
 ) -> Iterator[tuple[int, str, str | None]]:
     """``(ordinal, text, timestamp)`` of the session's meaningful prompts, newest first."""
-    from karni_historian.prompts import prompt_text
-
     ordinal, timestamp, texts = 0, None, list[str]()
     for row_ordinal, row_timestamp, text in store.user_texts(session_id, before):
         if row_ordinal != ordinal and texts:
@@ -205,8 +201,6 @@ def _minute(timestamp: str | None) -> str:
     if len(timestamp) >= 16 and timestamp[10] in "T " and timestamp[:4].isdigit():
         seconds = _utc_seconds(timestamp)
         if seconds is not None:
-            import time
-
             return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
     return _minute_by_datetime(timestamp)
 
@@ -269,6 +263,7 @@ def _days(year: int, month: int, day: int) -> int:
 
 
 def _minute_by_datetime(timestamp: str) -> str:
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from datetime import datetime
 
     try:
@@ -288,6 +283,7 @@ def _quoted(request: str, limit: int) -> str:
 
 def _sentence_cut(request: str, limit: int) -> str:
     """``request`` cut after its last whole sentence that fits, else at a word."""
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.cut import shorten
 
     end = max(request.rfind(mark, 0, limit) for mark in (". ", "? ", "! ", "; "))

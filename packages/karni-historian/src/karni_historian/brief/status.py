@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import os
 
+from karni_historian.brief.cache import BlockShape, preview_block
+from karni_historian.budget import estimate_tokens
+from karni_historian.condense.models.dumps import DUMP_FOLDER
+from karni_historian.condense.models.session import chain_for_session
+from karni_historian.condense.runner import plan_run
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -27,10 +33,6 @@ def status_data(
     store: Store, session_id: str, settings: Settings, files: ConfigFiles
 ) -> dict[str, Any]:
     """Every ``status`` fact of one session, as JSON-ready data."""
-    from karni_historian.brief.cache import BlockShape, preview_block
-    from karni_historian.budget import estimate_tokens
-    from karni_historian.condense.models.session import chain_for_session
-
     session = store.session(session_id)
     assert session is not None
     covered = store.last_compartment_end(session_id)
@@ -96,8 +98,6 @@ def _chain_data(chain: ResolvedChain) -> dict[str, Any]:
 
 def _trigger_data(store: Store, session_id: str, settings: Settings) -> dict[str, Any]:
     """Whether ``run`` would condense now, and why (``docs/historian/triggers.md``)."""
-    from karni_historian.condense.runner import plan_run
-
     plan = plan_run(store, session_id, settings)
     if not plan.settled:
         return {
@@ -117,8 +117,6 @@ def _trigger_data(store: Store, session_id: str, settings: Settings) -> dict[str
 
 def _latest_dump(root: str) -> str | None:
     """The newest failure dump's path (dump names start with their time), None when none."""
-    from karni_historian.condense.models.dumps import DUMP_FOLDER
-
     folder = os.path.join(root, DUMP_FOLDER)
     try:
         names = sorted(name for name in os.listdir(folder) if name.endswith(".json"))

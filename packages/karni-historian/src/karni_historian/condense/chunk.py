@@ -5,9 +5,10 @@ messages after the last compartment, condensed to one line per block of
 same-role messages (``[12-15] A: I will inspect / TC: read(src/lib.rs)``), with
 commit hashes pulled to the front, noise folded into the next block, and tool
 calls summarised or expanded through ``expand_tools`` templates. This module
-builds that text, checks its coverage, and finds where the protected tail and
-the ``wrapup`` boundary start, so a run knows which messages are settled. The
-format and every rule are in ``docs/historian/chunk.md``.
+builds that text and checks its coverage; how each message reads on a line is
+:mod:`karni_historian.condense.message_text`'s, and where the settled messages
+end :mod:`karni_historian.condense.boundaries`'. The format and every rule are
+in ``docs/historian/chunk.md``.
 
 ``expand_tools=None`` means the built-in templates; pass ``{}`` for none.
 """
@@ -16,82 +17,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from karni_historian.budget import estimate_tokens, tokens_for_length
-from karni_historian.condense.prose import rules_out
+from karni_historian.budget import estimate_tokens
+from karni_historian.condense.message_text import (
+    collapse,
+    extract_commits,
+    role_letter,
+    tool_summary,
+)
 from karni_historian.errors import ChunkCoverageError
 from karni_historian.model import Message, TextPart, ToolPart
-from karni_historian.prompts import (
-    INTERNAL_INITIATOR_MARKER,
-    clean_prompt_part,
-    prompt_text,
-)
+from karni_historian.prompts import clean_prompt_part
+from karni_historian.templates import BUILTIN_TEMPLATES, expand_tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Any
 
 __all__ = [
-    "INTERNAL_INITIATOR_MARKER",
     "MAX_COMMITS_PER_BLOCK",
-    "PROTECTED_TAIL_USER_TURNS",
     "TRUNCATION_MARKER",
-    "WRAPUP_ALLOWANCE",
-    "ArcIndex",
     "Chunk",
+    "ChunkBuilder",
     "ChunkCoverageError",
     "ChunkDigest",
     "ChunkLine",
-    "arcs_of_calls",
     "build_chunk",
     "check_coverage",
-    "completed_arcs",
-    "fence_arcs",
-    "fence_boundary",
-    "is_meaningful_user_message",
-    "keep_boundary",
-    "meaningful_user_text",
-    "protected_tail_start",
-    "raw_tokens",
-    "role_letter",
-    "tail_start",
-    "tool_summary",
-    "wrapup_boundary",
 ]
 
 MAX_COMMITS_PER_BLOCK = 5
 """Most commit hashes shown on one block line."""
 
-PROTECTED_TAIL_USER_TURNS = 5
-"""Meaningful user turns kept raw at the end of a session."""
-
 TRUNCATION_MARKER = "\n[… tokens truncated to fit the historian window …]"
 """Appended when the first block alone is larger than the chunk budget."""
-
-_KEY_ARGS_CUT = ("filePath", "file_path", "notebook_path", "path", "pattern", "query")
-_KEY_ARGS_WHOLE = ("symbol", "module", "action")
-
-_RE: dict[str, re.Pattern[str]] = {}
-
-
-def _regex(name: str) -> re.Pattern[str]:
-    pattern = _RE.get(name)
-    if pattern is None:
-        import re
-
-        _RE["hash"] = re.compile(r"`?\b([0-9a-f]{7,12})\b`?", re.I)
-        _RE["verb"] = re.compile(
-            r"\b(commit(ted|ting|s)?|cherry-?pick(ed|ing|s)?|merge[ds]?|merging|rebas(e|ed|es|ing))\b",
-            re.I,
-        )
-        _RE["parens"] = re.compile(r"\(\s*\)")
-        _RE["space_comma"] = re.compile(r"\s+,")
-        _RE["commas"] = re.compile(r",\s*,+")
-        _RE["spaces"] = re.compile(r"\s{2,}")
-        _RE["space_punct"] = re.compile(r"\s+([,.;:])")
-        pattern = _RE[name]
-    return pattern
 
 
 @dataclass(slots=True, repr=False)
@@ -202,115 +161,11 @@ class ChunkDigest:
         return self.messages[: len(messages)] == messages  # an identity check per item first
 
 
-_ROLE_LETTERS = {"assistant": "A", "user": "U"}
-
-
-def role_letter(role: str) -> str:
-    """The chunk's letter for a role: ``A`` for assistant, ``U`` for user, else its initial."""
-    return _ROLE_LETTERS.get(role) or (role[:1].upper() or "?")
-
-
 def _format_line(start: int, end: int, role: str, body: str, commits: Sequence[str]) -> str:
     span = f"[{start}]" if start == end else f"[{start}-{end}]"
     if commits:
         return f"{span} {role}: commits: {', '.join(commits)} {body}"
     return f"{span} {role}: {body}"
-
-
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
-def meaningful_user_text(message: Message) -> str:
-    """Return the meaningful text of a user message, parts joined by `` / ``.
-
-    Ignored parts, ``<system-reminder>`` blocks, the internal-initiator marker
-    and harness directives are not meaningful (``docs/historian/chunk.md``).
-
-    Args:
-        message: Any message.
-
-    Returns:
-        The cleaned text, or ``""`` for non-user messages and messages with
-        nothing meaningful.
-    """
-    if message.role != "user":
-        return ""
-    return prompt_text(
-        [part.text for part in message.parts if isinstance(part, TextPart) and not part.ignored]
-    )
-
-
-def is_meaningful_user_message(message: Message) -> bool:
-    """Tell whether ``message`` is a user turn with meaningful text (``docs/historian/chunk.md``).
-
-    Args:
-        message: Any message.
-
-    Returns:
-        True for a user message with at least one meaningful text part.
-    """
-    if message.role != "user":
-        return False
-    for part in message.parts:
-        if isinstance(part, TextPart) and not part.ignored and clean_prompt_part(part.text):
-            return True
-    return False
-
-
-def tool_summary(part: ToolPart) -> str:
-    """Return the compact ``TC:`` summary of a tool call (the legacy form).
-
-    Args:
-        part: The tool call.
-
-    Returns:
-        ``TC: <description>`` when the input or metadata has one, else
-        ``TC: tool(keyArg)`` when a key argument is a string, else ``TC: tool``.
-    """
-    data = part.input if isinstance(part.input, dict) else {}
-    meta = part.metadata if isinstance(part.metadata, dict) else {}
-    for source in (data, meta):
-        description = source.get("description")
-        if isinstance(description, str) and description.strip():
-            return f"TC: {_collapse(description)}"
-    for key in _KEY_ARGS_CUT:
-        value = data.get(key)
-        if isinstance(value, str):
-            value = _collapse(value)
-            if len(value) > 60:
-                value = value[:60] + "…"
-            return f"TC: {part.name}({value})"
-    for key in _KEY_ARGS_WHOLE:
-        value = data.get(key)
-        if isinstance(value, str):
-            return f"TC: {part.name}({_collapse(value)})"
-    return f"TC: {part.name}"
-
-
-_VERB_LITERALS = ("commit", "cherry", "merg", "rebas")
-"""What lower-cased ASCII text holds when the ``verb`` pattern matches it."""
-
-
-def _extract_commits(text: str) -> tuple[str, list[str]]:
-    if rules_out(text, _VERB_LITERALS):
-        return text, []  # no verb: no commit, whatever hashes it names
-    hash_re = _regex("hash")
-    found = hash_re.findall(text)
-    if not found or not _regex("verb").search(text):
-        return text, []
-    hashes: list[str] = []
-    for h in found:
-        h = h.lower()
-        if h not in hashes:
-            hashes.append(h)
-    cleaned = hash_re.sub("", text)
-    cleaned = _regex("parens").sub("", cleaned)
-    cleaned = _regex("space_comma").sub(",", cleaned)
-    cleaned = _regex("commas").sub(", ", cleaned)
-    cleaned = _regex("spaces").sub(" ", cleaned)
-    cleaned = _regex("space_punct").sub(r"\1", cleaned).strip()
-    return (cleaned or text), hashes
 
 
 class _Block:
@@ -360,7 +215,7 @@ def _message_parts(
         if isinstance(part, TextPart):
             if part.ignored:
                 continue
-            text = clean_prompt_part(part.text) if user else _collapse(part.text)
+            text = clean_prompt_part(part.text) if user else collapse(part.text)
             if text:
                 parts.append(("text", text, ""))
                 has_text = True
@@ -439,8 +294,6 @@ class ChunkBuilder:
         digest: bool = False,
     ) -> None:
         """Start with no line."""
-        from karni_historian.templates import BUILTIN_TEMPLATES, expand_tool
-
         self.templates: Mapping[str, Any] = (
             BUILTIN_TEMPLATES if expand_tools is None else expand_tools
         )
@@ -556,7 +409,7 @@ def _fill_block(block: _Block, parts: list[_Shown], *, assistant: bool, results:
         if kind == "text":
             assert isinstance(shown, str)
             if block.role == "A" and assistant:
-                shown, hashes = _extract_commits(shown)
+                shown, hashes = extract_commits(shown)
                 for h in hashes:
                     if h not in block.commits and len(block.commits) < MAX_COMMITS_PER_BLOCK:
                         block.commits.append(h)
@@ -611,225 +464,3 @@ def check_coverage(chunk: Chunk) -> None:
         raise ChunkCoverageError(
             f"chunk coverage ends at {expected - 1} but chunk end is {chunk.end}"
         )
-
-
-def protected_tail_start(
-    messages: Sequence[Message], turns: int = PROTECTED_TAIL_USER_TURNS
-) -> int:
-    """Return the first ordinal of the protected tail (``docs/historian/chunk.md``).
-
-    The tail starts at the ``turns``-th meaningful user message from the end;
-    messages before it are settled. With fewer such messages nothing is
-    settled and 1 is returned.
-
-    Args:
-        messages: The session's messages in ordinal order.
-        turns: Meaningful user turns kept raw (5).
-
-    Returns:
-        The exclusive end of the eligible range (``eligible_end``).
-    """
-    if turns <= 0:
-        return (messages[-1].ordinal + 1) if messages else 1
-    return tail_start(reversed(messages), turns)
-
-
-def tail_start(newest_first: Iterable[Message], turns: int) -> int:
-    """:func:`protected_tail_start` (``turns`` positive) from the messages newest first.
-
-    Reads only until the ``turns``-th meaningful user message, so the
-    messages may come from the store lazily.
-    """
-    seen = 0
-    for message in newest_first:
-        if is_meaningful_user_message(message):
-            seen += 1
-            if seen == turns:
-                return message.ordinal
-    return 1
-
-
-def raw_tokens(message: Message, estimate: Callable[[str], int] = estimate_tokens) -> int:
-    """Estimate the true-raw tokens of a message, tool inputs and outputs included.
-
-    Args:
-        message: Any message.
-        estimate: The token estimator.
-
-    Returns:
-        The estimated tokens of every text part, tool input (as JSON) and output.
-    """
-    import json
-
-    from karni_historian.fastjson import spaced_length
-
-    total = 0
-    for part in message.parts:
-        if isinstance(part, TextPart):
-            total += estimate(part.text)
-        else:
-            try:
-                if estimate is estimate_tokens:  # a length is enough: no text to build
-                    total += tokens_for_length(spaced_length(part.input))
-                else:
-                    total += estimate(json.dumps(part.input, ensure_ascii=False, default=str))
-            except (TypeError, ValueError):
-                total += estimate(str(part.input))
-            if part.output:
-                total += estimate(part.output)
-    return total
-
-
-def completed_arcs(messages: Sequence[Message]) -> list[tuple[int, int]]:
-    """Return ``(call, result)`` ordinal pairs of tool calls answered in a later message.
-
-    A call is an assistant :class:`~karni_historian.model.ToolPart` with a
-    ``call_id``; its result is the first later message holding a tool part
-    with the same ``call_id``. Calls whose result is in the same message, or
-    missing (open calls), form no arc.
-
-    Args:
-        messages: The session's messages in ordinal order.
-
-    Returns:
-        Arcs sorted by call ordinal.
-    """
-    return arcs_of_calls(
-        (message.ordinal, message.role, part.call_id)
-        for message in messages
-        for part in message.parts
-        if isinstance(part, ToolPart) and part.call_id
-    )
-
-
-LONG_ARC = 16
-"""A call answered more messages later than this fences nothing: what lies between is other work.
-
-A subagent's messages sit between its ``Task`` call and the call's result
-(hundreds of them, with their own calls and results); fencing the whole
-stretch would keep a boundary from falling anywhere inside it. Parallel
-calls answered one result per message stay well under this.
-"""
-
-
-def fence_arcs(arcs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The arcs a boundary must not split: all but those longer than :data:`LONG_ARC`."""
-    return [(call, result) for call, result in arcs if result - call <= LONG_ARC]
-
-
-def arcs_of_calls(calls: Iterable[tuple[int, str, str]]) -> list[tuple[int, int]]:
-    """:func:`completed_arcs` from the ``(ordinal, role, call_id)`` of every tool part, in order.
-
-    What the store can list without decoding the messages
-    (:meth:`karni_historian.store.Store.tool_part_calls`).
-    """
-    open_calls: dict[str, int] = {}
-    arcs: list[tuple[int, int]] = []
-    for ordinal, role, call_id in calls:
-        start = open_calls.get(call_id)
-        if start is not None and start < ordinal:
-            arcs.append((start, ordinal))
-            del open_calls[call_id]
-        elif start is None and role == "assistant":
-            open_calls[call_id] = ordinal
-    arcs.sort()
-    return arcs
-
-
-class ArcIndex(tuple[tuple[int, int], ...]):
-    """Completed tool arcs sorted by call, asked which arc an end splits in logarithmic time.
-
-    A run asks that of every chunk it validates; scanning all the session's
-    arcs each time would make a long session's run quadratic. It is the
-    tuple of the arcs, as :func:`arcs_of_calls` returns them.
-    """
-
-    _calls: list[int]
-    _reach: list[int]
-
-    def __new__(cls, arcs: Iterable[tuple[int, int]]) -> ArcIndex:
-        """Index ``arcs``, which must be sorted by call (as :func:`arcs_of_calls` sorts them)."""
-        from itertools import pairwise
-
-        index = super().__new__(cls, arcs)
-        calls = [call for call, _result in index]
-        if any(a > b for a, b in pairwise(calls)):
-            raise ValueError("tool arcs must be sorted by their call's ordinal")
-        reach, furthest = [], -1
-        for _call, result in index:
-            furthest = max(furthest, result)
-            reach.append(furthest)
-        index._calls, index._reach = calls, reach  # the furthest result among the arcs so far
-        return index
-
-    def splitting(self, end: int) -> tuple[int, int] | None:
-        """The first arc with ``call <= end < result``, or None.
-
-        The first arc whose result lies after ``end`` is the first whose
-        furthest result so far does; it splits ``end`` when its call is not
-        after it, and no later arc (called later still) can.
-        """
-        from bisect import bisect_right
-
-        index = bisect_right(self._reach, end)
-        if index < len(self) and self._calls[index] <= end:
-            return self[index]
-        return None
-
-
-def fence_boundary(boundary: int, arcs: Sequence[tuple[int, int]]) -> int:
-    """Move a tail boundary back so it never splits a completed tool arc.
-
-    Args:
-        boundary: The first ordinal of the tail.
-        arcs: Completed ``(call, result)`` arcs (see :func:`completed_arcs`).
-
-    Returns:
-        The boundary, moved back to the call of any arc it would split.
-    """
-    moved = True
-    while moved:
-        moved = False
-        for call, result in arcs:
-            if call < boundary <= result:
-                boundary = call
-                moved = True
-    return boundary
-
-
-WRAPUP_ALLOWANCE = 3
-"""Messages past the newest KEEP the ``wrapup`` boundary may move to end on a clean place."""
-
-
-def wrapup_boundary(messages: Sequence[Message], keep: int, *, floor: int = 1) -> int:
-    """Return the first ordinal ``wrapup KEEP`` leaves raw (``docs/historian/chunk.md``).
-
-    The newest ``keep`` messages of any role stay raw: the boundary is the
-    first of them, moved at most :data:`WRAPUP_ALLOWANCE` messages later to a
-    place no tool call and its result straddle, else back to the nearest such
-    place.
-
-    Args:
-        messages: The session's messages in ordinal order.
-        keep: Raw messages to keep (positive).
-        floor: The first ordinal still to condense (after the last compartment).
-
-    Returns:
-        The exclusive end of the range to condense (1 when nothing is eligible).
-    """
-    if not messages:
-        return 1
-    return keep_boundary(messages[-1].ordinal, keep, completed_arcs(messages), floor=floor)
-
-
-def keep_boundary(
-    last_ordinal: int, keep: int, arcs: Sequence[tuple[int, int]], *, floor: int = 1
-) -> int:
-    """:func:`wrapup_boundary` from the session's last ordinal and its tool arcs."""
-    target = max(last_ordinal - keep + 1, floor)
-    fences = fence_arcs(arcs)
-    index = ArcIndex(fences)
-    for boundary in range(target, min(target + WRAPUP_ALLOWANCE, last_ordinal) + 1):
-        if index.splitting(boundary - 1) is None:
-            return boundary
-    return fence_boundary(target, fences)

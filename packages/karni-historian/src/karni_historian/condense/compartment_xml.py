@@ -3,19 +3,21 @@
 Every historian, the built-in extractive one or a model, produces the same XML:
 ``<compartments>`` with four paraphrase tiers each, durable ``<facts>`` by
 category, optional events, observations and primers, and a ``<meta>`` block
-saying where processing stopped. This module writes that XML (:func:`emit`),
-reads it leniently (:func:`parse`) and checks it against the chunk it was made
-from (:func:`validate`), so nothing malformed ever reaches the store. The
+saying where processing stopped. This module reads that XML leniently
+(:func:`parse`) and checks it against the chunk it was made from
+(:func:`validate`), so nothing malformed ever reaches the store; writing it is
+:mod:`karni_historian.condense.compartment_writer`'s. The
 format and every rule, with its message, are in ``docs/historian/validation.md``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from karni_historian.errors import HistorianOutputError
 from karni_historian.model import Compartment, Fact
-from karni_historian.xml_text import escape_attr, escape_body, unescape
+from karni_historian.xml_text import unescape
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,9 +32,7 @@ __all__ = [
     "HistorianOutputError",
     "ParsedOutput",
     "ValidationResult",
-    "emit",
     "parse",
-    "read_back",
     "validate",
 ]
 
@@ -53,8 +53,6 @@ _RE: dict[str, Any] = {}
 
 def _re(name: str) -> Any:
     if not _RE:
-        import re
-
         _RE.update(
             compartment=re.compile(r"<compartment\s+([^>]*?)\s*(?<!/)>(.*?)</compartment>", re.S),
             start=re.compile(r'(?:^|\s)start="(\d+)"'),
@@ -145,8 +143,6 @@ class ValidationResult:
 
 
 def _tier(body: str, n: int) -> str | None:
-    import re
-
     match = re.search(rf"<p{n}\s*(/?)>", body)
     if match is None:
         return None
@@ -335,7 +331,7 @@ def validate(
         chunk: The :class:`~karni_historian.condense.chunk.Chunk` the output was made
             from (``start``, ``end``, ``lines``, ``tool_only_ranges``).
         arcs: Completed tool arcs as ``(call, result)`` ordinals (see
-            :func:`karni_historian.condense.chunk.completed_arcs`).
+            :func:`karni_historian.condense.boundaries.completed_arcs`).
         emergency: The run is an emergency (usage ≥ 95 %): never discard.
         force_keep: A wrapup run: never discard.
 
@@ -370,8 +366,6 @@ def validate(
 
 def _heal_tool_only_gaps(rows: list[Compartment], chunk: Any) -> list[Compartment]:
     """Give a gap that lies inside one tool-only range to the compartment before it."""
-    from dataclasses import replace
-
     tool_only = list(chunk.tool_only_ranges)
     for i in range(len(rows) - 1):
         gap_start, gap_end = rows[i].end + 1, rows[i + 1].start - 1
@@ -387,8 +381,6 @@ def _heal_split_arc(
     chunk_end: int,
 ) -> tuple[list[Compartment], int | None]:
     """Extend a last compartment that ends inside a completed tool arc to its result."""
-    from dataclasses import replace
-
     split = _splits(rows[-1].end, arcs)
     if split is not None and split[1] <= chunk_end:
         rows[-1] = replace(rows[-1], end=split[1])
@@ -491,131 +483,3 @@ def _drop_dangling_pointers(result: ValidationResult) -> ValidationResult:
     if primer is not None and primer[0] is not None and not 1 <= primer[0] <= kept:
         result.primer = None
     return result
-
-
-def emit(
-    compartments: Sequence[Compartment],
-    facts: Sequence[Fact] = (),
-    *,
-    messages_processed: tuple[int, int] | None = None,
-    unprocessed_from: int | None = None,
-) -> str:
-    """Write historian output in the format of ``docs/historian/validation.md``.
-
-    Args:
-        compartments: Compartments with all four tiers (``p4`` may be empty).
-        facts: Project-memory facts; empty categories are omitted.
-        messages_processed: The processed ``(first, last)`` range for ``<meta>``.
-        unprocessed_from: Where processing stopped, if before the chunk end.
-
-    Returns:
-        The ``<output>…</output>`` document.
-    """
-    lines = ["<output>", "<compartments>"]
-    for c in compartments:
-        attrs = f'start="{c.start}" end="{c.end}" title="{escape_attr(c.title)}"'
-        if c.episode_type:
-            attrs += f' episode_type="{escape_attr(c.episode_type)}"'
-        attrs += f' importance="{c.importance}"'
-        lines.append(f"<compartment {attrs}>")
-        for n, body in enumerate((c.p1, c.p2, c.p3), 1):
-            lines.append(f"<p{n}>{escape_body(body)}</p{n}>")
-        lines.append(f"<p4>{escape_body(c.p4)}</p4>" if c.p4 else "<p4/>")
-        lines.append("</compartment>")
-    lines.append("</compartments>")
-    lines += _fact_lines(facts)
-    lines += _meta_lines(messages_processed, unprocessed_from)
-    lines.append("</output>")
-    return "\n".join(lines)
-
-
-def read_back(
-    compartments: Sequence[Compartment],
-    facts: Sequence[Fact] = (),
-    *,
-    messages_processed: tuple[int, int] | None = None,
-) -> ParsedOutput:
-    """What :func:`parse` reads from :func:`emit`'s document, without writing and reading it.
-
-    Escaping and unescaping cancel out, so reading back only trims the tiers,
-    fills ``content`` from ``p1``, clamps the importance, and groups and
-    deduplicates the facts by category. Rows that :func:`parse` would treat
-    specially (an empty title or first tier, a category that is not a tag)
-    go through the document itself.
-    """
-    if any(not c.title or not c.p1.strip() for c in compartments) or any(
-        f.category not in FACT_CATEGORIES for f in facts
-    ):
-        return parse(emit(compartments, facts, messages_processed=messages_processed))
-    rows = [_read_back_row(c) for c in compartments]
-    rows.sort(key=lambda c: c.start)
-    by_category: dict[str, dict[str, None]] = {}
-    for fact in facts:
-        item = " ".join(fact.content.split())
-        if item:
-            by_category.setdefault(fact.category, {})[item] = None
-    return ParsedOutput(
-        compartments=rows,
-        facts=[Fact(category, item) for category, items in by_category.items() for item in items],
-        events=[],
-        user_observations=[],
-        primer=None,
-        unprocessed_from=None,
-        messages_processed=messages_processed,
-    )
-
-
-def _read_back_row(c: Compartment) -> Compartment:
-    """``c`` as :func:`parse` reads it back: ``c`` itself when it already reads back so."""
-    p1 = c.p1.strip()
-    if (
-        c.content == p1 == c.p1
-        and c.p2 == c.p2.strip()
-        and c.p3 == c.p3.strip()
-        and c.p4 == c.p4.strip()
-        and 1 <= c.importance <= 100
-        and c.episode_type != ""
-        and c.start_date is None
-        and c.end_date is None
-        and not c.legacy
-    ):
-        return c  # what the built-in historian writes: no copy
-    return Compartment(
-        start=c.start,
-        end=c.end,
-        title=c.title,
-        p1=p1,
-        p2=c.p2.strip(),
-        p3=c.p3.strip(),
-        p4=c.p4.strip(),
-        importance=min(max(c.importance, 1), 100) if c.importance >= 0 else 50,
-        episode_type=c.episode_type or None,
-        content=p1,
-    )
-
-
-def _fact_lines(facts: Sequence[Fact]) -> list[str]:
-    """The ``<facts>`` block, one element per category in first-seen order; none when empty."""
-    by_category: dict[str, list[str]] = {}
-    for fact in facts:
-        by_category.setdefault(fact.category, []).append(" ".join(fact.content.split()))
-    if not by_category:
-        return []
-    lines = ["<facts>"]
-    for category, items in by_category.items():
-        lines.append(f"<{category}>")
-        lines.extend(f"* {escape_body(item)}" for item in items)
-        lines.append(f"</{category}>")
-    lines.append("</facts>")
-    return lines
-
-
-def _meta_lines(processed: tuple[int, int] | None, unprocessed_from: int | None) -> list[str]:
-    """The ``<meta>`` block: the processed range and where processing stopped."""
-    lines = ["<meta>"]
-    if processed is not None:
-        lines.append(f"<messages_processed>{processed[0]}-{processed[1]}</messages_processed>")
-    if unprocessed_from is not None:
-        lines.append(f"<unprocessed_from>{unprocessed_from}</unprocessed_from>")
-    lines.append("</meta>")
-    return lines

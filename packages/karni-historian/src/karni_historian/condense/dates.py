@@ -13,6 +13,10 @@ converts each instant).
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from karni_historian.model import Compartment
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -25,8 +29,6 @@ __all__ = ["LocalDays", "dated", "local_date"]
 
 def local_date(timestamp: str | None) -> str | None:
     """The local ``YYYY-MM-DD`` of an ISO 8601 timestamp, or None."""
-    from datetime import datetime
-
     return _local_date(timestamp, datetime)
 
 
@@ -65,8 +67,6 @@ class LocalDays:
 
     def __init__(self) -> None:
         """Start with nothing converted."""
-        from datetime import datetime, timedelta
-
         self._moments = datetime
         self._rest_of_hour = timedelta(hours=1) - timedelta(microseconds=1)
         self._days: dict[str | None, str | None] = {}
@@ -103,8 +103,6 @@ def dated(
 
     ``days``: the converter to use (one kept across calls remembers more).
     """
-    from karni_historian.model import Compartment
-
     local = (days or LocalDays()).day
 
     def day(message: Message | None) -> str | None:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from karni_historian.condense.message_text import meaningful_user_text
+from karni_historian.model import TextPart, ToolPart
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -43,9 +46,6 @@ def _flat(text: str) -> str:
 
 def _said(message: Message) -> tuple[str, str, str]:
     """``(origin, what the user or agent wrote, tool output)`` of a message, flattened."""
-    from karni_historian.condense.chunk import meaningful_user_text
-    from karni_historian.model import TextPart, ToolPart
-
     outputs = " ".join(p.output or "" for p in message.parts if isinstance(p, ToolPart))
     if message.role == "user":
         return "user", _flat(meaningful_user_text(message)), _flat(outputs)

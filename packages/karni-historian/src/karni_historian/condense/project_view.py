@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.paths import project_relative
+
+from karni_historian.model import PATH_KEYS, Message, ToolPart
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -29,8 +33,6 @@ def _relative(root: str, path: str, cache: dict[str, str | None]) -> str | None:
         cache.clear()
     found = None
     if os.path.isabs(path):
-        from karni.agent.common.paths import project_relative
-
         relative = project_relative(root, path)
         found = relative if relative and relative != "." else None
     cache[path] = found
@@ -62,8 +64,6 @@ class _Viewer:
     """Messages shown project-relative, with the model's classes and path keys looked up once."""
 
     def __init__(self, root: str, cache: dict[str, str | None]) -> None:
-        from karni_historian.model import PATH_KEYS, Message, ToolPart
-
         self.root = root
         self.cache = cache
         self.keys = PATH_KEYS

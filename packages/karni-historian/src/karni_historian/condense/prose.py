@@ -10,6 +10,8 @@ narration that carries no decision, result or failure is dropped.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -23,8 +25,6 @@ _MARKER_STARTS = frozenset("#>*+-|[")
 
 def _re(name: str) -> Any:
     if not _RE:
-        import re
-
         _RE["markers"] = re.compile(r"^(?:[#>*+\-|]+\s*|\d+[.)]\s+|\[[ xX]\]\s*)+")
         _RE["emphasis"] = re.compile(r"\*\*|__|`{3,}\w*")
         # A path starts at a ~ or / not preceded by [\w.]; the look back comes after

@@ -12,9 +12,11 @@ they were promoted when the messages were first condensed
 
 from __future__ import annotations
 
+from karni_historian.condense.dates import dated
 from karni_historian.condense.runner import RunOutcome, _Condensation, _end_ids
 from karni_historian.condense.window import MessageWindow
 from karni_historian.errors import RecompError
+from karni_historian.store import RunRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,8 +63,6 @@ class _Recomposition(_Condensation):
         return self.outcome
 
     def _publish(self, result: ValidationResult, record: RunRecord) -> None:
-        from karni_historian.condense.dates import dated
-
         by_ordinal = self.window.by_ordinal
         compartments = dated(result.compartments, by_ordinal, self.days)
         self.store.stage(self.outcome.session_id, compartments, _end_ids(compartments, by_ordinal))
@@ -123,8 +123,6 @@ def _stopped(outcome: RunOutcome, start: int, end: int) -> RunOutcome:
 
 
 def _published(store: Store, job: _Recomposition, start: int, end: int) -> RunOutcome:
-    from karni_historian.store import RunRecord
-
     outcome = job.outcome
     record = RunRecord(
         outcome.session_id, "recomp", "ok", historian=job.name, chunk_start=start, chunk_end=end

@@ -15,12 +15,30 @@ that session; nothing half-written remains.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
-from karni_historian.condense.dates import LocalDays, local_date
-from karni_historian.condense.extractive import HISTORIAN_NAME
+from karni_historian.collector import quiet_collector
+from karni_historian.condense.boundaries import (
+    PROTECTED_TAIL_USER_TURNS,
+    ArcIndex,
+    arcs_of_calls,
+    fence_arcs,
+    fence_boundary,
+    keep_boundary,
+    tail_start,
+)
+from karni_historian.condense.chunk import build_chunk, check_coverage
+from karni_historian.condense.compartment_xml import parse, validate
+from karni_historian.condense.dates import LocalDays, dated, local_date
+from karni_historian.condense.extractive import HISTORIAN_NAME, summarize, summarize_parsed
+from karni_historian.condense.file_notes.prose import in_project_terms
 from karni_historian.condense.project_view import project_view
 from karni_historian.condense.settings import Settings, load_settings
+from karni_historian.condense.window import MessageWindow, newest_first, stream_messages
+from karni_historian.errors import ChunkCoverageError, HistorianOutputError, ModelError
+from karni_historian.progress import progress_for
+from karni_historian.store import RunRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,9 +140,6 @@ def _in_project_terms(result: ValidationResult, root: str) -> ValidationResult:
     name a user's machine: a path inside the project is shown as the project
     knows it, any other path only by its file name.
     """
-    from dataclasses import replace
-
-    from karni_historian.condense.file_notes.prose import in_project_terms
 
     def terms(text: str) -> str:
         return in_project_terms(text, root) if text else text
@@ -147,8 +162,6 @@ def _in_project_terms(result: ValidationResult, root: str) -> ValidationResult:
 
 def _historian_xml(chunk: Any, messages: Sequence[Message]) -> str:
     """The built-in historian: the XML a model would write for the chunk."""
-    from karni_historian.condense.extractive import summarize
-
     return summarize(chunk, messages)
 
 
@@ -184,7 +197,6 @@ class _Condensation:
         self.name = historian_name(historian)
         self.historian = historian or _historian_xml
         self.window = window
-        from karni_historian.condense.chunk import ArcIndex, fence_arcs
 
         self.arcs = ArcIndex(fence_arcs(window.arcs()))
         self.progress_stream = progress_stream
@@ -194,13 +206,10 @@ class _Condensation:
 
     def advance(self, target: int, *, force_keep: bool) -> RunOutcome:
         """Run the historian until compartments cover every ordinal before ``target``."""
-        from karni_historian.progress import progress_for
-
         outcome = self.outcome
         outcome.target = target
         start = outcome.covered_to
         progress = progress_for(target - 1 - start, self.progress_stream, outcome.kind, _messages)
-        from karni_historian.collector import quiet_collector
 
         try:
             with quiet_collector():  # about 10 % of a run's time, measured
@@ -228,9 +237,6 @@ class _Condensation:
 
     def _round(self, offset: int, target: int, *, force_keep: bool) -> bool:
         """Condense one chunk from ``offset``; False when the run should stop."""
-        from karni_historian.condense.chunk import build_chunk
-        from karni_historian.errors import ChunkCoverageError, HistorianOutputError, ModelError
-
         self.window.forget_before(offset)
         chunk = build_chunk(
             self.window.iter_from(offset, target),
@@ -241,7 +247,6 @@ class _Condensation:
         )
         if chunk.is_empty:
             return False  # only noise is left before the target: nothing to condense
-        import time
 
         record = self._record(chunk)
         started = time.monotonic()
@@ -256,8 +261,6 @@ class _Condensation:
         return True
 
     def _record(self, chunk: Chunk) -> RunRecord:
-        from karni_historian.store import RunRecord
-
         return RunRecord(
             self.outcome.session_id,
             self.outcome.kind,
@@ -269,10 +272,6 @@ class _Condensation:
 
     def _validated(self, chunk: Chunk, offset: int, *, force_keep: bool) -> ValidationResult:
         """The historian's output for ``chunk``, parsed and validated."""
-        from karni_historian.condense.chunk import check_coverage
-        from karni_historian.condense.compartment_xml import parse, validate
-        from karni_historian.errors import HistorianOutputError
-
         check_coverage(chunk)
         summarize_parsed = self._built_in_parsed()
         if summarize_parsed is not None:
@@ -287,8 +286,6 @@ class _Condensation:
     def _built_in_parsed(self) -> Callable[[Chunk, Sequence[Message]], ParsedOutput] | None:
         """The built-in historian's parsed answer, when it is the run's (traced or not)."""
         if self.historian is _historian_xml:
-            from karni_historian.condense.extractive import summarize_parsed
-
             return summarize_parsed
         parsed: Callable[[Chunk, Sequence[Message]], ParsedOutput] | None
         parsed = getattr(self.historian, "summarize_parsed", None)
@@ -301,7 +298,7 @@ class _Condensation:
         self.outcome.failures = self.store.record_failure(record)
 
     def _publish(self, result: ValidationResult, record: RunRecord) -> None:
-        from karni_historian.condense.dates import dated
+        # bench row "karni-historian recomp" runs without it
         from karni_historian.condense.fact_sources import trace_facts
 
         compartments = dated(result.compartments, self.window.by_ordinal, self.days)
@@ -385,9 +382,6 @@ def wrapup(
         The :class:`RunOutcome`; ``status`` is ``nothing`` when at most
         ``keep`` messages sit above the last compartment.
     """
-    from karni_historian.condense.chunk import keep_boundary
-    from karni_historian.condense.window import MessageWindow
-
     settings = settings or Settings()
     outcome = RunOutcome(session_id, "wrapup")
     last_end = store.last_compartment_end(session_id)
@@ -444,13 +438,13 @@ class RunPlan:
         reached the band: what ``run`` needs, where ``status`` shows the
         whole count.
         """
+        # bench row "karni-historian wrapup" runs without it
         from karni_historian.condense.trigger_facts import raw_token_counts
         from karni_historian.condense.triggers import (
             TriggerThresholds,
             evaluate_trigger,
             session_state,
         )
-        from karni_historian.condense.window import stream_messages
 
         settings, offset = self.settings, self.covered_to + 1
         limit, threshold = settings.context_limit, settings.execute_threshold_percentage
@@ -471,20 +465,11 @@ def plan_run(store: Store, session_id: str, settings: Settings | None = None) ->
     """Find the settled messages of a session: those before the protected tail.
 
     The tail starts at the fifth-from-last meaningful user prompt
-    (:func:`karni_historian.condense.chunk.protected_tail_start`), fenced so that it
+    (:func:`karni_historian.condense.boundaries.protected_tail_start`), fenced so that it
     never splits a completed tool call and its result. The messages are read
     newest first, in batches, only until that prompt is found; the arcs
     come from the store's list of tool parts.
     """
-    from karni_historian.condense.chunk import (
-        PROTECTED_TAIL_USER_TURNS,
-        arcs_of_calls,
-        fence_arcs,
-        fence_boundary,
-        tail_start,
-    )
-    from karni_historian.condense.window import newest_first
-
     last_end = store.last_compartment_end(session_id)
     offset = last_end + 1
     newest = newest_first(store, session_id, offset)
@@ -526,7 +511,6 @@ def run(
             "nothing settled to condense — the newest five prompts and their answers stay raw"
         )
         return outcome
-    from karni_historian.condense.window import MessageWindow
 
     offset = plan.covered_to + 1
     window = MessageWindow(store, session_id, offset, offset, arcs=plan.arcs)

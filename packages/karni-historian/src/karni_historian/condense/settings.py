@@ -14,7 +14,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from karni.agent.common.config import PROJECT, USER, config_layers
+from karni.agent.common.errors import ConfigFileError
+from karni.agent.common.settings_registry import table_of
+from karni.agent.common.settings_table import validate_layers
+
+from karni_historian.budget import historian_chunk_tokens, history_budget_tokens
+from karni_historian.declared_settings import SETTINGS
 from karni_historian.errors import ConfigurationError
+from karni_historian.templates import resolve_templates
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,8 +60,6 @@ class Settings:
     @property
     def history_budget(self) -> int:
         """The ``<session-history>`` budget in tokens, the one ``render`` and ``status`` use."""
-        from karni_historian.budget import history_budget_tokens
-
         return history_budget_tokens(
             self.context_limit, self.execute_threshold_percentage, self.history_budget_percentage
         )
@@ -61,8 +67,6 @@ class Settings:
     @property
     def chunk_tokens(self) -> int:
         """The chunk budget of one historian run (``docs/historian/budgets.md``)."""
-        from karni_historian.budget import historian_chunk_tokens
-
         return historian_chunk_tokens(self.historian_context)
 
 
@@ -85,11 +89,6 @@ def check_layers(layers: Sequence[ConfigLayer]) -> None:
     Raises:
         ConfigurationError: The first problem, naming the file and the key.
     """
-    from karni.agent.common.settings_registry import table_of
-    from karni.agent.common.settings_table import validate_layers
-
-    from karni_historian.declared_settings import SETTINGS
-
     problems = validate_layers(table_of(SETTINGS), layers, roots=_CHECKED_ROOTS)
     if problems:
         raise ConfigurationError(str(problems[0]))
@@ -101,9 +100,6 @@ def read_layers(root: str | os.PathLike[str]) -> list[ConfigLayer]:
     Raises:
         ConfigurationError: A file cannot be read, is not TOML, or holds a bad setting.
     """
-    from karni.agent.common.config import config_layers
-    from karni.agent.common.errors import ConfigFileError
-
     try:
         layers = config_layers(root)
     except ConfigFileError as error:
@@ -130,10 +126,6 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         karni_historian.errors.ConfigurationError: A value is malformed or out
             of range; the message names the key and the file.
     """
-    from karni.agent.common.config import PROJECT, USER
-
-    from karni_historian.templates import resolve_templates
-
     layers = {layer.scope: layer for layer in read_layers(root)}
     user, project = layers[USER], layers[PROJECT]
     values: dict[str, Any] = {}

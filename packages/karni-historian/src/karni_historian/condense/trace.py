@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import time
 
+from karni_historian.condense.extractive import summarize, summarize_parsed
+from karni_historian.condense.runner import historian_name
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -28,8 +31,6 @@ class TracedHistorian:
 
     def __init__(self, inner: Any, write: Callable[[str], None]) -> None:
         """Wrap ``inner`` (a hook, or None for the built-in); lines go to ``write``."""
-        from karni_historian.condense.runner import historian_name
-
         self.inner = inner
         self.name = historian_name(inner)
         self._write = write
@@ -52,14 +53,11 @@ class TracedHistorian:
         """
         if self.inner is not None:
             return None
-        from karni_historian.condense.extractive import summarize_parsed
 
         return lambda chunk, messages: self._told(summarize_parsed, chunk, messages)
 
     def __call__(self, chunk: Any, messages: Sequence[Message]) -> str:
         """The wrapped historian's XML for ``chunk``, with the chunk and its time told."""
-        from karni_historian.condense.extractive import summarize
-
         xml: str = self._told(self.inner or summarize, chunk, messages)
         return xml
 

@@ -6,7 +6,7 @@ compartment. Building every message of the session only to measure it took
 about a sixth of a ``run``; :func:`raw_token_counts` reads each row's JSON and
 measures its parts where they lie instead.
 
-The counts are those of :func:`karni_historian.condense.chunk.raw_tokens` on
+The counts are those of :func:`karni_historian.condense.message_text.raw_tokens` on
 the messages :func:`karni_historian.condense.window.stream_messages` gives:
 tool inputs shown project-relative, and a tool result stored as a reference
 to its call (``docs/historian/store.md``) measured as the call's part. The
@@ -18,8 +18,16 @@ first, else the call's own row).
 
 from __future__ import annotations
 
+import json
+
 from karni_historian.budget import estimate_tokens, tokens_for_length
-from karni_historian.fastjson import spaced_length
+from karni_historian.condense.message_text import json_text
+from karni_historian.condense.project_view import input_view
+from karni_historian.condense.window import BATCH_MESSAGES
+from karni_historian.fastjson import orjson_loads
+from karni_historian.model import ToolPart
+from karni_historian.store.codec import _holds_float, parts_decoder
+from karni_historian.store.messages import _CALLS_REMEMBERED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,8 +61,6 @@ def _measured_rows(
     measure: _RowMeasure, start: int, batch: int | None
 ) -> Iterator[tuple[int, str, Any]]:
     """The stored rows from ``start`` on, each batch's memory of calls started afresh."""
-    from karni_historian.condense.window import BATCH_MESSAGES
-
     batch = batch or BATCH_MESSAGES
     rows = measure.store.stored_rows(measure.session_id, start)
     for index, row in enumerate(rows):
@@ -67,14 +73,6 @@ class _RowMeasure:
     """The raw tokens of stored rows read in order, with the current batch's calls remembered."""
 
     def __init__(self, store: Store, session_id: str) -> None:
-        import json
-
-        from karni_historian.condense.project_view import input_view
-        from karni_historian.fastjson import orjson_loads
-        from karni_historian.model import ToolPart
-        from karni_historian.store.codec import _holds_float, parts_decoder
-        from karni_historian.store.messages import _CALLS_REMEMBERED
-
         # The store reader's own rules, which the counts must follow: which rows
         # orjson may read otherwise, and how many calls a batch remembers.
         self.holds_float = _holds_float
@@ -168,7 +166,7 @@ class _RowMeasure:
 def _tool_tokens(data: Any, output: Any) -> int:
     """The raw tokens of a tool part: its input as JSON, and its output."""
     try:
-        total = tokens_for_length(spaced_length(data))
+        total = tokens_for_length(len(json_text(data)))
     except (TypeError, ValueError):
         total = estimate_tokens(str(data))
     if output:

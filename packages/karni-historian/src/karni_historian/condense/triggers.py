@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from karni_historian.budget import js_round
+from karni_historian.condense.chunk import ChunkBuilder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def session_state(
     Args:
         counts: ``(ordinal, true-raw tokens)`` of the session's messages from
             ``offset`` on (after the last compartment), in ordinal order, as
-            :func:`karni_historian.condense.chunk.raw_tokens` measures them
+            :func:`karni_historian.condense.message_text.raw_tokens` measures them
             (:func:`karni_historian.condense.trigger_facts.raw_token_counts`
             reads them from the store).
         scan: The session's messages from ``offset`` on, in ordinal order,
@@ -234,8 +235,6 @@ def session_state(
         settled messages scanned as a chunk of at most
         ``max(6000, 3 * trigger budget)`` tokens.
     """
-    from karni_historian.condense.chunk import ChunkBuilder
-
     limit = settings.context_limit
     budget = trigger_budget(limit, settings.execute_threshold_percentage)
     builder = ChunkBuilder(

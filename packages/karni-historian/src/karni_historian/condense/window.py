@@ -14,6 +14,9 @@ messages that read a ``.env`` file, kept for the model chain's redaction
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from operator import attrgetter
+
 from karni_historian.condense.project_view import input_view, project_view
 
 TYPE_CHECKING = False
@@ -78,7 +81,8 @@ class MessageWindow:
 
     def arcs(self) -> list[tuple[int, int]]:
         """The completed tool arcs of the session from :attr:`origin` on."""
-        from karni_historian.condense.chunk import arcs_of_calls
+        # bench row "karni-historian ingest" runs without it
+        from karni_historian.condense.boundaries import arcs_of_calls
 
         if self._arcs is None:
             self._arcs = arcs_of_calls(self.store.tool_part_calls(self.session_id, self.origin))
@@ -127,9 +131,6 @@ class MessageWindow:
 
     def forget_before(self, ordinal: int) -> None:
         """Drop the loaded messages before ``ordinal`` (a published chunk's)."""
-        from bisect import bisect_left
-        from operator import attrgetter
-
         loaded = self.loaded
         keep = bisect_left(loaded, ordinal, key=attrgetter("ordinal"))  # loaded in order
         if keep:
@@ -177,6 +178,7 @@ class MessageWindow:
     def _earlier_env_reads(self) -> list[Message]:
         """The messages from :attr:`origin` on whose tool calls read a ``.env`` file."""
         if self._env_reads is None:
+            # bench row "karni-historian ingest" runs without it
             from karni_historian.condense.models.redaction import env_file_values
 
             last = self.store.message_count(self.session_id)

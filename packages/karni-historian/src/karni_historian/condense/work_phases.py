@@ -14,6 +14,10 @@ shorter than :data:`MIN_PHASE_MESSAGES` are merged into the next.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
+from karni_historian.condense.file_notes.commands import command_of
 from karni_historian.edits import is_edit_tool
 from karni_historian.model import PATH_KEYS, TextPart, ToolPart
 
@@ -54,8 +58,6 @@ _RE: dict[str, Any] = {}
 
 def _re(name: str) -> Any:
     if not _RE:
-        import re
-
         _RE["commit"] = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
         _RE["git_commit"] = re.compile(r"\bgit\b[^|;&]*\bcommit\b")
     return _RE[name]
@@ -72,8 +74,6 @@ def input_path(data: dict[str, Any]) -> str | None:
 
 def commit_of(part: ToolPart) -> tuple[str, str] | None:
     """``(short hash, subject)`` of a shell call that made a commit, else None."""
-    from karni_historian.condense.file_notes.commands import command_of
-
     command = command_of(part.name, part.input)
     if command is None:
         return None
@@ -217,8 +217,6 @@ def _after(ordinal: int, by_ordinal: dict[int, Message], arcs: Sequence[tuple[in
 
 def _pauses(messages: Sequence[Message]) -> list[int]:
     """Ordinals of messages that come after a long pause."""
-    from datetime import datetime
-
     starts: list[int] = []
     previous = None
     stamp: object = None
@@ -271,7 +269,7 @@ def phase_starts(messages: Sequence[Message], arcs: Sequence[tuple[int, int]]) -
     Args:
         messages: Consecutive messages of a session, in order.
         arcs: Their completed tool arcs
-            (:func:`karni_historian.condense.chunk.completed_arcs`).
+            (:func:`karni_historian.condense.boundaries.completed_arcs`).
 
     Returns:
         Start ordinal → the todo item in progress there; the first message

@@ -21,14 +21,30 @@ nothing after it.
 
 from __future__ import annotations
 
+import json
 import os
 from stat import S_ISDIR, S_ISREG
 
 from karni.agent.common.files import open_regular_file
 
+from karni_historian.collector import quiet_collector
 from karni_historian.errors import IngestError
-from karni_historian.ingest.registry import STORE_KINDS
+from karni_historian.fastjson import loads, loads_for
+from karni_historian.ingest import registry
+from karni_historian.ingest.omp import KIND as OMP
+from karni_historian.ingest.omp import sniff as omp_entry
+from karni_historian.ingest.reader import OVERSIZED, iter_lines
+from karni_historian.ingest.registry import (
+    STORE_KINDS,
+    cursor_is_stale,
+    reader_for,
+    sniff_record,
+    store_reader,
+)
 from karni_historian.ingest.report import FileReport, IngestReport
+from karni_historian.ingest.sink import OtherProjectSession, Sink
+from karni_historian.progress import progress_for
+from karni_historian.store import CursorState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,8 +72,6 @@ _GROUP_BYTES = 4 << 20
 
 def default_sources(root: str) -> list[tuple[str, str]]:
     """``(path, kind)`` of the project's transcripts found without ``--from``."""
-    from karni_historian.ingest import registry
-
     return registry.default_sources(root)
 
 
@@ -81,8 +95,6 @@ def check_sources(sources: Sequence[str]) -> None:
 
 
 def _expand(path: str) -> list[tuple[str, str | None]]:
-    from karni_historian.ingest import registry
-
     check_sources([path])
     return registry.expand(path)
 
@@ -92,13 +104,6 @@ def _sniff(path: str) -> str | None:
 
     A Pi file is Oh My Pi's when one of its first lines is an entry only OMP writes.
     """
-    import json
-
-    from karni_historian.ingest.omp import KIND as OMP
-    from karni_historian.ingest.omp import sniff as omp_entry
-    from karni_historian.ingest.reader import iter_lines
-    from karni_historian.ingest.registry import sniff_record
-
     found: str | None = None
     try:
         with open_regular_file(path) as handle:
@@ -123,8 +128,6 @@ def _sniff(path: str) -> str | None:
 
 
 def _reader(kind: str, sink: Any, path: str) -> Any:
-    from karni_historian.ingest.registry import reader_for
-
     return reader_for(kind, sink, path)
 
 
@@ -154,10 +157,6 @@ def ingest(
     Raises:
         IngestError: A source does not exist or cannot be read.
     """
-    from karni_historian.collector import quiet_collector
-    from karni_historian.ingest.sink import Sink
-    from karni_historian.progress import progress_for
-
     root = os.fspath(root)
     work = _planned_files(root, sources)
     for key, kind, _ in work:
@@ -231,9 +230,6 @@ def _bytes_to_read(store: Store, work: Sequence[tuple[str, str | None, os.stat_r
 
 def _drop_stale_cursor(store: Store, path: str, kind: str | None) -> None:
     """Forget the cursor of a file that was rewritten in place (it is read again)."""
-    from karni_historian.ingest.registry import cursor_is_stale
-    from karni_historian.store import CursorState
-
     state = store.cursor(path)
     if state is not None and cursor_is_stale(store, path, kind or state.kind):
         store.set_cursor(path, CursorState(state.kind, 0, 0, 0, -1, 0, 0))
@@ -241,9 +237,6 @@ def _drop_stale_cursor(store: Store, path: str, kind: str | None) -> None:
 
 def _ingest_store(sink: Any, path: str, kind: str) -> FileReport:
     """Read a source that is not a JSON line file (OpenCode's stores, Gemini's JSON, Aider's)."""
-    from karni_historian.ingest.registry import store_reader
-    from karni_historian.ingest.sink import OtherProjectSession
-
     report = FileReport(path, kind)
     added_before = sink.messages_added
     try:
@@ -339,9 +332,6 @@ _BLANK: dict[str, Any] = {}
 
 def _parsed(line: bytes) -> dict[str, Any] | None:
     """A line's JSON object; :data:`_BLANK` for a blank line; None for a malformed one."""
-    from karni_historian.fastjson import loads
-    from karni_historian.ingest.reader import OVERSIZED
-
     if line is OVERSIZED:
         return None
     if line[:1] == b"\x00":
@@ -377,14 +367,11 @@ class _FileIngest:
 
     def run(self) -> FileReport | None:
         """Read to the end of the file; None when it cannot be opened."""
-        from karni_historian.ingest.reader import iter_lines
-
         added_before = self.sink.messages_added
         try:
             handle = open_regular_file(self.path)  # closed in the finally below
         except OSError:
             return None
-        from karni_historian.ingest.sink import OtherProjectSession
 
         try:
             stream = iter_lines(handle, self.offset)
@@ -420,8 +407,6 @@ class _FileIngest:
 
     def _group(self, group: list[tuple[Any, int]]) -> None:
         """Parse a group of lines, let the reader prefetch what they name, then feed them."""
-        from karni_historian.fastjson import loads_for
-
         start = self.offset
         parsed: list[tuple[dict[str, Any] | None, int, int]] = []
         loads = loads_for([line for line, _ in group])
@@ -464,8 +449,6 @@ class _FileIngest:
         self.shown = self.offset
 
     def _save_cursor(self) -> None:
-        from karni_historian.store import CursorState
-
         stat = self.stat
         self.store.set_cursor(
             self.path,

@@ -35,7 +35,14 @@ it again replaces them rather than adding them twice.
 
 from __future__ import annotations
 
+import hashlib
 import os
+from datetime import datetime
+
+from karni.agent.common.paths import project_relative
+
+from karni_historian.ingest.reader import iter_lines
+from karni_historian.store import CursorState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -151,8 +158,6 @@ def _configured(folder: str) -> str | None:
 
 def find_files(root: str) -> list[str]:
     """The project's Aider chat histories: in the project and in its repository's root."""
-    from karni.agent.common.paths import project_relative
-
     folders = [os.path.abspath(root)]
     git_root = _git_root(root)
     if git_root is not None and git_root not in folders:
@@ -180,8 +185,6 @@ def find_files(root: str) -> list[str]:
 
 def _lines(handle: BinaryIO, offset: int) -> Iterator[tuple[int, str]]:
     """``(byte offset, line without its newline)`` of each complete line from ``offset`` on."""
-    from karni_historian.ingest.reader import iter_lines
-
     start = offset
     for line, end in iter_lines(handle, offset):
         yield start, line.decode("utf-8", "replace").rstrip("\r")
@@ -376,8 +379,6 @@ def _outcome(lines: list[str]) -> tuple[set[str], set[str], list[str], list[str]
 
 class _Session:
     def __init__(self, sink: Sink, path: str, header: str, offset: int) -> None:
-        import hashlib
-
         self.sink = sink
         self.cwd = os.path.dirname(os.path.abspath(path))
         started = header[len(SESSION_PREFIX) :].strip()
@@ -510,8 +511,6 @@ def _edit_part(edit: dict[str, Any], call_id: str) -> dict[str, Any]:
 
 
 def _iso(started: str) -> str | None:
-    from datetime import datetime
-
     try:
         moment = datetime.strptime(started, "%Y-%m-%d %H:%M:%S")
     except ValueError:
@@ -560,8 +559,6 @@ def _read(
     stat: os.stat_result,
 ) -> None:
     """Parse from ``start``; the cursor is left at the last turn, where the next run resumes."""
-    from karni_historian.store import CursorState
-
     session = _Session(sink, path, resume[1], resume[0]) if resume else None
     turn: _Turn | None = None
     last = start

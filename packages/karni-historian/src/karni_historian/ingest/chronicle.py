@@ -24,7 +24,12 @@ and local streams (``.chronicle/.local/``) are not read.
 
 from __future__ import annotations
 
+import hashlib
 import os
+
+from karni.agent.common.errors import FileTooLargeError
+from karni.agent.common.files import read_regular_file
+from karni.agent.common.ownership import find_upwards
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +52,6 @@ def chronicle_dir(root: str) -> str | None:
     ``docs/security.md``): a store planted in a shared parent folder must not
     reach the project's memory.
     """
-    from karni.agent.common.ownership import find_upwards
 
     def store_in(folder: str) -> str | None:
         return ".chronicle" if os.path.isdir(os.path.join(folder, ".chronicle")) else None
@@ -78,8 +82,6 @@ def sniff(record: dict[str, Any]) -> bool:
 
 
 def _sha256(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 
@@ -107,8 +109,6 @@ class ChronicleReader:
             name = value["$blob"]
             if not name.startswith("sha256-") or "/" in name or "\\" in name:
                 return None
-            from karni.agent.common.errors import FileTooLargeError
-            from karni.agent.common.files import read_regular_file
 
             path = os.path.join(self.folder, "blobs", f"{name}.md")
             try:

@@ -14,10 +14,12 @@ The records themselves are read by
 
 from __future__ import annotations
 
+import json
 import os
 
 from karni.agent.common.files import open_regular_file
 
+from karni_historian.ingest.claude_code_agents import agent_files
 from karni_historian.ingest.claude_code_records import ClaudeCodeAgentReader, ClaudeCodeReader
 
 TYPE_CHECKING = False
@@ -88,8 +90,6 @@ def _session_files(folder: str) -> list[str]:
 
 def _recorded_cwd(path: str) -> str | None:
     """The ``cwd`` of the first record of a session file that has one (first 50 lines)."""
-    import json
-
     try:
         with open_regular_file(path) as handle:
             for count, line in enumerate(handle):
@@ -161,8 +161,6 @@ def sniff(record: dict[str, Any]) -> bool:
 
 def find_agent_files(session_files: list[str]) -> list[str]:
     """The subagent files beside or under the given session files, sorted, each once."""
-    from karni_historian.ingest.claude_code_agents import agent_files
-
     found: list[str] = []
     folders: list[str] = []
     for path in session_files:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import re
 
+from karni_historian.ingest.reader import read_json_object
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -93,8 +95,6 @@ def agent_files(session_path: str, session_id: str) -> list[str]:
 
 def meta_call_id(agent_path: str) -> str | None:
     """The ``toolUseId`` in the subagent's ``.meta.json``, when there is one."""
-    from karni_historian.ingest.reader import read_json_object
-
     data = read_json_object(agent_path[: -len(".jsonl")] + ".meta.json", _META_LIMIT)
     call_id = data.get("toolUseId") if isinstance(data, dict) else None
     return call_id if isinstance(call_id, str) and call_id else None

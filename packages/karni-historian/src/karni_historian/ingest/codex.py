@@ -36,8 +36,14 @@ started it, and its task (written by the parent model) is not a prompt.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+from datetime import datetime
 
+from karni.agent.common.paths import project_relative
+
+from karni_historian.fastjson import dumps
 from karni_historian.ingest.codex_calls import (
     PATCH_BEGIN,
     PATCH_END,
@@ -46,6 +52,7 @@ from karni_historian.ingest.codex_calls import (
     shell_result,
     texts_of,
 )
+from karni_historian.ingest.sink import call_part
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,8 +108,6 @@ def read_meta(path: str) -> dict[str, Any] | None:
     None when the file does not start like a rollout. The ``cwd`` of an early
     rollout whose header has none comes from its ``<environment_context>``.
     """
-    import json
-
     try:
         with open(path, "rb") as handle:
             first = handle.readline(_HEADER_LIMIT)
@@ -155,7 +160,6 @@ def _environment_cwd(text: str) -> str | None:
     end = text.find("</cwd>", start + 5)
     if start < 0 or end < 0:
         return None
-    import json
 
     try:  # the tag sits inside a JSON string: undo its escapes
         value = json.loads('"' + text[start + 5 : end] + '"')
@@ -166,8 +170,6 @@ def _environment_cwd(text: str) -> str | None:
 
 def find_files(root: str) -> list[str]:
     """The project's rollout files (sessions and archived ones), sorted by name."""
-    from karni.agent.common.paths import project_relative
-
     home = codex_home()
     candidates = _rollouts(os.path.join(home, "sessions"), 3)
     candidates += _rollouts(os.path.join(home, "archived_sessions"), 0)
@@ -205,7 +207,6 @@ def _uuid7_millis(value: str | None) -> int | None:
 def _seconds(stamp: str | None) -> float | None:
     if not stamp:
         return None
-    from datetime import datetime
 
     try:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
@@ -249,10 +250,6 @@ class CodexReader:
 
     def prefetch(self, records: list[dict[str, Any]]) -> None:
         """Look up in one query which records of a group were imported before."""
-        import hashlib
-
-        from karni_historian.fastjson import dumps
-
         keys = []
         self._keys = {}
         for record in records:
@@ -282,10 +279,6 @@ class CodexReader:
         if _keeps(record):
             key = self._keys.pop(id(record), None)
             if key is None:
-                import hashlib
-
-                from karni_historian.fastjson import dumps
-
                 key = "codex:" + hashlib.sha256(dumps(record).encode()).hexdigest()[:40]
             if not self.sink.first_sighting(key):
                 return
@@ -422,8 +415,6 @@ class CodexReader:
             self._output(item, stamp)
 
     def _call(self, item: dict[str, Any], stamp: str | None) -> None:
-        from karni_historian.ingest.sink import call_part
-
         kind = item.get("type")
         call_id = item.get("call_id") or item.get("id")
         name: Any
@@ -470,8 +461,6 @@ class CodexReader:
 
     def _spawned(self, call_id: str, body: str) -> None:
         """``spawn_agent`` returned the new thread's id: its rollout's calls point here."""
-        import json
-
         try:
             data = json.loads(body)
         except ValueError:

@@ -1,27 +1,36 @@
-"""Codex CLI's tool calls and outputs, as the historian stores them.
+"""What a Codex rollout's calls hold: commands, patches and outputs, as the store keeps them.
 
-Codex runs shell commands through several tools (``shell``,
-``shell_command``, ``exec_command``, ``local_shell_call``, ``container.exec``)
-and applies patches either as an ``apply_patch`` call or through the shell.
-:func:`convert_call` stores each as a ``shell`` call holding the command as
-one string, or an ``apply_patch`` call holding the patch;
-:func:`shell_result` takes the harness's envelope (exit code, wall time) off
-an output and says whether the call failed (``docs/historian/harnesses.md``).
+Shell calls (``shell``, ``shell_command``, ``exec_command``,
+``local_shell_call``) become ``shell`` calls holding the command as one
+string, patches (``apply_patch`` as a free-form or JSON call, or through the
+shell) ``apply_patch`` calls holding the patch; outputs lose Codex's envelope
+(exit code, wall time), and a non-zero exit code marks a call as failed
+(:mod:`karni_historian.ingest.codex`, ``docs/historian/harnesses.md``).
 """
 
 from __future__ import annotations
+
+import json
+import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["PATCH_BEGIN", "PATCH_END", "convert_call", "listed_files", "shell_result", "texts_of"]
+__all__ = [
+    "PATCH_BEGIN",
+    "PATCH_END",
+    "convert_call",
+    "listed_files",
+    "shell_result",
+    "texts_of",
+]
 
-PATCH_BEGIN = "*** Begin Patch"
-PATCH_END = "*** End Patch"
 _SHELL_NAMES = frozenset(
     {"shell", "container.exec", "local_shell", "shell_command", "exec_command"}
 )
+PATCH_BEGIN = "*** Begin Patch"
+PATCH_END = "*** End Patch"
 _FAILURES = (
     "aborted by user",
     "execution error",
@@ -51,8 +60,6 @@ def shell_result(output: Any) -> tuple[str, int | None, bool]:
     text headed by ``Exit code:`` / ``Process exited with code`` and ``Output:``
     lines, as a list of content items, or as ``{"content", "success"}``.
     """
-    import json
-
     success: bool | None = None
     if isinstance(output, dict):
         success = output.get("success") if isinstance(output.get("success"), bool) else None
@@ -109,7 +116,6 @@ def _command_text(command: Any) -> str | None:
         return None
     if len(command) == 3 and command[1] in ("-lc", "-c") and command[0].endswith("sh"):
         return str(command[2])
-    import shlex
 
     return shlex.join(command)
 
@@ -125,8 +131,6 @@ def _patch_in(text: str) -> str | None:
 
 def convert_call(name: str, arguments: Any) -> tuple[str, Any]:
     """``(stored name, stored input)`` of a Codex tool call (see the module doc)."""
-    import json
-
     if isinstance(arguments, str) and name != "apply_patch":
         try:
             parsed = json.loads(arguments)

@@ -37,7 +37,14 @@ are skipped.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+
+from karni.agent.common.paths import project_relative
+
+from karni_historian.ingest.reader import read_json_object
+from karni_historian.store import CursorState
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,21 +97,15 @@ def gemini_dir() -> str:
 
 
 def _hash(path: str) -> str:
-    import hashlib
-
     return hashlib.sha256(path.encode("utf-8")).hexdigest()
 
 
 def _inside(root: str, path: Any) -> bool:
-    from karni.agent.common.paths import project_relative
-
     return isinstance(path, str) and bool(path) and project_relative(root, path) is not None
 
 
 def project_folders(root: str) -> list[tuple[str, str]]:
     """``(folder, project path)`` of the project's folders under ``tmp/``, each once."""
-    from karni_historian.ingest.reader import read_json_object
-
     base = os.path.join(gemini_dir(), "tmp")
     found: list[tuple[str, str]] = []
     for path in dict.fromkeys([os.path.abspath(root), os.path.realpath(root)]):
@@ -397,8 +398,6 @@ def _project_of(folder: str) -> str | None:
 
 
 def _first_record(path: str) -> dict[str, Any]:
-    import json
-
     try:
         with open(path, "rb") as handle:
             record = json.loads(handle.readline(_HEADER_LIMIT).lstrip(b"\x00"))
@@ -441,9 +440,6 @@ class GeminiReader:
 
 def ingest_json(sink: Sink, path: str, report: FileReport) -> None:
     """Read a legacy one-object session file whole, when it changed since the last run."""
-    from karni_historian.ingest.reader import read_json_object
-    from karni_historian.store import CursorState
-
     try:
         stat = os.stat(path)
     except OSError as error:

@@ -19,6 +19,8 @@ absolute inside it), each a string (edited) or ``{"path", "action"}`` with
 
 from __future__ import annotations
 
+import json
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -120,6 +122,4 @@ def _file(item: Any) -> tuple[str | None, str]:
 
 
 def _compact(value: Any) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

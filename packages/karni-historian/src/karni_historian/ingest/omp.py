@@ -30,9 +30,15 @@ the project has no such block, ``[historian.pi]``) chooses their historian.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import tempfile
 
-from karni_historian.ingest.pi import PiReader
+from karni.agent.common.paths import project_relative
+
+from karni_historian.ingest import pi
+from karni_historian.ingest.pi import PiReader, _texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,8 +102,6 @@ def _section(path: str) -> str:
 
 def folder_names(cwd: str) -> list[str]:
     """The session folder names OMP versions give sessions started in ``cwd`` (absolute)."""
-    import tempfile
-
     names = ["--" + _section(cwd.lstrip("/\\")) + "--"]
     for base, prefix in ((os.path.expanduser("~"), "-"), (tempfile.gettempdir(), "-tmp-")):
         base = os.path.realpath(base)
@@ -109,8 +113,6 @@ def folder_names(cwd: str) -> list[str]:
 
 def read_head(path: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None, bytes]:
     """``(title slot, session header, header line)`` of an OMP or Pi session file."""
-    import json
-
     slot: dict[str, Any] | None = None
     try:
         with open(path, "rb") as handle:
@@ -137,8 +139,6 @@ def read_head(path: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None, 
 
 def _marked(path: str) -> bool:
     """Whether a Pi-format file carries OMP's marks (a title slot or OMP-only entries)."""
-    import json
-
     try:
         with open(path, "rb") as handle:
             for _ in range(50):
@@ -169,10 +169,6 @@ def _jsonl_files(folder: str) -> list[str]:
 
 def find_files(root: str) -> list[str]:
     """The OMP session files of the project at ``root`` (and its subfolders), sorted."""
-    from karni.agent.common.paths import project_relative
-
-    from karni_historian.ingest import pi
-
     paths = dict.fromkeys([os.path.abspath(root), os.path.realpath(root)])
     prefixes = tuple(
         name[:-2] if name.endswith("--") else name for p in paths for name in folder_names(p)
@@ -218,8 +214,6 @@ def sniff(record: dict[str, Any]) -> bool:
 
 
 def _head_key(path: str, line: bytes) -> str:
-    import hashlib
-
     return f"omp-head:{path}:{hashlib.sha256(line).hexdigest()[:32]}"
 
 
@@ -248,8 +242,6 @@ def _session_id_of(parent: Any) -> str | None:
 
 
 def _starts_as_subagent(path: str) -> bool:
-    import json
-
     try:
         with open(path, "rb") as handle:
             for _ in range(_HEAD_LINES):
@@ -321,7 +313,6 @@ class OmpReader(PiReader):
         if self.owner is None:
             super()._user(message, timestamp)
             return
-        from karni_historian.ingest.pi import _texts
 
         texts = [text for text in _texts(message.get("content")) if text.strip()]
         if texts:

@@ -26,6 +26,11 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.paths import project_relative
+
+from karni_historian.ingest.sink import iso_from_millis
+from karni_historian.store import CursorState
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -78,8 +83,6 @@ def find_sources(extra: str | None = None) -> list[str]:
 
 
 def _in_project(root: str, directory: str | None) -> bool:
-    from karni.agent.common.paths import project_relative
-
     return bool(directory) and project_relative(root, directory or "") is not None
 
 
@@ -89,6 +92,7 @@ def ingest_source(sink: Sink, path: str, report: FileReport) -> None:
     A store that cannot be read is named in ``report.problem``; a later
     OpenCode's event tables, which this reader does not read, likewise.
     """
+    # bench row "karni-historian ingest" runs without it
     from karni_historian.ingest.opencode_storage import StoreProblem, open_store
 
     try:
@@ -136,8 +140,6 @@ def _import_session(
     children: dict[str, list[str]],
     report: FileReport,
 ) -> None:
-    from karni_historian.store import CursorState
-
     key = f"{path}#{session.id}"
     count, newest = _fingerprint(store, session.id, children)
     state = sink.store.cursor(key)
@@ -192,6 +194,7 @@ class _SessionImport:
         if session_id in self._visited or depth > _CHILD_DEPTH:
             return
         self._visited.add(session_id)
+        # bench row "karni-historian ingest" runs without it
         from karni_historian.ingest.opencode_parts import is_final
 
         for message_id in self.store.message_ids(session_id):
@@ -210,8 +213,8 @@ class _SessionImport:
     def _message(
         self, session_id: str, message_id: str, info: dict[str, Any], owner: str | None, depth: int
     ) -> None:
+        # bench row "karni-historian ingest" runs without it
         from karni_historian.ingest.opencode_parts import convert
-        from karni_historian.ingest.sink import iso_from_millis
 
         converted = convert(info, self.store.parts(session_id, message_id), owner)
         self.stored.add(message_id)

@@ -16,6 +16,7 @@ from the files its metadata lists or its patch text names.
 
 from __future__ import annotations
 
+import json
 import re
 
 from karni_historian.ingest.sink import call_part
@@ -67,8 +68,6 @@ def is_final(info: dict[str, Any]) -> bool:
 
 
 def _compact(value: Any) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 

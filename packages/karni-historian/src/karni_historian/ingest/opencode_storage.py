@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+from pathlib import Path
 
 from karni_historian.ingest.reader import read_json_object
 
@@ -126,9 +128,6 @@ class FileStore:
 
 def _connect(path: str) -> sqlite3.Connection:
     """Open ``path`` read-only; an unwritable folder falls back to the main file alone."""
-    import sqlite3
-    from pathlib import Path
-
     base = Path(path).resolve().as_uri()
     for query in ("?mode=ro", "?mode=ro&immutable=1"):
         try:
@@ -152,8 +151,6 @@ class DatabaseStore:
         Raises:
             StoreProblem: It cannot be opened, or it is not an OpenCode 1.x store.
         """
-        import sqlite3
-
         self.connection = _connect(path)
         try:
             self.columns = {

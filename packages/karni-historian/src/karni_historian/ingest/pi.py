@@ -32,7 +32,14 @@ nothing twice.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+
+from karni.agent.common.paths import project_relative
+
+from karni_historian.ingest.reader import read_json_object
+from karni_historian.ingest.sink import call_part, iso_from_millis
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,8 +83,6 @@ def folder_name(cwd: str) -> str:
 
 def _setting(path: str) -> str | None:
     """The ``sessionDir`` of a Pi ``settings.json``, resolved against its folder."""
-    from karni_historian.ingest.reader import read_json_object
-
     settings = read_json_object(path, _HEADER_LIMIT)
     value = settings.get("sessionDir") if isinstance(settings, dict) else None
     if not isinstance(value, str) or not value.strip():
@@ -109,8 +114,6 @@ def session_dirs(root: str) -> tuple[str, list[str]]:
 
 def read_header(path: str) -> dict[str, Any] | None:
     """The header of a Pi session file, or None when its first line is not one."""
-    import json
-
     try:
         with open(path, "rb") as handle:
             line = handle.readline(_HEADER_LIMIT)
@@ -133,8 +136,6 @@ def sniff(record: dict[str, Any]) -> bool:
 
 
 def _in_project(root: str, cwd: Any) -> bool:
-    from karni.agent.common.paths import project_relative
-
     return isinstance(cwd, str) and bool(cwd) and project_relative(root, cwd) is not None
 
 
@@ -180,8 +181,6 @@ def cursor_is_stale(store: Store, path: str) -> bool:
     so a cursor into the old bytes is meaningless; the file is then read again
     from the start (its entries are deduplicated by content).
     """
-    import hashlib
-
     try:
         with open(path, "rb") as handle:
             head = handle.readline(_HEADER_LIMIT)
@@ -208,9 +207,6 @@ def _texts(content: Any) -> list[str]:
 
 def _content_key(entry: dict[str, Any], message: dict[str, Any]) -> str:
     """An entry's identity that survives Pi's migrations and forks (see the module doc)."""
-    import hashlib
-    import json
-
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
     calls = [
@@ -237,8 +233,6 @@ def _timestamp(entry: dict[str, Any], message: dict[str, Any]) -> str | None:
         return stamp
     millis = message.get("timestamp")
     if isinstance(millis, (int, float)) and not isinstance(millis, bool):
-        from karni_historian.ingest.sink import iso_from_millis
-
         return iso_from_millis(millis)
     return None
 
@@ -301,8 +295,6 @@ class PiReader:
     def _assistant(
         self, message: dict[str, Any], timestamp: str | None, owner: str | None = None
     ) -> None:
-        from karni_historian.ingest.sink import call_part
-
         content = message.get("content")
         if not isinstance(content, list):
             raise ValueError("a Pi assistant message whose content is not a list")

@@ -9,6 +9,7 @@ blocks, so memory does not grow with file size.
 
 from __future__ import annotations
 
+import json
 import os
 
 __all__ = ["BLOCK_SIZE", "MAX_LINE_BYTES", "iter_lines", "read_json_object"]
@@ -76,8 +77,6 @@ def read_json_object(path: str, limit: int = 64 << 20) -> dict[str, Any] | None:
     None when it cannot be read, is not JSON, is not an object, or is longer
     than ``limit`` bytes.
     """
-    import json
-
     try:
         with open(path, "rb") as handle:
             data = json.loads(handle.read(limit + 1)) if os.path.getsize(path) <= limit else None

@@ -11,7 +11,20 @@ by its own function (see :data:`STORE_KINDS`).
 
 from __future__ import annotations
 
+import importlib
 import os
+
+from karni_historian.ingest import (
+    aider,
+    chronicle,
+    claude_code,
+    codex,
+    gemini,
+    omp,
+    opencode,
+    pi,
+)
+from karni_historian.ingest.claude_code_agents import AGENT_KIND
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,18 +72,6 @@ def default_sources(root: str) -> list[tuple[str, str]]:
     OMP's files come before Pi's: OMP may share Pi's folder, and a file found
     by both is read once, as the first kind found.
     """
-    from karni_historian.ingest import (
-        aider,
-        chronicle,
-        claude_code,
-        codex,
-        gemini,
-        omp,
-        opencode,
-        pi,
-    )
-    from karni_historian.ingest.claude_code_agents import AGENT_KIND
-
     sessions = claude_code.find_files(root)
     sources = [(path, claude_code.KIND) for path in sessions]
     sources += [(path, AGENT_KIND) for path in claude_code.find_agent_files(sessions)]
@@ -92,9 +93,6 @@ def expand(path: str) -> list[tuple[str, str | None]]:
     database or ``storage`` folder (or a data folder holding one) is one
     source; Claude Code subagent files are listed after the rest, as subagents.
     """
-    from karni_historian.ingest import opencode
-    from karni_historian.ingest.claude_code_agents import AGENT_KIND
-
     if opencode.is_source(path):
         return [(os.path.abspath(path), opencode.KIND)]
     if os.path.isfile(path):
@@ -128,8 +126,6 @@ def expand(path: str) -> list[tuple[str, str | None]]:
 
 def _kind_by_name(path: str) -> str | None:
     """The kind of a file told by its name and place, or None when its lines must tell."""
-    from karni_historian.ingest import aider, gemini, omp
-
     if path.endswith(".md"):
         return aider.KIND if aider.is_history(path) else None
     if path.endswith(".json"):
@@ -141,6 +137,7 @@ def _kind_by_name(path: str) -> str | None:
 
 def sniff_record(record: dict[str, Any]) -> str | None:
     """The kind of transcript a parsed line belongs to, or None when no reader knows it."""
+    # bench row "karni-historian ingest" runs without it
     from karni_historian.ingest import chronicle, claude_code, codex, gemini, generic, omp, pi
 
     if chronicle.sniff(record):
@@ -162,16 +159,12 @@ def sniff_record(record: dict[str, Any]) -> str | None:
 
 def reader_for(kind: str, sink: Sink, path: str) -> Any:
     """A new reader of ``kind`` for the file at ``path``."""
-    import importlib
-
     module, name = _READERS.get(kind, _READERS["generic"])
     return getattr(importlib.import_module(module), name)(sink, path)
 
 
 def store_reader(kind: str) -> Any:
     """The function that reads a source of one of :data:`STORE_KINDS`: ``(sink, path, report)``."""
-    import importlib
-
     module, name = _STORE_READERS[kind]
     return getattr(importlib.import_module(module), name)
 
@@ -179,11 +172,8 @@ def store_reader(kind: str) -> Any:
 def cursor_is_stale(store: Store, path: str, kind: str | None) -> bool:
     """Whether a file was rewritten in place, so its cursor no longer points into it."""
     if kind == "omp":
-        from karni_historian.ingest import omp
-
         return omp.cursor_is_stale(store, path)
     if kind != "pi":
         return False
-    from karni_historian.ingest import pi
 
     return pi.cursor_is_stale(store, path)

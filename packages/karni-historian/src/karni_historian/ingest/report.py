@@ -6,6 +6,8 @@ Below the readers and the registry, so that a reader that fills a report
 
 from __future__ import annotations
 
+from karni_historian.ingest.claude_code_agents import AGENT_KIND
+
 __all__ = ["FileReport", "IngestReport"]
 
 
@@ -63,8 +65,6 @@ class IngestReport:
 
     def summary(self) -> str:
         """One line saying what was added (subagent files are counted apart)."""
-        from karni_historian.ingest.claude_code_agents import AGENT_KIND
-
         transcripts = [file for file in self.files if file.kind != AGENT_KIND]
         read = [file for file in transcripts if file.lines]
         agents = [file for file in self.files if file.kind == AGENT_KIND and file.lines]

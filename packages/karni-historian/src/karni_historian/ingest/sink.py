@@ -25,6 +25,12 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
+
+from karni.agent.common.paths import project_relative
+
+from karni_historian.fastjson import dumps
+from karni_historian.store.messages import tool_part_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,8 +150,6 @@ class Sink:
 
     def _resolve(self, path: str, cwd: str | None) -> str | None:
         """:meth:`relative` without the cache: one look at the file system."""
-        from karni.agent.common.paths import project_relative
-
         if not path.strip():
             return None
         relative = project_relative(self.root, path.strip(), cwd=cwd or self.root)
@@ -344,9 +348,6 @@ class SessionWriter:
 
     def flush(self) -> None:
         """Write the changed messages to the store."""
-        from karni_historian.fastjson import dumps
-        from karni_historian.store.messages import tool_part_rows
-
         store = self.store
         new: list[tuple[int, str, str, str | None, str]] = []
         new_parts: list[tuple[int, int, str, str]] | None = []
@@ -396,8 +397,6 @@ class SessionWriter:
 
 def iso_from_millis(millis: float) -> str | None:
     """An epoch-milliseconds time as ISO 8601 UTC with milliseconds, or None when invalid."""
-    from datetime import UTC, datetime
-
     try:
         moment = datetime.fromtimestamp(millis / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):

@@ -4,8 +4,10 @@ The database lives at ``.karni/local/historian.db``; ``docs/historian/store.md``
 describes its folder, file modes, tables and migrations. The modules of this
 package each own one group of tables; :class:`Store` puts them together.
 
-The names below are loaded on first use, so that the brief, which runs on the
-hot path of ``karni context``, can import :mod:`karni_historian.store.briefing`
+The names below are the package's documented public names (the README's
+``karni_historian.store.Store``), each at home in the module ``_HOMES`` names.
+They are loaded on first use, so that the brief, which runs on the hot path
+of ``karni context``, can import :mod:`karni_historian.store.briefing`
 without the other table groups (``docs/performance.md``).
 """
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from karni_historian.store.database import Database
 from karni_historian.store.records import BriefEpisode, FactRecord
+from karni_historian.store.schema import NOTES_VERSION, P1_ONLY_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,9 +25,13 @@ __all__ = ["BriefTables", "change_digest", "span_fact_rows"]
 TouchingRows = list[tuple[str, int, int, int, int, int, str | None]]
 
 _EPISODE_SELECT = (
-    "SELECT c.id, c.session_id, c.start_message, c.end_message, c.title, c.content,"
-    " c.p1, c.p2, c.p3, c.p4, c.importance, c.start_date, c.episode_type FROM compartments c"
+    "SELECT c.id, c.session_id, c.start_message, c.end_message, c.title, {body},"
+    " c.p2, c.p3, c.p4, c.importance, c.start_date, c.episode_type FROM compartments c"
 )
+"""The brief's columns of a compartment; ``{body}`` is its body (:meth:`BriefTables._episodes`)."""
+_BODY = "c.p1"
+_BODY_BEFORE_P1_ONLY = "CASE WHEN c.p1 IS NULL OR c.p1 = '' THEN c.content ELSE c.p1 END"
+"""A compartment's body in a store older than schema 8: a legacy row's is its ``content``."""
 _TOUCHED = (
     " EXISTS (SELECT 1 FROM message_files f WHERE f.session_id = c.session_id"
     " AND f.ordinal BETWEEN c.start_message AND c.end_message"
@@ -41,10 +46,12 @@ _LIGHT = (
 def change_digest(text: str) -> str:
     """A digest that tells whether ``text`` changed: its length, CRC-32 and Adler-32.
 
-    Not a cryptographic hash: it only decides whether a handed brief must be
-    rebuilt, and :mod:`zlib` costs a tenth of :mod:`hashlib` (which loads
-    OpenSSL) on the brief's path.
+    Not a cryptographic hash: it only decides whether a handed brief or a
+    history block must be rebuilt. No bench row runs it; it stays because
+    its digests are stored (``history_rebuilds``, the handover record), and
+    another would make every stored one stale once.
     """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     import zlib
 
     data = text.encode("utf-8", "surrogatepass")
@@ -98,10 +105,11 @@ class BriefTables(Database):
         """The compartments with these row ids, as brief records."""
         wanted = list(ids)
         found: dict[int, BriefEpisode] = {}
+        select = self._episodes()
         for offset in range(0, len(wanted), 500):
             batch = wanted[offset : offset + 500]
             marks = ",".join("?" * len(batch))
-            for row in self.connection.execute(f"{_EPISODE_SELECT} WHERE c.id IN ({marks})", batch):
+            for row in self.connection.execute(f"{select} WHERE c.id IN ({marks})", batch):
                 found[row[0]] = BriefEpisode(row)
         return found
 
@@ -120,7 +128,7 @@ class BriefTables(Database):
             if left == 0:
                 break
             rows = self.connection.execute(
-                f"{_EPISODE_SELECT} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
+                f"{self._episodes()} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
                 (session_id, left),
             )
             found += [BriefEpisode(row) for row in rows]
@@ -129,7 +137,7 @@ class BriefTables(Database):
     def episodes_after(self, max_id: int, limit: int) -> list[BriefEpisode]:
         """At most ``limit`` compartments stored after row ``max_id``, oldest first."""
         rows = self.connection.execute(
-            f"{_EPISODE_SELECT} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
+            f"{self._episodes()} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
         )
         return [BriefEpisode(row) for row in rows]
 
@@ -235,10 +243,17 @@ class BriefTables(Database):
                 return
             below = page[-1][0]
 
+    def _episodes(self) -> str:
+        """The query of :class:`BriefEpisode` rows, for this store's schema (read once)."""
+        select: str | None = getattr(self, "_episode_select", None)
+        if select is None:
+            old = self.schema_version < P1_ONLY_VERSION  # read as it is, before ingest upgrades it
+            select = _EPISODE_SELECT.format(body=_BODY_BEFORE_P1_ONLY if old else _BODY)
+            self._episode_select = select
+        return select
+
     def _has_notes(self) -> bool:
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""
-        from karni_historian.store.schema import NOTES_VERSION
-
         return self.schema_version >= NOTES_VERSION
 
     def file_note_rows(self, path: str) -> list[tuple[str, int, int, str, str, int, str | None]]:
@@ -306,6 +321,7 @@ class BriefTables(Database):
         ).fetchone()
         if row is None:
             return None, []
+        # bench row "karni-historian ingest" runs without it
         from karni.agent.common.jsontext import loads  # no json, no re on the brief path
 
         parts = loads(row[1])

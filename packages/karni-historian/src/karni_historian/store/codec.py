@@ -29,6 +29,7 @@ __all__ = [
 
 def parts_to_json(parts: Iterable[Any]) -> str:
     """Encode model parts (``TextPart``/``ToolPart``) as the stored, compact JSON list."""
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.fastjson import dumps
 
     return dumps([part_to_dict(part) for part in parts])
@@ -79,53 +80,33 @@ def parts_decoder(
     reference it does not resolve reads as a part with only the name and
     the call id.
     """
-    from karni_historian.fastjson import orjson_loads
-    from karni_historian.model import TextPart, ToolPart
+    return _Decoder(tool_input, resolve).decode
 
-    fast = orjson_loads()
-    exact = _stdlib_reader()
 
-    def parts_of(items: Any, checked: bool) -> tuple[Any, ...] | None:
-        """The parts of the decoded items; None when ``checked`` finds what orjson may misread."""
-        parts: list[Any] = []
-        for item in items:
-            if checked and type(item) is not dict:
-                return None
-            get = item.get
-            if get("type") == "tool":
-                name, data, output = get("name", ""), get("input"), get("output")
-                call_id, metadata = get("call_id", ""), get("metadata")
-                copy_of = get("copy_of")
-                if copy_of is not None:
-                    if checked and type(copy_of) is float:
-                        return None
-                    if type(copy_of) is int and type(call_id) is str and call_id:
-                        parts.append(referenced(name, copy_of, call_id))
-                        continue
-                if checked and (
-                    type(name) is float
-                    or type(output) is float
-                    or type(call_id) is float
-                    or _holds_float(data)
-                    or (metadata is not None and _holds_float(metadata))
-                ):
-                    return None
-                if tool_input is not None:
-                    data = tool_input(data)
-                error = bool(get("is_error"))
-                parts.append(ToolPart(name, data, output, call_id, error, metadata))
-            else:
-                text = get("text", "")
-                if checked and type(text) is float:
-                    return None
-                parts.append(TextPart(text, bool(get("ignored"))))
-        return tuple(parts)
+class _Decoder:
+    """Stored rows decoded into parts, :func:`parts_decoder`'s imports and lookups done once."""
 
-    def referenced(name: Any, ordinal: int, call_id: str) -> Any:
-        found = resolve(ordinal, call_id) if resolve is not None else None
-        return found if found is not None else ToolPart(name, None, None, call_id)
+    __slots__ = ("_exact", "_fast", "_resolve", "_text_part", "_tool_input", "_tool_part")
 
-    def decode(text: str) -> tuple[Any, ...]:
+    def __init__(
+        self,
+        tool_input: Callable[[Any], Any] | None,
+        resolve: Callable[[int, str], Any] | None,
+    ) -> None:
+        # bench row "karni-historian brief FILE" runs without it
+        from karni_historian.fastjson import orjson_loads
+        from karni_historian.model import TextPart, ToolPart
+
+        self._fast = orjson_loads()
+        self._exact = _stdlib_reader()
+        self._tool_input = tool_input
+        self._resolve = resolve
+        self._text_part = TextPart
+        self._tool_part = ToolPart
+
+    def decode(self, text: str) -> tuple[Any, ...]:
+        """The parts of one stored row: read by orjson when it reads them right, else exactly."""
+        fast = self._fast
         if fast is not None and type(text) is str:
             try:
                 items = fast(text)
@@ -133,14 +114,55 @@ def parts_decoder(
                 pass  # the standard library accepts more, or raises its own error
             else:
                 if type(items) is list:
-                    parts = parts_of(items, True)
+                    parts = self._parts(items, True)
                     if parts is not None:
                         return parts
-        found = parts_of(exact(text), False)
+        found = self._parts(self._exact(text), False)
         assert found is not None  # only a checked reading gives up
         return found
 
-    return decode
+    def _parts(self, items: Any, checked: bool) -> tuple[Any, ...] | None:
+        """The parts of the decoded items; None when ``checked`` finds what orjson may misread."""
+        parts: list[Any] = []
+        tool, text_part = self._tool, self._text_part
+        for item in items:
+            if checked and type(item) is not dict:
+                return None
+            get = item.get
+            if get("type") == "tool":
+                part = tool(get, checked)
+                if part is None:
+                    return None
+            else:
+                text = get("text", "")
+                if checked and type(text) is float:
+                    return None
+                part = text_part(text, bool(get("ignored")))
+            parts.append(part)
+        return tuple(parts)
+
+    def _tool(self, get: Callable[..., Any], checked: bool) -> Any:
+        """A tool item's part (a reference's resolved one); None when ``checked`` finds a float."""
+        name, data, output = get("name", ""), get("input"), get("output")
+        call_id, metadata = get("call_id", ""), get("metadata")
+        copy_of = get("copy_of")
+        if copy_of is not None:
+            if checked and type(copy_of) is float:
+                return None
+            if type(copy_of) is int and type(call_id) is str and call_id:
+                found = self._resolve(copy_of, call_id) if self._resolve is not None else None
+                return found if found is not None else self._tool_part(name, None, None, call_id)
+        if checked and (
+            type(name) is float
+            or type(output) is float
+            or type(call_id) is float
+            or _holds_float(data)
+            or (metadata is not None and _holds_float(metadata))
+        ):
+            return None
+        if self._tool_input is not None:
+            data = self._tool_input(data)
+        return self._tool_part(name, data, output, call_id, bool(get("is_error")), metadata)
 
 
 def json_reader() -> Callable[[str], Any]:
@@ -152,6 +174,7 @@ def json_reader() -> Callable[[str], Any]:
     ``ValueError`` (or ``TypeError`` for what is not text) where
     ``json.loads`` raises.
     """
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.fastjson import orjson_loads
 
     fast = orjson_loads()
@@ -170,6 +193,7 @@ def json_reader() -> Callable[[str], Any]:
 
 def _stdlib_reader() -> Callable[[str], Any]:
     """The JSON module's scanner on compact rows, ``json.loads`` on anything else."""
+    # bench row "karni-historian brief FILE" runs without it
     import json
 
     decoder = json.JSONDecoder()

@@ -180,15 +180,14 @@ class CompartmentTables(Database):
 
 COMPARTMENT_COLUMNS = (
     "session_id, sequence, start_message, end_message, start_message_id, end_message_id,"
-    " title, content, p1, p2, p3, p4, importance, episode_type, legacy, start_date, end_date,"
-    " created_at"
+    " title, p1, p2, p3, p4, importance, episode_type, legacy, start_date, end_date, created_at"
 )
 """The columns a new compartment row is written with, in the order of the inserts here."""
 
 _COMPARTMENT_INSERT = (
     f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
     " VALUES (?1, ?2, ?3, ?4, {start_id}, {end_id},"
-    " ?5, ?6, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13, ?14)"
+    " ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13, ?14)"
 )
 
 
@@ -204,13 +203,14 @@ def message_id_at(session_id: str, ordinal: str) -> str:
 
 
 _COMPARTMENT_SELECT = (
-    "SELECT id, session_id, sequence, start_message, end_message, title, content, p1, p2, p3, p4,"
+    "SELECT id, session_id, sequence, start_message, end_message, title, p1, p2, p3, p4,"
     " importance, start_date, end_date, episode_type, legacy FROM compartments"
 )
 
 
 def compartment_row(row: Sequence[Any]) -> StoredCompartment:
     """Decode a row of :data:`_COMPARTMENT_SELECT` into a :class:`StoredCompartment`."""
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.model import Compartment
 
     (
@@ -220,7 +220,6 @@ def compartment_row(row: Sequence[Any]) -> StoredCompartment:
         start,
         end,
         title,
-        content,
         p1,
         p2,
         p3,
@@ -231,11 +230,12 @@ def compartment_row(row: Sequence[Any]) -> StoredCompartment:
         episode_type,
         legacy,
     ) = row
+    body = p1 or ""
     compartment = Compartment(
         start=start,
         end=end,
         title=title,
-        p1=p1 or "",
+        p1=body,
         p2=p2 if p2 is not None else "",
         p3=p3 if p3 is not None else "",
         p4=p4 if p4 is not None else "",
@@ -244,6 +244,6 @@ def compartment_row(row: Sequence[Any]) -> StoredCompartment:
         end_date=end_date,
         episode_type=episode_type,
         legacy=bool(legacy),
-        content=content,
+        content=body,  # a compartment's body is its p1 (schema 8 keeps no copy)
     )
     return StoredCompartment(row_id, session_id, sequence, compartment)

@@ -11,7 +11,9 @@ previous state.
 from __future__ import annotations
 
 import os
+import time
 
+from karni_historian.store.guard import check_paths, guard_connection
 from karni_historian.store.schema import (
     MIGRATIONS,
     READABLE_FROM,
@@ -37,6 +39,7 @@ PAGE_SIZE = 8192
 
 def _store_error(message: str) -> Exception:
     """A :class:`~karni_historian.errors.StoreError`; the errors module loads only to raise one."""
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.errors import StoreError
 
     return StoreError(message)
@@ -76,8 +79,6 @@ def _describe(path: str, error: BaseException) -> str:
 
 def utc_now() -> str:
     """The current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``, the store's timestamp format."""
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
@@ -87,6 +88,7 @@ def _create_database(root: str | os.PathLike[str], path: str) -> None:
     No folder on the way may be a symlink: the store is written inside the
     project, never wherever a link in a cloned repository points.
     """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni.agent.common.files import make_folders, write_atomic
 
     folder = os.path.dirname(path)
@@ -152,8 +154,6 @@ class Database:
             StoreError: The database is missing (and ``create`` is false), cannot
                 be opened, or was written by a newer version of karni-historian.
         """
-        from karni_historian.store.guard import check_paths
-
         path = db_path(root)
         check_paths(root, path)
         if not os.path.isfile(path):
@@ -183,8 +183,6 @@ class Database:
     @classmethod
     def _connect(cls, path: str, readonly: bool) -> Self:
         """A guarded, configured (and, writable, migrated) connection to the file at ``path``."""
-        from karni_historian.store.guard import guard_connection
-
         if readonly:
             connection = sqlite3.connect(
                 f"{readonly_uri(path)}?mode=ro", uri=True, isolation_level=None, timeout=1.0
@@ -275,6 +273,7 @@ class Database:
                 number = version + 1
                 for statement in MIGRATIONS[number - 1]:
                     self.connection.execute(statement)
+                # bench row "karni context … (historian store, 1,000 compartments)" runs without it
                 if number == RESTAGED_VERSION:
                     from karni_historian.store.staged_rows import restage_json_rows
 

@@ -19,6 +19,11 @@ See ``docs/security.md``.
 from __future__ import annotations
 
 import os
+import time
+
+from karni.agent.common.sanitize import clean_field
+
+from karni_historian.store.schema import MIGRATIONS
 
 __all__ = ["READ_TIME_LIMIT", "check_paths", "guard_connection"]
 
@@ -51,6 +56,7 @@ def check_paths(root: str | os.PathLike[str], path: str) -> None:
 
 def _refuse_link(path: str) -> None:
     if os.path.islink(path):
+        # bench row "karni context … (historian store, 1,000 compartments)" runs without it
         from karni_historian.errors import StoreError
 
         raise StoreError(
@@ -73,8 +79,6 @@ def _created_name(statement: str) -> str | None:
 
 
 def _expected_objects() -> frozenset[str]:
-    from karni_historian.store.schema import MIGRATIONS
-
     names = (_created_name(statement) for statements in MIGRATIONS for statement in statements)
     return frozenset(name for name in names if name)
 
@@ -92,8 +96,6 @@ def _foreign_object(connection: sqlite3.Connection) -> tuple[str, str] | None:
 
 
 def _limit_time(connection: sqlite3.Connection, seconds: float) -> None:
-    import time
-
     deadline = time.monotonic() + seconds
     connection.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_STEPS)
 
@@ -114,8 +116,8 @@ def guard_connection(connection: sqlite3.Connection, path: str, *, readonly: boo
     foreign = _foreign_object(connection)
     if foreign is not None:
         connection.close()
-        from karni.agent.common.sanitize import clean_field
 
+        # bench row "karni context … (historian store, 1,000 compartments)" runs without it
         from karni_historian.errors import StoreError
 
         kind, name = map(clean_field, foreign)

@@ -24,6 +24,7 @@ class IngestStateTables(Database):
 
     def seen_among(self, keys: Sequence[str]) -> set[str]:
         """Those of ``keys`` recorded before, in one query."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.fastjson import dumps
 
         if not keys:
@@ -36,6 +37,7 @@ class IngestStateTables(Database):
 
     def add_seen(self, keys: Sequence[str]) -> None:
         """Record ``keys`` (those already recorded stay as they are), in one statement."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.fastjson import dumps
 
         if keys:

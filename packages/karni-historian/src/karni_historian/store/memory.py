@@ -6,6 +6,7 @@ Tables ``memories`` (deduplicated on :func:`normalize_fact`) and
 
 from __future__ import annotations
 
+from karni_historian.store.briefing import span_fact_rows
 from karni_historian.store.database import Database, utc_now
 
 TYPE_CHECKING = False
@@ -40,6 +41,7 @@ class MemoryTables(Database):
         and ``source``, the message that states it and its origin (``user``,
         ``agent`` or ``historian``).
         """
+        # bench row "karni-historian brief FILE" runs without it
         import hashlib
 
         content = " ".join(fact.content.split())
@@ -69,6 +71,7 @@ class MemoryTables(Database):
 
     def facts(self) -> list[Fact]:
         """Every project-memory fact, by category then first promotion."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.model import Fact
 
         rows = self.connection.execute(
@@ -86,7 +89,7 @@ class MemoryTables(Database):
 
     def facts_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[Fact]:
         """Facts promoted from a run that overlapped one of ``(session, start, end)``."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.model import Fact
-        from karni_historian.store.briefing import span_fact_rows
 
         return [Fact(*row) for row in span_fact_rows(self.connection, spans)]

@@ -175,6 +175,7 @@ class MessageTables(Database):
         self, session_id: str, message_ids: Sequence[str]
     ) -> dict[str, int]:
         """The ordinal of each of ``message_ids`` that is stored, in one query."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.fastjson import dumps
 
         if not message_ids:
@@ -218,6 +219,7 @@ class MessageTables(Database):
 
     def messages_at(self, session_id: str, ordinals: Sequence[int]) -> list[Message]:
         """The session's messages at ``ordinals`` (those stored), in order, in one query."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.fastjson import dumps
 
         if not ordinals:
@@ -366,6 +368,7 @@ def _messages(
     assistant message the rows held before it, or else the one
     ``parts_at(ordinal)`` reads (the parts JSON of another message).
     """
+    # bench row "karni-historian brief FILE" runs without it
     from karni_historian.model import Message, ToolPart
 
     calls: dict[str, tuple[int, ToolPart]] = {}

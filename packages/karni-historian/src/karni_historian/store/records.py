@@ -92,7 +92,7 @@ class BriefEpisode:
     def __init__(self, row: Sequence[Any]) -> None:
         """Create the record from a row of its columns, in this order.
 
-        ``id, session_id, start, end, title, content, p1, p2, p3, p4, importance,
+        ``id, session_id, start, end, title, p1, p2, p3, p4, importance,
         start_date, episode_type``.
         """
         (
@@ -101,7 +101,6 @@ class BriefEpisode:
             self.start,
             self.end,
             self.title,
-            self.content,
             p1,
             p2,
             p3,
@@ -112,6 +111,7 @@ class BriefEpisode:
         ) = row
         # As :func:`karni_historian.store.compartments.compartment_row` reads them.
         self.p1 = p1 or ""
+        self.content = self.p1  # a compartment's body is its p1 (schema 8 keeps no copy)
         self.p2 = p2 if p2 is not None else ""
         self.p3 = p3 if p3 is not None else ""
         self.p4 = p4 if p4 is not None else ""

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 
+from karni.agent.common.root import local_dir
+
 __all__ = [
     "DB_RELATIVE_PATH",
     "MIGRATIONS",
     "NOTES_VERSION",
+    "P1_ONLY_VERSION",
     "READABLE_FROM",
     "RESTAGED_VERSION",
     "SCHEMA_VERSION",
@@ -278,6 +281,39 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID""",
         "CREATE INDEX idx_file_edits_content ON file_edits(session_id, path, forward)",
     ),
+    # Version 8: a compartment's body is its ``p1`` alone; the ``content`` column, a
+    # copy of it, is gone. A row with no ``p1`` (a legacy one, body in ``content``)
+    # keeps that body as its ``p1``. The table is rebuilt rather than altered, so
+    # every SQLite a supported Python ships (some older than ``DROP COLUMN``) runs it.
+    (
+        """CREATE TABLE compartments_v8 (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id),
+            sequence INTEGER NOT NULL,
+            start_message INTEGER NOT NULL,
+            end_message INTEGER NOT NULL,
+            start_message_id TEXT NOT NULL DEFAULT '',
+            end_message_id TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL,
+            p1 TEXT, p2 TEXT, p3 TEXT, p4 TEXT,
+            importance INTEGER NOT NULL DEFAULT 50,
+            episode_type TEXT,
+            legacy INTEGER NOT NULL DEFAULT 0,
+            start_date TEXT,
+            end_date TEXT,
+            created_at TEXT NOT NULL,
+            UNIQUE (session_id, sequence)
+        )""",
+        "INSERT INTO compartments_v8 (id, session_id, sequence, start_message, end_message,"
+        " start_message_id, end_message_id, title, p1, p2, p3, p4, importance, episode_type,"
+        " legacy, start_date, end_date, created_at)"
+        " SELECT id, session_id, sequence, start_message, end_message, start_message_id,"
+        " end_message_id, title, CASE WHEN p1 IS NULL OR p1 = '' THEN content ELSE p1 END,"
+        " p2, p3, p4, importance, episode_type, legacy, start_date, end_date, created_at"
+        " FROM compartments",
+        "DROP TABLE compartments",
+        "ALTER TABLE compartments_v8 RENAME TO compartments",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -296,16 +332,23 @@ READABLE_FROM = 3
 
 Versions after it change how rows are written (4) or add tables a brief
 never reads (5, the staging of ``recomp``; 6, ``tool_parts``), or reads only
-when they are there (7, the files' notes: :data:`NOTES_VERSION`), so a brief
-can read an older store before the next ``ingest`` upgrades it.
+when they are there (7, the files' notes: :data:`NOTES_VERSION`), or drop a
+column a brief reads only from older stores (8, ``compartments.content``:
+:data:`P1_ONLY_VERSION`), so a brief can read an older store before the next
+``ingest`` upgrades it.
 """
 
 NOTES_VERSION = 7
 """The first schema version with the files' notes (``file_notes``, ``file_requests``)."""
 
+P1_ONLY_VERSION = 8
+"""The first schema version whose compartments hold their body in ``p1`` alone (no ``content``).
+
+A brief reading an older store as it is takes a row's body from ``content``
+when its ``p1`` is empty, as the migration to this version does.
+"""
+
 
 def db_path(root: str | os.PathLike[str]) -> str:
     """The database path of the project at ``root``, in its ``.karni/local`` folder."""
-    from karni.agent.common.root import local_dir
-
     return os.path.join(local_dir(root), DB_RELATIVE_PATH[-1])

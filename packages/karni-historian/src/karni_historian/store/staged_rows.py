@@ -67,6 +67,7 @@ def restage_json_rows(connection: sqlite3.Connection) -> None:
     Rows from before the message ids were staged get them looked up when
     published. The old table is dropped.
     """
+    # bench row "karni-historian brief FILE" runs without it
     import json
 
     from karni_historian.model import Compartment

@@ -10,6 +10,7 @@ publishing copies them in one statement.
 
 from __future__ import annotations
 
+from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
 from karni_historian.store.database import Database, ScratchTable, utc_now
 from karni_historian.store.staged_rows import STAGE, staged_row
 
@@ -89,6 +90,7 @@ class StagingTables(Database):
 
     def iter_staged(self, session_id: str) -> Iterator[Compartment]:
         """:meth:`staged`, one at a time."""
+        # bench row "karni-historian brief FILE" runs without it
         from karni_historian.model import Compartment
 
         for row in self.connection.execute(_READ_STAGED, (session_id,)):
@@ -128,7 +130,7 @@ class StagingTables(Database):
         each row gets what
         :meth:`~karni_historian.store.compartments.CompartmentTables.insert_compartments`
         writes for the staged compartment (importance clamped to 1-100,
-        ``content`` a copy of p1, not legacy) and the message ids staged
+        not legacy) and the message ids staged
         with it, looked up when unknown.
 
         Each row's place among the staged ones is numbered first, in a
@@ -136,8 +138,6 @@ class StagingTables(Database):
         itself would hold every staged row's text in a scratch table on
         the way (about a third of the copy's time, measured).
         """
-        from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
-
         places = ScratchTable(
             self.connection,
             "recomp_places",
@@ -152,7 +152,7 @@ class StagingTables(Database):
             self.connection.execute(
                 f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
                 f" SELECT ?1, ?2 - 1 + n.place, s.start_message, s.end_message, {start_id},"
-                f" {end_id}, s.title, s.p1, s.p1, s.p2, s.p3, s.p4,"
+                f" {end_id}, s.title, s.p1, s.p2, s.p3, s.p4,"
                 f" MAX(1, MIN(100, CAST(s.importance AS INTEGER))), s.episode_type, 0,"
                 f" s.start_date, s.end_date, ?3 FROM temp.recomp_places n JOIN recomp_staged s"
                 f" ON s.session_id = ?1 AND s.start_message = n.start_message ORDER BY n.place",

@@ -16,6 +16,9 @@ each ``ingest`` reads it again only from its last two requests.
 
 from __future__ import annotations
 
+from karni_historian.condense.file_notes.prose import in_project_terms
+from karni_historian.condense.window import stream_messages
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -47,10 +50,10 @@ def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
 
 def note_session(store: Store, session_id: str) -> None:
     """Read one session from where its notes must be worked out again, and store them."""
+    # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.extract import file_notes
     from karni_historian.condense.file_notes.session import read_requests
     from karni_historian.condense.file_notes.view import Prior
-    from karni_historian.condense.window import stream_messages
 
     count = store.message_count(session_id)
     state = store.noted_state(session_id)
@@ -77,8 +80,6 @@ def _resume_point(requests: list[Request], start: int) -> int:
 def _rows(
     found: SessionNotes, root: str
 ) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]], list[tuple[object, ...]]]:
-    from karni_historian.condense.file_notes.prose import in_project_terms
-
     notes: list[tuple[object, ...]] = [
         (n.path, n.request, n.ordinal, n.kind, in_project_terms(n.text, root), n.weight)
         for n in found.notes
@@ -92,8 +93,8 @@ def _rows(
 
 def _edit_at(store: Store, session_id: str, ordinal: int, path: str) -> Edit | None:
     """The edit of ``path`` in the message at ``ordinal``, read back from the store."""
+    # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.session import read_requests
-    from karni_historian.condense.window import stream_messages
 
     for message in stream_messages(store, session_id, ordinal, batch=1):
         if message.ordinal != ordinal:

@@ -26,6 +26,7 @@ from karni_historian.condense.file_notes.prompts import (
     REQUEST,
     prompt_kind,
 )
+from karni_historian.condense.file_notes.prose import is_narration, units
 from karni_historian.edits import PATCH_TOOLS, edited_text, is_edit_tool, named_path, patch_paths
 from karni_historian.model import TextPart, ToolPart
 from karni_historian.prompts import prompt_text
@@ -253,8 +254,6 @@ def read_requests(messages: Iterable[Message]) -> list[Request]:
 
 def _resumed_task(request: Request) -> str:
     """For work after a bare continuation with no request before it: the agent's first words."""
-    from karni_historian.condense.file_notes.prose import is_narration, units
-
     for attempt in request.attempts:
         for event in attempt.events:
             if isinstance(event, Said) and event.group is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from karni_historian.condense.file_notes.changes import change_of
+from karni_historian.condense.file_notes.changes import change_of, comments_added, names_in
 from karni_historian.condense.file_notes.failures import short_command
 from karni_historian.condense.file_notes.prompts import (
     CONTINUATION,
@@ -121,8 +121,6 @@ def _what(previous: Edit) -> str:
 
 def _new_names(edit: Edit) -> str:
     """The names an edit's written text holds and its replaced text did not, or its comment."""
-    from karni_historian.condense.file_notes.changes import comments_added, names_in
-
     for old, new in edit.pairs:
         fresh = sorted(names_in(new) - names_in(old), key=new.find)
         if fresh:

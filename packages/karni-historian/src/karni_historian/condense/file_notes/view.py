@@ -10,6 +10,7 @@ without repeats. See ``docs/historian/file-notes.md``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -181,7 +182,6 @@ class SessionView:
 
 def edit_digests(pairs: Sequence[tuple[str, str]]) -> tuple[str, str]:
     """Digests of an edit's ``(replaced, written)`` pairs, and of the edit that would undo it."""
-    import hashlib
 
     def digest(items: Iterable[str]) -> str:
         return hashlib.blake2b(

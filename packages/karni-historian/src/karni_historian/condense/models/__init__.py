@@ -2,8 +2,9 @@
 
 - :mod:`.entries`: a model id (``backend/model``) and the settings of its calls;
 - :mod:`.settings`: which chain a harness uses (harness blocks, profiles, defaults);
-- :mod:`.backends`: one call to one model, dispatching to :mod:`.anthropic_api`,
-  :mod:`.openai_api` and :mod:`.claude_code` (SDKs imported only there);
+- :mod:`.backends`: one call to one model, looking its backend up by name:
+  :mod:`.anthropic_api`, :mod:`.openai_api` or :mod:`.claude_code` (SDKs
+  imported only there), each built on :mod:`.calling`;
 - :mod:`.prompt`: the prompts (first draft, repair, editor);
 - :mod:`.chain`: retries, repair, fallbacks and ``two_pass`` (the runner's hook);
 - :mod:`.redaction` and :mod:`.dumps`: secrets out, failures kept;

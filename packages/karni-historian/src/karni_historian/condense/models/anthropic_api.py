@@ -8,6 +8,8 @@ is imported only by :func:`complete`.
 
 from __future__ import annotations
 
+from karni_historian.condense.models.calling import Reply, api_key, call_sdk, missing_extra
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -42,8 +44,6 @@ def request_body(entry: ModelEntry, prompt: Prompt) -> dict[str, Any]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One Messages API call; see :func:`karni_historian.condense.models.backends.complete`."""
-    from karni_historian.condense.models.calling import api_key, call_sdk, missing_extra
-
     key = api_key(entry, required=True)
     try:
         import anthropic
@@ -60,8 +60,6 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 
 
 def _reply(message: Any) -> Reply:
-    from karni_historian.condense.models.calling import Reply
-
     texts = [block.text for block in message.content if getattr(block, "type", "") == "text"]
     if not any(t.strip() for t in texts):
         texts = [

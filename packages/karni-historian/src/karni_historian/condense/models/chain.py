@@ -18,7 +18,14 @@ from __future__ import annotations
 import random
 import time
 
-from karni_historian.errors import ChainExhaustedError, ModelCallError
+from karni_historian.budget import estimate_tokens
+from karni_historian.condense.boundaries import completed_arcs, fence_arcs
+from karni_historian.condense.compartment_xml import parse, validate
+from karni_historian.condense.extractive import summarize
+from karni_historian.condense.models.backends import complete
+from karni_historian.condense.models.prompt import Prompt, editor_prompt, fit_prompt, repair_prompt
+from karni_historian.condense.models.redaction import env_file_values
+from karni_historian.errors import ChainExhaustedError, HistorianOutputError, ModelCallError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,8 +84,6 @@ class ModelHistorian:
         jitter: Callable[[float, float], float] = random.uniform,
     ) -> None:
         """Create the hook; no model is called until a chunk arrives."""
-        from karni_historian.condense.models.backends import complete
-
         self.chain = chain
         self.name = chain.entries[0].model_id
         self.notes: list[str] = []
@@ -98,9 +103,6 @@ class ModelHistorian:
         Raises:
             ChainExhaustedError: Every model of the chain failed.
         """
-        from karni_historian.condense.chunk import completed_arcs, fence_arcs
-        from karni_historian.condense.models.redaction import env_file_values
-
         redact = self._redact.with_values(env_file_values(messages))
         arcs = fence_arcs(completed_arcs(messages))
         last_error = "the chain has no model"
@@ -129,11 +131,7 @@ class ModelHistorian:
         redact: Redactor,
     ) -> str:
         """A valid draft from ``entry``: the first call and, if needed, one repair."""
-        from karni_historian.condense.models.prompt import fit_prompt, repair_prompt
-
         if entry.model_id == "local/extractive":
-            from karni_historian.condense.extractive import summarize
-
             return summarize(chunk, messages)
         fitted = fit_prompt(
             chunk.text,
@@ -167,9 +165,6 @@ class ModelHistorian:
         redact: Redactor,
     ) -> str:
         """One prompt's reply, retried while transient, checked against the chunk."""
-        from karni_historian.condense.compartment_xml import parse, validate
-        from karni_historian.errors import HistorianOutputError
-
         reply = self._with_retries(entry, chunk, prompt, redact)
         problem = _reply_problem(entry, reply)
         if problem is None:
@@ -217,8 +212,6 @@ class ModelHistorian:
         redact: Redactor,
     ) -> str:
         """The editor pass of ``two_pass``; the draft itself when the editor fails."""
-        from karni_historian.condense.models.prompt import editor_prompt
-
         try:
             prompt = _redacted(editor_prompt(draft), redact)
             return self._valid_reply(entry, chunk, prompt, arcs, redact)
@@ -248,8 +241,6 @@ class ModelHistorian:
 
 def _redacted(prompt: Prompt, redact: Redactor) -> Prompt:
     """The prompt with secrets removed from its user part (the system part is ours)."""
-    from karni_historian.condense.models.prompt import Prompt
-
     return Prompt(prompt.system, redact(prompt.user))
 
 
@@ -280,8 +271,6 @@ def _dump_record(
     raw: str,
     attempt: int,
 ) -> dict[str, Any]:
-    from karni_historian.budget import estimate_tokens
-
     request: dict[str, Any] = {
         "endpoint": entry.endpoint,
         "max_tokens": entry.max_tokens,

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from karni_historian.condense.models.backends import complete
+from karni_historian.condense.models.prompt import Prompt
+from karni_historian.condense.models.session import credential_values
+from karni_historian.condense.models.settings import HARNESSES, resolve_chain
+from karni_historian.errors import ModelCallError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -60,11 +66,6 @@ def check_models(
     call: Callable[[ModelEntry, Prompt], Reply] | None = None,
 ) -> list[EntryCheck]:
     """Call each configured model once; an empty list when no harness configures one."""
-    from karni_historian.condense.models.backends import complete
-    from karni_historian.condense.models.prompt import Prompt
-    from karni_historian.condense.models.session import credential_values
-    from karni_historian.condense.models.settings import HARNESSES, resolve_chain
-
     send = call or complete
     prompt = Prompt("You answer health checks.", CHECK_PROMPT)
     seen: dict[tuple[str, str | None], tuple[bool, str]] = {}
@@ -90,8 +91,6 @@ def _probe(
     send: Callable[[ModelEntry, Prompt], Reply],
     redact: Redactor,
 ) -> tuple[bool, str]:
-    from karni_historian.errors import ModelCallError
-
     if entry.model_id == "local/extractive":
         return True, "built in"
     try:

@@ -9,7 +9,15 @@ entry's ``timeout`` passes (``docs/historian-models.md``).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import tempfile
+
+from karni.agent.common.processes import find_program
+
+from karni_historian.condense.models.calling import Reply, connection_error
+from karni_historian.errors import ModelCallError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,14 +46,6 @@ def arguments(entry: ModelEntry, prompt: Prompt) -> list[str]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One print-mode run; see :func:`karni_historian.condense.models.backends.complete`."""
-    import subprocess
-    import tempfile
-
-    from karni.agent.common.processes import find_program
-
-    from karni_historian.condense.models.calling import connection_error
-    from karni_historian.errors import ModelCallError
-
     program = find_program(COMMAND)  # absolute PATH entries only: never the project's folder
     if program is None:
         raise ModelCallError(
@@ -77,11 +77,6 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 
 
 def _reply(entry: ModelEntry, code: int, stdout: str, stderr: str) -> Reply:
-    import json
-
-    from karni_historian.condense.models.calling import Reply
-    from karni_historian.errors import ModelCallError
-
     raw = stdout if not stderr.strip() else f"{stdout}\n[stderr]\n{stderr}"
     try:
         envelope = json.loads(stdout)

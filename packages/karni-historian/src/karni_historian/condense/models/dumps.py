@@ -11,7 +11,11 @@ attach it to a report (``docs/historian-models.md``).
 
 from __future__ import annotations
 
+import json
 import os
+from datetime import UTC, datetime
+
+from karni.agent.common.files import make_folders, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,8 +54,6 @@ class DumpFolder:
         A dump is a diagnostic: a disk that refuses it never turns a model
         failure into a different one, so ``OSError`` is swallowed here.
         """
-        import json
-
         moment = self._clock()
         data = {"time": moment, **_redacted(record, self._redact)}
         text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
@@ -98,8 +100,6 @@ def _prepare(folder: str) -> None:
     The ``.gitignore`` beside it is written only where no entry exists, a
     dangling link included, and by a rename: never through a link.
     """
-    from karni.agent.common.files import make_folders, write_atomic
-
     local = os.path.dirname(folder)
     root = os.path.dirname(os.path.dirname(local))
     make_folders(folder, within=root)
@@ -121,6 +121,4 @@ def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
 
 
 def _now() -> str:
-    from datetime import UTC, datetime
-
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

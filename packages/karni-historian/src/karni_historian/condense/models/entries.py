@@ -8,6 +8,7 @@ calling anything; see ``docs/historian-models.md``.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from karni_historian.declared_settings import EXTRACTIVE_ID, REASONING_LEVELS
@@ -107,8 +108,6 @@ class ModelEntry:
     @property
     def endpoint(self) -> str | None:
         """The base URL the call goes to, None for the SDK's own default."""
-        import os
-
         if self.base_url:
             return self.base_url
         if self.backend == "ollama":

@@ -10,6 +10,9 @@ local address.
 
 from __future__ import annotations
 
+from karni_historian.condense.models.calling import NO_KEY, Reply, api_key, call_sdk, missing_extra
+from karni_historian.errors import ModelCallError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -45,8 +48,6 @@ def request_body(entry: ModelEntry, prompt: Prompt) -> dict[str, Any]:
 
 def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
     """One Chat Completions call; see :func:`karni_historian.condense.models.backends.complete`."""
-    from karni_historian.condense.models.calling import NO_KEY, api_key, call_sdk, missing_extra
-
     key = api_key(entry, required=entry.backend == "openai")
     try:
         import openai
@@ -63,9 +64,6 @@ def complete(entry: ModelEntry, prompt: Prompt) -> Reply:
 
 
 def _reply(entry: ModelEntry, completion: Any) -> Reply:
-    from karni_historian.condense.models.calling import Reply
-    from karni_historian.errors import ModelCallError
-
     raw = completion.model_dump_json()
     if not completion.choices:
         raise ModelCallError(f"{entry.model_id}: the reply has no choices", transient=True, raw=raw)

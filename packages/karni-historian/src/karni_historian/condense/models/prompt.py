@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from karni_historian.budget import estimate_tokens
 from karni_historian.xml_text import escape_attr, escape_body
 
 TYPE_CHECKING = False
@@ -223,8 +224,6 @@ def fit_prompt(
     Older references go first, then memories (the last listed first); the
     chunk is never cut here.
     """
-    from karni_historian.budget import estimate_tokens
-
     references = list(context.references[-REFERENCE_COUNT:])
     memories = list(context.memories)
     while True:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from karni_historian.model import PATH_KEYS, ToolPart
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -110,8 +112,6 @@ def env_file_values(messages: Sequence[Message]) -> list[str]:
     ``prod.env`` …) contributes the right-hand side of every ``NAME=value``
     line of its output, so those values can be redacted wherever they reappear.
     """
-    from karni_historian.model import PATH_KEYS, ToolPart
-
     values: list[str] = []
     for message in messages:
         for part in message.parts:

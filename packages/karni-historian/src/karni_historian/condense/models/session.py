@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from karni_historian.condense.models.settings import harness_of_source, resolve_chain
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -37,8 +39,6 @@ def chain_for_session(
     store: Store, session_id: str, files: ConfigFiles, *, default_window: int
 ) -> ResolvedChain:
     """The resolved chain for the session's harness (its own model for OpenCode, if recorded)."""
-    from karni_historian.condense.models.settings import harness_of_source, resolve_chain
-
     info = store.session(session_id)
     harness = harness_of_source(info.source) if info is not None else None
     session_model = getattr(info, "model", None)  # recorded by readers that know it
@@ -52,6 +52,7 @@ def chain_for_session(
 
 def prompt_context(store: Store, session_id: str) -> PromptContext:
     """The session's newest compartments and the project memory, as the prompt names them."""
+    # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.models.prompt import REFERENCE_COUNT, PromptContext, Reference
 
     stored = store.compartments(session_id)[-REFERENCE_COUNT:]
@@ -74,6 +75,7 @@ def historian_for(
     """The runner's hook for ``chain``; None when the built-in historian alone runs."""
     if chain.disabled or chain.is_extractive:
         return None
+    # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.models.chain import ModelHistorian
     from karni_historian.condense.models.dumps import DumpFolder
     from karni_historian.condense.models.redaction import Redactor

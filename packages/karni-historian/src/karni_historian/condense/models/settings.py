@@ -18,7 +18,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from karni.agent.common.config import (
+    PROJECT,
+    USER,
+    ConfigLayer,
+    project_config_path,
+    read_config,
+    user_config_path,
+)
+from karni.agent.common.errors import ConfigFileError
+from karni.agent.common.settings_table import PROFILES_KEY, selected_profile
+
 from karni_historian.condense.models.entries import EXTRACTIVE_ID, ModelEntry
+from karni_historian.condense.settings import check_layers
 from karni_historian.declared_settings import HARNESSES
 from karni_historian.errors import ConfigurationError
 
@@ -78,9 +90,6 @@ class ConfigFiles:
         Raises:
             ConfigurationError: A file cannot be read or is not TOML.
         """
-        from karni.agent.common.config import project_config_path, read_config, user_config_path
-        from karni.agent.common.errors import ConfigFileError
-
         files = cls(user_config_path(), project_config_path(os.fspath(root)))
         try:
             files.user = read_config(files.user_path)
@@ -91,8 +100,6 @@ class ConfigFiles:
 
     def layers(self) -> list[ConfigLayer]:
         """The two files as karni-core's layers, the project's first."""
-        from karni.agent.common.config import PROJECT, USER, ConfigLayer
-
         return [
             ConfigLayer(PROJECT, self.project_path, self.project),
             ConfigLayer(USER, self.user_path, self.user),
@@ -141,10 +148,6 @@ Layer = tuple[str, "Mapping[str, Any]"]
 
 def _layers(files: ConfigFiles) -> list[Layer]:
     """The checked ``[historian]`` tables, lowest priority first, as (origin, table)."""
-    from karni.agent.common.settings_table import PROFILES_KEY, selected_profile
-
-    from karni_historian.condense.settings import check_layers
-
     layers = files.layers()
     check_layers(layers)  # the rules of karni_historian/declared_settings.py
     result: list[Layer] = [("user", _historian(files.user))]

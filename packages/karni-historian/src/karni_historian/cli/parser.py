@@ -1,0 +1,184 @@
+"""The ``karni-historian`` command line: every command, its arguments and its help.
+
+Building the parser imports no command: each runs from its own module of
+this package, imported only when it is the one asked for (:mod:`karni_historian.cli`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from karni.agent.common.arguments import CommandParser, command_parser
+
+from karni_historian.cli.common import PROG
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["SESSION_COMMANDS", "parser"]
+
+SESSION_COMMANDS = ("run", "wrapup", "recomp", "render", "status", "expand")
+"""The commands that work on one session (or, for ``run`` and ``wrapup``, every one)."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser of ``karni-historian``'s arguments, its commands' included."""
+    parser = command_parser(PROG, "A local historian for coding-agent transcripts.")
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars and no per-session lines; errors are still printed",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="tell more on stderr: ingest each file read with its message counts; run, wrapup "
+        "and recomp each chunk and model call with its duration; status the whole chain",
+    )
+    parser.add_argument(
+        "--project", metavar="DIR", help="the project root (default: found from the cwd)"
+    )
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="the session, for " + ", ".join(SESSION_COMMANDS) + " (before or after the command)",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    commands.required = True
+    _add_writing_commands(commands)
+    _add_reading_commands(commands)
+    _add_model_commands(commands)
+    _accept_output_flags_after(parser)
+    return parser
+
+
+def _accept_output_flags_after(parser: argparse.ArgumentParser) -> None:
+    """Let ``-q`` and ``-v`` follow the command too (``karni-historian ingest -q``)."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for command in action.choices.values():
+            for flags, dest in ((("-q", "--quiet"), "quiet"), (("-v", "--verbose"), "verbose")):
+                free = [flag for flag in flags if flag not in command._option_string_actions]
+                if free:
+                    command.add_argument(
+                        *free,
+                        dest=dest,
+                        action="store_true",
+                        default=argparse.SUPPRESS,
+                        help=f"as `{PROG} {flags[0]}`",
+                    )
+            _accept_output_flags_after(command)
+
+
+def _add_model_commands(commands: Any) -> None:
+    """``models check``: the configured historian models."""
+    models = commands.add_parser("models", help="the configured historian models")
+    models_commands = models.add_subparsers(dest="models_command", metavar="COMMAND")
+    models_commands.required = True
+    models_commands.add_parser("check", help="call each configured model once with a tiny request")
+
+
+def _add_writing_commands(commands: Any) -> None:
+    """``ingest``, ``run`` and ``wrapup``: the commands that change the store."""
+    ingest = commands.add_parser("ingest", help="import new transcript lines into the store")
+    ingest.add_argument(
+        "--from",
+        dest="sources",
+        metavar="PATH",
+        action="append",
+        help="a transcript file or folder (repeatable); default: the project's Claude Code "
+        "sessions and .chronicle/sessions/",
+    )
+    ingest.add_argument(
+        "--accept-other-project",
+        action="store_true",
+        help="with --from: take a session recorded in another project's folder too "
+        "(default: refuse its file, naming where it ran)",
+    )
+
+    run = commands.add_parser(
+        "run", help="condense settled messages (before the protected tail) when a trigger fires"
+    )
+    run.add_argument(
+        "--session",
+        metavar="ID",
+        help="only this session (default: every one)",
+        default=argparse.SUPPRESS,
+    )
+    run.add_argument("--force", action="store_true", help="condense even when no trigger fires")
+    run.add_argument(
+        "--dry-run", action="store_true", help="print the decision for each session; write nothing"
+    )
+
+    wrapup = commands.add_parser("wrapup", help="condense all but the newest KEEP messages")
+    wrapup.add_argument("keep", nargs="?", default=None, metavar="KEEP", help="default 20")
+    wrapup.add_argument(
+        "--session",
+        metavar="ID",
+        help="only this session (default: every one)",
+        default=argparse.SUPPRESS,
+    )
+
+    recomp = commands.add_parser(
+        "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
+    )
+    recomp.add_argument(
+        "range", nargs="?", metavar="START-END", help="default: everything condensed so far"
+    )
+    recomp.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
+
+
+def _add_reading_commands(commands: Any) -> None:
+    """``render``, ``status``, ``expand``, ``sessions`` and ``brief``: read-only."""
+    render = commands.add_parser("render", help="print the <session-history> block")
+    render.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
+    render.add_argument("--budget", metavar="TOKENS", help="history budget in tokens")
+    render.add_argument(
+        "--rebuild", action="store_true", help="recalculate every tier now (a cache rebuild)"
+    )
+
+    status = commands.add_parser("status", help="history compression facts of a session")
+    status.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
+    status.add_argument(
+        "--json", action="store_true", help="print every fact as one JSON object (stable shape)"
+    )
+
+    expand = commands.add_parser(
+        "expand", help="recover raw messages: a range START END, or --message N"
+    )
+    expand.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
+    expand.add_argument("--message", metavar="N", help="one message, in full")
+    expand.add_argument(
+        "--verbose",
+        dest="expand_verbose",
+        action="store_true",
+        help="range: one preview line per part; --message: add time and files",
+    )
+    expand.add_argument("range", nargs="*", metavar="START END")
+
+    sessions = commands.add_parser("sessions", help="list the stored sessions, newest first")
+    sessions.add_argument(
+        "--json", action="store_true", help='print {"sessions": [...]}, one object per session'
+    )
+
+    brief = commands.add_parser(
+        "brief", help="the history brief, sized to the history budget (--all: everything)"
+    )
+    brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
+    brief.add_argument(
+        "--all",
+        action="store_true",
+        help="every request, every episode at full detail, every title (slow on a large store)",
+    )
