@@ -42,6 +42,7 @@ from datetime import datetime
 from karni.agent.common.paths import project_relative
 
 from karni_historian.ingest.reader import iter_lines
+from karni_historian.ingest.sink import changed_file
 from karni_historian.store import CursorState
 
 TYPE_CHECKING = False
@@ -523,23 +524,11 @@ def _iso(started: str) -> str | None:
 
 def ingest_file(sink: Sink, path: str, report: FileReport) -> None:
     """Read what is new in one chat history, from the start of its last turn."""
-    try:
-        stat = os.stat(path)
-    except OSError as error:
-        report.problem = f"cannot read it: {error.strerror}"
+    found = changed_file(sink, path, report)
+    if found is None:
         return
-    state = sink.store.cursor(path)
+    stat, state = found
     continues = state is not None and state.inode == stat.st_ino and stat.st_size >= state.size
-    if (
-        continues
-        and state is not None
-        and (state.size, state.mtime_ns)
-        == (
-            stat.st_size,
-            stat.st_mtime_ns,
-        )
-    ):
-        return
     start = state.offset if continues and state is not None else 0
     try:
         with open(path, "rb") as handle:

@@ -44,6 +44,7 @@ import os
 from karni.agent.common.paths import project_relative
 
 from karni_historian.ingest.reader import read_json_object
+from karni_historian.ingest.sink import changed_file
 from karni_historian.store import CursorState
 
 TYPE_CHECKING = False
@@ -440,18 +441,10 @@ class GeminiReader:
 
 def ingest_json(sink: Sink, path: str, report: FileReport) -> None:
     """Read a legacy one-object session file whole, when it changed since the last run."""
-    try:
-        stat = os.stat(path)
-    except OSError as error:
-        report.problem = f"cannot read it: {error.strerror}"
+    found = changed_file(sink, path, report)
+    if found is None:
         return
-    state = sink.store.cursor(path)
-    if state is not None and (state.size, state.mtime_ns, state.inode) == (
-        stat.st_size,
-        stat.st_mtime_ns,
-        stat.st_ino,
-    ):
-        return
+    stat = found[0]
     data = read_json_object(path, _JSON_LIMIT)
     if data is None or not isinstance(data.get("messages"), list):
         report.problem = "it is not a Gemini CLI session object (no `messages` list)"

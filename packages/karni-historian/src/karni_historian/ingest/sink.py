@@ -37,9 +37,17 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from karni_historian.store import Store
+    from karni_historian.ingest.report import FileReport
+    from karni_historian.store import CursorState, Store
 
-__all__ = ["FILE_ACTIONS", "SessionWriter", "Sink", "call_part", "iso_from_millis"]
+__all__ = [
+    "FILE_ACTIONS",
+    "SessionWriter",
+    "Sink",
+    "call_part",
+    "changed_file",
+    "iso_from_millis",
+]
 
 FILE_ACTIONS = ("read", "edit", "create")
 """How a tool call touched a file."""
@@ -393,6 +401,30 @@ class SessionWriter:
         self._ids = {key: o for key, o in self._ids.items() if o >= oldest_kept}
         self._calls = {key: o for key, o in self._calls.items() if o >= oldest_kept}
         self._in_store = True
+
+
+def changed_file(
+    sink: Sink, path: str, report: FileReport
+) -> tuple[os.stat_result, CursorState | None] | None:
+    """The file's ``stat`` and its stored cursor, when it changed since that cursor was stored.
+
+    None when it is the same file, size and modification time as the cursor
+    says (nothing to read), or cannot be read (``report.problem`` says why):
+    the readers that take a whole file, or a file from its last turn, start here.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError as error:
+        report.problem = f"cannot read it: {error.strerror}"
+        return None
+    state = sink.store.cursor(path)
+    if state is not None and (state.size, state.mtime_ns, state.inode) == (
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ino,
+    ):
+        return None
+    return stat, state
 
 
 def iso_from_millis(millis: float) -> str | None:
