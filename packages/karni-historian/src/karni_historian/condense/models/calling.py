@@ -79,7 +79,8 @@ def missing_extra(entry: ModelEntry) -> ModelCallError:
     return ModelCallError(
         f"{entry.model_id} needs the {entry.extra} SDK: install "
         f"`karni-historian[{entry.extra}]` (for example "
-        f"`pipx inject karni-cli 'karni-historian[{entry.extra}]'`)",
+        f"`scripts/install 'karni-historian[{entry.extra}]'` in a clone of Karni, or "
+        f"`pip install 'karni-historian[{entry.extra}]'` beside karni)",
         transient=False,
     )
 
