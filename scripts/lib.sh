@@ -62,3 +62,25 @@ ensure_node() {
     fi
     echo "scripts: node (Node.js) is not installed: the tests of the generated hook modules are skipped" >&2
 }
+
+# Chromium renders the historian's timeline page in its browser test. A fresh
+# Debian or Ubuntu machine (CI) gets the distribution's chromium when the script
+# runs as root; elsewhere, without it, that test is skipped, except in CI, where
+# a missing browser is an error (the test says so).
+ensure_chromium() {
+    if [ -x /usr/bin/chromium ]; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "scripts: /usr/bin/chromium not found; installing Debian's chromium with apt-get" >&2
+        if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends chromium >/dev/null; then
+            return
+        fi
+    fi
+    if [ -n "${CI:-}" ]; then
+        echo "scripts: chromium is not installed and could not be; install it and run again" >&2
+        exit 1
+    fi
+    echo "scripts: chromium is not installed: the timeline page's browser test is skipped" >&2
+}
