@@ -109,9 +109,11 @@ def _session(store: Store, info: SessionInfo, author: str, files: _Files) -> dic
         """A message's time, else its place between the session's first and last."""
         return epoch_ms(timestamp) or _between(t0, t1, (ordinal - 1) / max(count - 1, 1))
 
-    episodes = []
+    episodes: list[dict[str, Any]] = []
+    condensed = 0
     for row in store.timeline_episodes(info.id):
         number, start, end, title, body, importance, kind, first, last = row
+        condensed = max(condensed, end)
         episodes.append(
             {
                 "id": number,
@@ -126,7 +128,6 @@ def _session(store: Store, info: SessionInfo, author: str, files: _Files) -> dic
                 **_touched(rows, files, start, end),
             }
         )
-    condensed = episodes[-1]["end"] if episodes else 0
     tail = None
     if info.message_count > condensed:
         first, last = store.message_span_times(info.id, condensed + 1, info.message_count)
@@ -217,7 +218,9 @@ def timeline_data(
     selected: str | None = None,
     generated: int | None = None,
 ) -> dict[str, Any]:
-    """Everything the timeline page shows, as one JSON-ready object (``docs/historian/timeline.md``).
+    """Everything the timeline page shows, as one JSON-ready object.
+
+    Its shape is described in ``docs/historian/timeline.md``.
 
     Args:
         store: The project's store.

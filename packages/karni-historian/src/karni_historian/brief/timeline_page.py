@@ -1,4 +1,4 @@
-"""The timeline page itself: one self-contained HTML file, its data embedded as inert JSON.
+r"""The timeline page itself: one self-contained HTML file, its data embedded as inert JSON.
 
 The page must open from a ``file://`` URL with no network, so its style and
 script are inline (kept as files beside this module, ``timeline_assets/``)
@@ -8,7 +8,7 @@ no other script or style than these two, whose SHA-256 it names.
 Transcript text is untrusted, and none of it is ever parsed as HTML: the data
 goes into a ``<script type="application/json">`` block, which the browser
 never runs, with every ``<``, ``>`` and ``&`` (and U+2028/U+2029, which some
-JavaScript parsers take for line ends) written as a JSON ``\\u`` escape, so
+JavaScript parsers take for line ends) written as a JSON ``\u`` escape, so
 no ``</script>`` or comment opener can appear in it; the script builds the
 page with ``textContent`` only. The one text in the HTML around it, the
 title, is HTML-escaped (``docs/historian/timeline.md``).
@@ -74,7 +74,7 @@ def timeline_html(data: dict[str, Any]) -> str:
     )
     project = str(data.get("project") or "project")
     values = {
-        "POLICY": html.escape(policy, quote=False).replace("\"", "&quot;"),
+        "POLICY": html.escape(policy, quote=False).replace('"', "&quot;"),
         "TITLE": html.escape(f"{project}: agent history timeline"),
         "STYLE": style,
         "DATA": embedded_json(data),

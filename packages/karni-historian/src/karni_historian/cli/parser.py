@@ -182,7 +182,11 @@ def _add_reading_commands(commands: Any) -> None:
         action="store_true",
         help="every request, every episode at full detail, every title (slow on a large store)",
     )
+    _add_timeline(commands)
 
+
+def _add_timeline(commands: Any) -> None:
+    """``timeline``: the history as one HTML page (read-only)."""
     timeline = commands.add_parser(
         "timeline",
         help="write the history as one self-contained HTML page: sessions and episodes on a "

@@ -33,7 +33,7 @@ class TimelineTables(Database):
             " WHERE c.session_id = ? GROUP BY c.id ORDER BY c.sequence",
             (session_id,),
         ).fetchall()
-        return [tuple(row) for row in rows]  # type: ignore[misc]
+        return [tuple(row) for row in rows]
 
     def message_span_times(
         self, session_id: str, start: int, end: int
