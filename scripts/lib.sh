@@ -63,14 +63,18 @@ ensure_node() {
     echo "scripts: node (Node.js) is not installed: the tests of the generated hook modules are skipped" >&2
 }
 
-# Chromium renders the historian's timeline page in its browser test. A fresh
-# Debian or Ubuntu machine (CI) gets the distribution's chromium when the script
-# runs as root; elsewhere, without it, that test is skipped, except in CI, where
-# a missing browser is an error (the test says so).
+# Chromium renders the historian's timeline page in its browser test
+# (packages/karni-historian/tests/test_timeline_browser.py). A fresh Debian
+# machine (CI) gets Debian's chromium when the script runs as root; elsewhere,
+# without it (or Google Chrome), that test is skipped, except in CI, where a
+# missing browser is an error.
 ensure_chromium() {
-    if [ -x /usr/bin/chromium ]; then
-        return
-    fi
+    local name
+    for name in /usr/bin/chromium chromium chromium-browser google-chrome google-chrome-stable; do
+        if command -v "$name" >/dev/null 2>&1; then
+            return
+        fi
+    done
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "scripts: /usr/bin/chromium not found; installing Debian's chromium with apt-get" >&2
         if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \

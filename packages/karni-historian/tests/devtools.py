@@ -15,6 +15,7 @@ import http.client
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -40,23 +41,46 @@ FLAGS = [
 """Chromium's flags for a quiet, offline, single-use headless run."""
 
 
+OTHER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+"""Where else the browser may be found on ``PATH`` (a CI image may ship Google Chrome)."""
+
+
 def chromium() -> str | None:
     """The Chromium program, or None when it is not installed."""
     if os.access(CHROMIUM, os.X_OK):
         return CHROMIUM
-    return shutil.which("chromium")
+    return next(filter(None, map(shutil.which, OTHER_NAMES)), None)
+
+
+def _start(arguments: list[str]) -> subprocess.Popen[bytes]:
+    """Start Chromium in a process group of its own, so that :func:`_stop` ends all of it."""
+    return subprocess.Popen(
+        arguments,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill the Chromium this module started, with its renderers and helpers, and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=30)
 
 
 def screenshot(program: str, url: str, out: Path, profile: Path, timeout: float = 60) -> None:
     """Draw ``url`` into the PNG ``out`` with ``--screenshot``."""
-    subprocess.run(
-        [program, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={out}", url],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=timeout,
-        check=True,
-    )
+    process = _start([program, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={out}", url])
+    try:
+        code = process.wait(timeout=timeout)
+    finally:
+        _stop(process)
+    if code != 0:
+        raise RuntimeError(f"chromium --screenshot exited with {code}")
 
 
 class Browser:
@@ -75,7 +99,7 @@ class Browser:
 
     def __enter__(self) -> Browser:
         self.profile.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(
+        self.process = _start(
             [
                 self.program,
                 *FLAGS,
@@ -83,10 +107,7 @@ class Browser:
                 "--remote-debugging-port=0",
                 "--remote-debugging-address=127.0.0.1",
                 "about:blank",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            ]
         )
         try:
             port = self._port()
@@ -99,10 +120,8 @@ class Browser:
     def __exit__(self, *exc: object) -> None:
         if self.socket is not None:
             self.socket.close()
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
         if self.process is not None:
-            self.process.wait(timeout=30)
+            _stop(self.process)
 
     # Finding the page ------------------------------------------------------------------
 
