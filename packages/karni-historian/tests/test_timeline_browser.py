@@ -13,10 +13,13 @@ tests are skipped; on CI a missing browser fails them.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 
 import pytest
 from devtools import Browser, chromium, screenshot
+from karni_historian.brief.timeline_page import timeline_html
 from karni_historian.cli import main
 from timeline_project import HOSTILE_ID, make_project
 
@@ -28,6 +31,7 @@ VISIBLE_EPISODES = (
 STATUS = "document.getElementById('filter-status').textContent"
 SHAPED = "(p => p.hidden ? null : p.textContent)(document.getElementById('shaped'))"
 PWNED = "typeof window.__pwned"
+DATA_BLOCK = re.compile(r'<script type="application/json" id="timeline-data">(.*?)</script>', re.S)
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +140,24 @@ def test_the_page_draws_without_errors_and_its_file_filter_works(program, page, 
         assert browser.evaluate("document.querySelectorAll('img').length") == 0
         hostile_title = f"document.querySelector('#session-{HOSTILE_ID} h2').textContent"
         assert "<script>window.__pwned = 1</script>" in browser.evaluate(hostile_title)
+        assert browser.errors() == []
+
+        # A teammate's session (as shared history will bring them) gets its own colour.
+        shared = tmp_path / "shared.html"
+        (block,) = DATA_BLOCK.findall(page.read_text(encoding="utf-8"))
+        data = json.loads(block)
+        data["sessions"][0].update(author="Alice Liddell", local=False)
+        shared.write_text(timeline_html(data), encoding="utf-8")
+        browser.call("Page.navigate", url=shared.as_uri())
+        browser.wait_for("document.body && document.body.dataset.ready === 'true'")
+        chips = browser.evaluate(
+            "[...document.querySelectorAll('.author-chip')]"
+            ".map(c => [c.textContent, getComputedStyle(c).backgroundColor])"
+        )
+        assert chips[0][0] == "AL"
+        assert len({colour for _initials, colour in chips}) == 2
+        legend = "[...document.querySelectorAll('.legend-group')][1].textContent"
+        assert browser.evaluate(legend) == f"Author{data['author']}Alice Liddell"
         assert browser.errors() == []
 
     shot = tmp_path / "timeline.png"
