@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from karni_historian.brief.timeline import epoch_ms, timeline_data
-from karni_historian.brief.timeline_axis import GAP_SHARE, MIN_BLOCK_MS, TimeAxis
+from karni_historian.brief.timeline_axis import GAP_SHARE, MAX_BLOCKS, MIN_BLOCK_MS, TimeAxis
 from karni_historian.brief.timeline_page import embedded_json, timeline_html
 from karni_historian.store import Store
 from timeline_project import EXAMPLE_ID, HOSTILE_ID, PAYLOAD, SHOWN_PROMPT, make_project
@@ -186,6 +186,17 @@ def test_spans_closer_than_an_hour_share_a_block_and_a_short_one_stays_visible()
     short = axis.blocks[1]
     assert short[3] - short[2] >= MIN_BLOCK_MS / (41 * MINUTE + MIN_BLOCK_MS) * 0.9
     assert TimeAxis([]).x(5) == 0.0
+
+
+def test_many_sessions_share_blocks_so_the_axis_does_not_become_a_comb_of_gaps():
+    day = 24 * HOUR
+    spans = [(n * 8 * HOUR, n * 8 * HOUR + 30 * MINUTE) for n in range(300)]  # 100 days
+    axis = TimeAxis(spans)
+    assert len(axis.blocks) <= MAX_BLOCKS
+    assert TimeAxis(spans[:10]).blocks[1][0] == 8 * HOUR  # a few keep their gaps
+    ticks = axis.ticks()
+    assert {tick["step"] for tick in ticks} - {0} == {14 * day}  # a fortnightly axis
+    assert all(tick["t"] % (14 * day) == 0 for tick in ticks if tick["step"])
 
 
 # The command ---------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 Sessions last minutes or hours and lie days or weeks apart; on a linear axis
 they would be slivers. Here the spans where some session ran are merged into
-blocks (two spans less than :data:`JOIN_MS` apart share one), each block gets
+blocks (two spans less than :data:`JOIN_MS` apart share one; with many
+sessions, spans further apart do, so that there are at most
+:data:`MAX_BLOCKS`, and many short sessions read as one stretch drawn to
+scale rather than a comb of gaps), each block gets
 room in proportion to its length (at least :data:`MIN_BLOCK_MS`'s worth),
 and each idle stretch between blocks a narrow gap of the same width whatever
 its length; the page marks the gaps and says how long they were
@@ -23,6 +26,19 @@ DAY_MS = 24 * HOUR_MS
 
 JOIN_MS = HOUR_MS
 """Spans closer than this share one block: a short break is drawn to scale."""
+MAX_BLOCKS = 24
+"""The most blocks the axis has: with more, spans further apart share one (:data:`JOINS_MS`)."""
+JOINS_MS = (
+    JOIN_MS,
+    3 * HOUR_MS,
+    12 * HOUR_MS,
+    DAY_MS,
+    3 * DAY_MS,
+    7 * DAY_MS,
+    30 * DAY_MS,
+    1 << 62,
+)
+"""How far apart spans may be and share a block, tried in turn until :data:`MAX_BLOCKS` hold."""
 MIN_BLOCK_MS = 10 * MINUTE_MS
 """The least room a block gets, as if it lasted this long, so a short session stays visible."""
 GAP_SHARE = 0.04
@@ -61,12 +77,11 @@ class TimeAxis:
 
     def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
         """Lay out the axis for ``spans`` (``(start, end)`` pairs; the order does not matter)."""
-        merged: list[list[int]] = []
-        for start, end in sorted((min(a, b), max(a, b)) for a, b in spans):
-            if merged and start <= merged[-1][1] + JOIN_MS:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
+        ordered = sorted((min(a, b), max(a, b)) for a, b in spans)
+        for join in JOINS_MS:
+            merged = _merged(ordered, join)
+            if len(merged) <= MAX_BLOCKS:
+                break
         widths = [max(end - start, MIN_BLOCK_MS) for start, end in merged]
         total = sum(widths)
         gaps = len(merged) - 1
@@ -108,25 +123,38 @@ class TimeAxis:
         ]
 
     def ticks(self) -> list[dict[str, float | int]]:
-        """Where the axis is labelled: ``{"t", "x"}`` at each block's ends and inside long ones.
+        """Where the axis is labelled: ``{"t", "x", "step"}`` at each block's ends and inside.
 
         Inside a block the ticks fall on whole steps (:data:`TICK_STEPS_MS`,
-        counted from the epoch), as many as its share of the axis allows.
+        counted from the epoch), as many as its share of the axis allows;
+        ``step`` is that step (0 at a block's ends), so a page can label a
+        tick a day or more apart by its date alone.
         """
         found: list[dict[str, float | int]] = []
         for t0, t1, x0, x1 in self.blocks:
-            found.append({"t": t0, "x": x0})
+            found.append({"t": t0, "x": x0, "step": 0})
             room = max(0, round((x1 - x0) * TICKS_PER_AXIS) - 1)
             step = _step(t1 - t0, room)
             if step:
                 tick = (t0 // step + 1) * step
                 while tick < t1 - step // 2:
                     if tick - t0 >= step // 2:
-                        found.append({"t": tick, "x": self.x(tick)})
+                        found.append({"t": tick, "x": self.x(tick), "step": step})
                     tick += step
             if t1 > t0:
-                found.append({"t": t1, "x": x1})
+                found.append({"t": t1, "x": x1, "step": 0})
         return found
+
+
+def _merged(spans: list[tuple[int, int]], join: int) -> list[list[int]]:
+    """The sorted ``spans`` merged where less than ``join`` apart: ``[start, end]`` each."""
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1] + join:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return merged
 
 
 def _step(length: int, room: int) -> int:

@@ -120,8 +120,8 @@
     var dated = sessions.filter(function (s) { return s.t0 !== null; });
     var parts = [plural(sessions.length, "session"), plural(episodeCount(), "episode")];
     if (dated.length) {
-      var first = Math.min.apply(null, dated.map(function (s) { return s.t0; }));
-      var last = Math.max.apply(null, dated.map(function (s) { return s.t1 === null ? s.t0 : s.t1; }));
+      var first = dated.reduce(function (t, s) { return Math.min(t, s.t0); }, Infinity);
+      var last = dated.reduce(function (t, s) { return Math.max(t, s.t1 === null ? s.t0 : s.t1); }, -Infinity);
       parts.push(day(first) === day(last) ? day(first) : day(first) + " to " + day(last));
     }
     if (data.generated) parts.push("page made " + when(data.generated));
@@ -157,11 +157,15 @@
   function drawAxis(inner) {
     var axis = el("div", "axis");
     add(inner, add(el("div", "axis-row"), el("div"), axis));
+    var gapRight = -Infinity;
     (data.axis.gaps || []).forEach(function (gap) {
       var label = el("span", "gap-label", duration(gap.t1 - gap.t0));
       label.title = duration(gap.t1 - gap.t0) + " without a session";
       label.style.left = (((gap.x0 + gap.x1) / 2) * 100).toFixed(3) + "%";
       add(axis, label);
+      var box = label.getBoundingClientRect();
+      if (box.left < gapRight + 6) axis.removeChild(label);
+      else gapRight = box.right;
     });
     var lastRight = -Infinity;
     var lastDay = "";
@@ -170,7 +174,8 @@
       mark.style.left = (tick.x * 100).toFixed(3) + "%";
       add(axis, mark);
       var newDay = day(tick.t) !== lastDay;
-      var label = el("span", newDay ? "tick-label day" : "tick-label", newDay ? day(tick.t) + " " + clock(tick.t) : clock(tick.t));
+      var text = tick.step >= 86400000 ? day(tick.t) : newDay ? day(tick.t) + " " + clock(tick.t) : clock(tick.t);
+      var label = el("span", newDay ? "tick-label day" : "tick-label", text);
       label.style.left = (tick.x * 100).toFixed(3) + "%";
       if (tick.x > 0.94) label.classList.add("end");
       add(axis, label);
@@ -232,9 +237,11 @@
     var inner = put(chart, el("div", "chart-inner"));
     drawAxis(inner);
     var body = put(inner, el("div", "lanes"));
-    var overlay = el("div", "gap-overlay");
-    (data.axis.gaps || []).forEach(function (gap) { add(overlay, place(el("div", "gap-band"), gap.x0, gap.x1)); });
-    add(body, overlay);
+    var overlay = put(body, el("div", "gap-overlay"));
+    var width = overlay.getBoundingClientRect().width;
+    (data.axis.gaps || []).forEach(function (gap) {
+      if ((gap.x1 - gap.x0) * width >= 4) add(overlay, place(el("div", "gap-band"), gap.x0, gap.x1));
+    });
     sessions.forEach(function (session) { add(body, drawLane(session)); });
   }
 
@@ -474,8 +481,7 @@
   }
 
   function newest(entry) {
-    var times = entry.requests.map(function (r) { return r.time || 0; });
-    return times.length ? Math.max.apply(null, times) : 0;
+    return entry.requests.reduce(function (t, r) { return Math.max(t, r.time || 0); }, 0);
   }
 
   // Start ----------------------------------------------------------------------
