@@ -62,3 +62,29 @@ ensure_node() {
     fi
     echo "scripts: node (Node.js) is not installed: the tests of the generated hook modules are skipped" >&2
 }
+
+# Chromium renders the historian's timeline page in its browser test
+# (packages/karni-historian/tests/test_timeline_browser.py). A fresh Debian
+# machine (CI) gets Debian's chromium when the script runs as root; elsewhere,
+# without it (or Google Chrome), that test is skipped, except in CI, where a
+# missing browser is an error.
+ensure_chromium() {
+    local name
+    for name in /usr/bin/chromium chromium chromium-browser google-chrome google-chrome-stable; do
+        if command -v "$name" >/dev/null 2>&1; then
+            return
+        fi
+    done
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "scripts: /usr/bin/chromium not found; installing Debian's chromium with apt-get" >&2
+        if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends chromium >/dev/null; then
+            return
+        fi
+    fi
+    if [ -n "${CI:-}" ]; then
+        echo "scripts: chromium is not installed and could not be; install it and run again" >&2
+        exit 1
+    fi
+    echo "scripts: chromium is not installed: the timeline page's browser test is skipped" >&2
+}

@@ -135,7 +135,7 @@ def _add_writing_commands(commands: Any) -> None:
 
 
 def _add_reading_commands(commands: Any) -> None:
-    """``render``, ``status``, ``expand``, ``sessions`` and ``brief``: read-only."""
+    """``render``, ``status``, ``expand``, ``sessions``, ``brief`` and ``timeline``: read-only."""
     render = commands.add_parser("render", help="print the <session-history> block")
     render.add_argument(
         "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
@@ -181,4 +181,26 @@ def _add_reading_commands(commands: Any) -> None:
         "--all",
         action="store_true",
         help="every request, every episode at full detail, every title (slow on a large store)",
+    )
+    _add_timeline(commands)
+
+
+def _add_timeline(commands: Any) -> None:
+    """``timeline``: the history as one HTML page (read-only)."""
+    timeline = commands.add_parser(
+        "timeline",
+        help="write the history as one self-contained HTML page: sessions and episodes on a "
+        "time axis, a file filter, what shaped each file",
+    )
+    timeline.add_argument(
+        "--html",
+        metavar="OUT",
+        required=True,
+        help="the page to write (its folder must exist; replaced atomically, never through a "
+        "symlink)",
+    )
+    timeline.add_argument(
+        "--file",
+        metavar="PATH",
+        help="a file or folder inside the project the page's file filter starts on",
     )

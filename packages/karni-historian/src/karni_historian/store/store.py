@@ -19,6 +19,7 @@ from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
 from karni_historian.store.sessions import SessionTables
 from karni_historian.store.staging import StagingTables
+from karni_historian.store.timeline import TimelineTables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class Store(
     RebuildTables,
     FileNoteTables,
     BriefTables,
+    TimelineTables,
 ):
     """An open historian database.
 
