@@ -65,9 +65,9 @@ ensure_node() {
 
 # Chromium renders the historian's timeline page in its browser test
 # (packages/karni-historian/tests/test_timeline_browser.py). A fresh Debian
-# machine (CI) gets Debian's chromium when the script runs as root; elsewhere,
-# without it (or Google Chrome), that test is skipped, except in CI, where a
-# missing browser is an error.
+# machine (CI) gets Debian's chromium when the script runs as root (or sudo
+# asks for no password); elsewhere, without it (or Google Chrome), that test
+# is skipped, except in CI, where a missing browser is an error.
 ensure_chromium() {
     local name
     for name in /usr/bin/chromium chromium chromium-browser google-chrome google-chrome-stable; do
@@ -75,10 +75,15 @@ ensure_chromium() {
             return
         fi
     done
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    local as_root=()
+    if [ "$(id -u)" != 0 ]; then
+        as_root=(sudo -n)  # only where sudo asks for no password
+        sudo -n true >/dev/null 2>&1 || as_root=(false)
+    fi
+    if command -v apt-get >/dev/null 2>&1 && [ "${as_root[0]:-}" != false ]; then
         echo "scripts: /usr/bin/chromium not found; installing Debian's chromium with apt-get" >&2
-        if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-            --no-install-recommends chromium >/dev/null; then
+        if "${as_root[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${as_root[@]}" \
+            apt-get install -y -qq --no-install-recommends chromium >/dev/null; then
             return
         fi
     fi
