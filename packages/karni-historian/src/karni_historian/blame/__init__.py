@@ -93,7 +93,9 @@ def _describe(store: Store, path: str, ranges: list[BlameRange]) -> None:
     if not attributed:
         return
     facts = store.session_facts(item.session.id for item in attributed if item.session)
-    asked = store.file_requests_of(path)
+
+    sessions = {item.session.id for item in attributed if item.session}
+    asked = {**store.commit_requests(sessions), **store.file_requests_of(path)}
     notes = store.undone_notes_of(path)
     for item in attributed:
         assert item.session is not None and item.request is not None

@@ -46,6 +46,8 @@ class RecordedCommit:
     hash: str
     subject: str
     timestamp: str | None
+    request_text: str
+    request_time: str | None
 
 
 class AttributionTables(Database):
@@ -74,8 +76,8 @@ class AttributionTables(Database):
                 chunk = values[start : start + 400]
                 marks = ", ".join("?" * len(chunk))
                 rows = self.connection.execute(
-                    "SELECT session_id, ordinal, request, hash, subject, timestamp"
-                    f" FROM session_commits WHERE {column} IN ({marks})",
+                    "SELECT session_id, ordinal, request, hash, subject, timestamp, request_text,"
+                    f" request_time FROM session_commits WHERE {column} IN ({marks})",
                     chunk,
                 )
                 for row in rows:
@@ -89,6 +91,25 @@ class AttributionTables(Database):
             (path,),
         )
         return {(row[0], row[1]): (row[2], row[3]) for row in rows}
+
+    def commit_requests(self, ids: Iterable[str]) -> dict[tuple[str, int], tuple[str | None, str]]:
+        """``(session, request) -> (timestamp, text)`` of the prompts the commits answered.
+
+        A commit's request may have edited no file (a ``git revert``).
+        """
+        found: dict[tuple[str, int], tuple[str | None, str]] = {}
+        wanted = sorted(set(ids))
+        for start in range(0, len(wanted), 400):
+            chunk = wanted[start : start + 400]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.connection.execute(
+                "SELECT session_id, request, request_time, request_text FROM session_commits"
+                f" WHERE session_id IN ({marks})",
+                chunk,
+            )
+            for row in rows:
+                found[(row[0], row[1])] = (row[2], row[3])
+        return found
 
     def undone_notes_of(self, path: str) -> list[tuple[str, int, int, str]]:
         """``(session, request, ordinal, text)`` of the file's notes of undone or rejected work."""

@@ -83,8 +83,8 @@ class FileNoteTables(Database):
             state: ``(message_count, version, resume_from)`` after this reading.
             attribution: What ``blame`` reads (``docs/historian/blame.md``):
                 ``(path, request, ordinal, position, timestamp, hash, lines, loose)``
-                written ranges and ``(ordinal, request, hash, subject, timestamp)``
-                commits, of the messages from ``start`` on.
+                written ranges and ``(ordinal, request, hash, subject, timestamp,
+                request_text, request_time)`` commits, of the messages from ``start`` on.
         """
         notes, requests, edits = rows
         with self.transaction():
@@ -143,6 +143,6 @@ class FileNoteTables(Database):
         )
         self.connection.executemany(
             "INSERT OR IGNORE INTO session_commits (session_id, ordinal, request, hash, subject,"
-            " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+            " timestamp, request_text, request_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             ((session_id, *row) for row in commits),
         )

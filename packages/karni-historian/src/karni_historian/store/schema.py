@@ -317,7 +317,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # Version 9 (``docs/historian/blame.md``): what ``blame`` reads besides ``git blame``.
     # ``written_ranges``: the hashes of the line ranges each landed edit wrote
     # (``karni_historian/written_ranges.py``), with the prompt that asked for it;
-    # ``session_commits``: the commits a session's git commands printed. Both are
+    # ``session_commits``: the commits a session's git commands printed, with the words
+    # and time of the prompt they answered (a commit's request may edit no file). Both are
     # filled at ``ingest`` with the files' notes; an older store's sessions get
     # theirs at the next ``ingest`` (the extraction's version rose with them).
     (
@@ -341,6 +342,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             hash TEXT NOT NULL,
             subject TEXT NOT NULL,
             timestamp TEXT,
+            request_text TEXT NOT NULL,
+            request_time TEXT,
             PRIMARY KEY (session_id, ordinal, hash)
         ) WITHOUT ROWID""",
         "CREATE INDEX idx_session_commits_hash ON session_commits(hash)",

@@ -54,7 +54,7 @@ def note_session(store: Store, session_id: str) -> None:
     """Read one session from where its notes must be worked out again, and store them."""
     # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.attribution import attribution_rows
-    from karni_historian.condense.file_notes.extract import file_notes
+    from karni_historian.condense.file_notes.extract import file_notes, request_words
     from karni_historian.condense.file_notes.session import read_requests
     from karni_historian.condense.file_notes.view import Prior
 
@@ -74,7 +74,7 @@ def note_session(store: Store, session_id: str) -> None:
         start,
         _rows(found, store.root),
         (count, EXTRACTION_VERSION, resume),
-        attribution_rows(requests),
+        attribution_rows(requests, lambda text: in_project_terms(request_words(text), store.root)),
     )
 
 

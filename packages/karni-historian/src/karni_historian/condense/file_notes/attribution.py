@@ -22,24 +22,34 @@ from karni_historian.condense.file_notes.prompts import CORRECTION
 from karni_historian.condense.file_notes.session import Edit, Request, Shell
 from karni_historian.written_ranges import encode_hashes, written_ranges
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["CommitRow", "WrittenRow", "attribution_rows"]
 
 WrittenRow = tuple[str, int, int, int, str | None, str, str, str]
 """``(path, request, ordinal, position, timestamp, hash, line hashes, loose line hashes)``."""
 
-CommitRow = tuple[int, int, str, str, str | None]
-"""``(ordinal, request, short hash, subject, timestamp)``."""
+CommitRow = tuple[int, int, str, str, str | None, str, str | None]
+"""``(ordinal, request, short hash, subject, timestamp, request text, request time)``."""
 
 
-def attribution_rows(requests: list[Request]) -> tuple[list[WrittenRow], list[CommitRow]]:
-    """The written ranges and the commits of a session's requests (read from any point on)."""
+def attribution_rows(
+    requests: list[Request], words: Callable[[str], str] = str
+) -> tuple[list[WrittenRow], list[CommitRow]]:
+    """The written ranges and the commits of a session's requests (read from any point on).
+
+    ``words`` turns a prompt into the words stored with a commit (as a
+    file's requests store theirs: one line, project paths relative).
+    """
     written: list[WrittenRow] = []
     commits: list[CommitRow] = []
     for request in requests:
-        asking = request.ordinal
+        asking, asked = request.ordinal, (request.text, request.timestamp)
         for attempt in request.attempts:
             if attempt.kind == CORRECTION:
-                asking = attempt.ordinal
+                asking, asked = attempt.ordinal, (attempt.words, attempt.timestamp)
             for event in attempt.events:
                 when = event.timestamp if isinstance(event, Edit | Shell) else None
                 when = when or attempt.timestamp or request.timestamp
@@ -47,7 +57,8 @@ def attribution_rows(requests: list[Request]) -> tuple[list[WrittenRow], list[Co
                     written += _written(event, asking, when)
                 elif isinstance(event, Shell) and event.run.commit is not None:
                     short, subject = event.run.commit
-                    commits.append((event.ordinal, asking, short, subject, when))
+                    text = words(asked[0])
+                    commits.append((event.ordinal, asking, short, subject, when, text, asked[1]))
     return _numbered(written), commits
 
 
