@@ -95,12 +95,13 @@ def decode_hashes(text: str) -> list[str]:
 
 
 def is_distinctive(line: str) -> bool:
-    """Whether a line can tell its writer alone: six characters or more, three alphanumeric.
+    """Whether a line can tell its writer alone: ten characters or more besides whitespace.
 
-    Not ``}``, ``return``, ``pass`` or a blank line.
+    Not ``}``, ``return None``'s shorter kin (``return``, ``pass``, ``x = 1``) or
+    a blank line; four of the characters must be letters or digits.
     """
     loose = loose_line(line)
-    return len(loose) >= 6 and sum(c.isalnum() for c in loose) >= 3
+    return len(loose) >= 10 and sum(c.isalnum() for c in loose) >= 4
 
 
 @dataclass(frozen=True)
