@@ -1,4 +1,4 @@
-"""What an edit wrote, as ranges and hashes (``karni_historian.written_ranges``), and where they live.
+"""What an edit wrote, as ranges and hashes (``karni_historian.written_ranges``), and their store.
 
 The hashes are what ``blame`` matches today's lines by, and what ``share``
 writes for teammates: the same text must always give the same hashes.
