@@ -29,6 +29,7 @@ class Project:
         self.root = root
         self.now = START
         self.identity = (name, mail)
+        self.recorders: list[Recorder] = []
         root.mkdir(parents=True, exist_ok=True)
         (root / "manage.py").write_text("")
         (root / ".gitignore").write_text(".karni/\n")
@@ -79,7 +80,10 @@ class Project:
         return self.git("rev-parse", "HEAD").strip()
 
     def session(self, session_id: str) -> Recorder:
-        return Recorder(self, session_id)
+        """A new session working here (kept in :attr:`recorders`)."""
+        recorder = Recorder(self, session_id)
+        self.recorders.append(recorder)
+        return recorder
 
 
 class Recorder:
