@@ -137,6 +137,39 @@ def test_after_a_squash_merge_the_written_text_still_names_each_request(historia
     assert found["def empty():"] == (None, None)
     squashed = [r for r in data["ranges"] if r["commit"]["sha"] == squash]
     assert {r["request"]["text"] for r in squashed if r["request"]} == {TOTAL_ASK, DISCOUNT_ASK}
+    code, text, _err = historian("blame", "shop/cart.py")
+    assert code == 0
+    rows = [row for row in text.splitlines() if squash[:8] in row]
+    assert any(TOTAL_ASK in row and "(content)" in row for row in rows)
+    assert any(DISCOUNT_ASK in row and "(content)" in row for row in rows)
+
+
+def test_a_session_known_only_by_its_rows_is_blamed_the_same(historian, project):
+    # A teammate's shared session reaches the store as rows (its requests, the hashes of
+    # what it wrote, its commits), never as messages: blame reads only those rows.
+    from karni_historian.store import Store
+    from karni_historian.written_ranges import encode_hashes, written_ranges
+
+    with Store.open(project.root, create=True) as store, store.transaction():
+        store.ensure_session("shared-1", "shared")
+        (wrote,) = written_ranges("    return []\n", "    return []\n" + TOTAL)
+        store.connection.execute(
+            "INSERT INTO file_requests (path, session_id, request, timestamp, text, added,"
+            " removed) VALUES ('shop/cart.py', 'shared-1', 3, '2026-10-01T09:00:40Z', ?, 5, 0)",
+            (TOTAL_ASK,),
+        )
+        store.connection.execute(
+            "INSERT INTO written_ranges (path, session_id, request, ordinal, position, timestamp,"
+            " hash, lines, loose) VALUES ('shop/cart.py', 'shared-1', 3, 4, 0,"
+            " '2026-10-01T09:00:50Z', ?, ?, ?)",
+            (wrote.hash, encode_hashes(wrote.line_hashes), encode_hashes(wrote.loose_hashes)),
+        )
+    (project.root / "shop/cart.py").write_text(CART + TOTAL)
+    project.commit("Totals, from a teammate's branch")
+    found, data = who_wrote(historian, "shop/cart.py")
+    assert found["def total(items):"] == (TOTAL_ASK, "content")
+    assert found["def empty():"] == (None, None)
+    assert data["sessions"] == ["shared-1"]
 
 
 def test_a_rebased_commit_is_known_as_the_sessions_own(historian, project, tmp_path):
