@@ -310,3 +310,21 @@ def test_blame_outside_a_repository_says_so(historian, tmp_path, user_folders, m
     code, out, err = historian("blame", "a.py")
     assert (code, out) == (1, "")
     assert "is not in a git repository" in err and len(err.strip().splitlines()) == 1
+
+
+def test_sessions_read_before_blame_existed_are_counted_until_the_next_ingest(historian, project):
+    import sqlite3
+
+    a, b = two_sessions(project)
+    ingest(historian, project, a, b)
+    database = sqlite3.connect(project.root / ".karni" / "local" / "historian.db")
+    with database:
+        database.execute("UPDATE noted_sessions SET version = 1")
+    database.close()
+    code, out, err = historian("blame", "shop/cart.py", "--json")
+    assert code == 0 and json.loads(out)["pending_sessions"] == 2
+    assert "2 stored session(s) not yet read for blame; run `karni-historian ingest`" in err
+    code, _out, err = historian("-q", "ingest", "--from", str(project.root.parent / "transcripts"))
+    assert code == 0, err
+    code, out, err = historian("blame", "shop/cart.py", "--json")
+    assert (json.loads(out)["pending_sessions"], err) == (0, "")
