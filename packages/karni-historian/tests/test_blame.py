@@ -328,3 +328,24 @@ def test_sessions_read_before_blame_existed_are_counted_until_the_next_ingest(hi
     assert code == 0, err
     code, out, err = historian("blame", "shop/cart.py", "--json")
     assert (json.loads(out)["pending_sessions"], err) == (0, "")
+
+
+def test_the_users_git_configuration_and_variables_change_nothing(
+    historian, project, user_folders, monkeypatch
+):
+    a, b = two_sessions(project)
+    ingest(historian, project, a, b)
+    expected, _data = who_wrote(historian, "shop/cart.py")
+    commit_a = project.git("log", "--format=%H", "-1", "HEAD~1").strip()
+    ignored = user_folders / "ignored-revisions"
+    ignored.write_text(commit_a + "\n")
+    home = user_folders / "home"
+    home.mkdir(exist_ok=True)
+    (home / ".gitconfig").write_text(
+        f"[blame]\n\tignoreRevsFile = {ignored}\n\tdate = relative\n[core]\n\tpager = false\n"
+    )
+    monkeypatch.setenv("GIT_DIR", str(user_folders / "elsewhere.git"))
+    monkeypatch.setenv("GIT_PAGER", "false")
+    found, _data = who_wrote(historian, "shop/cart.py")
+    assert found == expected
+    assert found["def total(items):"] == (TOTAL_ASK, "commit")
