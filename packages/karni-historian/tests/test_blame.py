@@ -170,6 +170,7 @@ def test_a_session_known_only_by_its_rows_is_blamed_the_same(historian, project)
     assert found["def total(items):"] == (TOTAL_ASK, "content")
     assert found["def empty():"] == (None, None)
     assert data["sessions"] == ["shared-1"]
+    assert data["pending_sessions"] == 0  # nothing to read again: it has no messages
 
 
 def test_a_rebased_commit_is_known_as_the_sessions_own(historian, project, tmp_path):

@@ -74,7 +74,8 @@ def test_the_migration_keeps_every_row_and_adds_the_blame_tables(root):
 
     connection = store_at_version(root, SCHEMA_VERSION - 1)
     connection.execute(
-        "INSERT INTO sessions (id, source, created_at, updated_at) VALUES ('s', 'pi', '', '')"
+        "INSERT INTO sessions (id, source, message_count, created_at, updated_at)"
+        " VALUES ('s', 'pi', 4, '', '')"
     )
     connection.execute(
         "INSERT INTO file_requests (path, session_id, request, timestamp, text, added, removed)"

@@ -134,10 +134,14 @@ class AttributionTables(Database):
         return found
 
     def sessions_behind(self, version: int) -> int:
-        """How many sessions were last noted by an extraction older than ``version`` (or never)."""
+        """How many sessions with messages were last noted by an older extraction (or never).
+
+        A session without stored messages (one a teammate shared, known by its
+        rows alone) has nothing to read again, and is not counted.
+        """
         row = self.connection.execute(
             "SELECT COUNT(*) FROM sessions s LEFT JOIN noted_sessions n ON n.session_id = s.id"
-            " WHERE n.session_id IS NULL OR n.version < ?",
+            " WHERE s.message_count > 0 AND (n.session_id IS NULL OR n.version < ?)",
             (version,),
         ).fetchone()
         return int(row[0])
