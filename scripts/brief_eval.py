@@ -15,7 +15,9 @@ then ``karni context --with-history FILE`` for each labelled file: what the
 agent actually receives, under the ~300-token cap. It prints, per session and
 in total, the recall of the items, the share of brief lines that are filler,
 about another file or tool output presented as history, and the brief's size
-in tokens; ``--check`` exits 1 when a figure misses its target.
+in tokens; ``--check`` exits 1 when a figure misses its target. Then it runs
+``blame_eval.py``: the precision and coverage of ``karni-historian blame`` on
+labelled line ranges of real git repositories.
 """
 
 from __future__ import annotations
@@ -354,6 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     for line in skipped:
         print(f"skipped {line}")
     total, missed = report(results, args.verbose)
+    # Then blame's precision and coverage on its labelled ranges (scripts/blame_eval.py).
+    import blame_eval
+
+    blame_figures, blame_missed = blame_eval.report(blame_eval.run_all(args.only), args.verbose)
+    missed += blame_missed
     for line in missed:
         print(f"target missed: {line}")
     if not missed:
@@ -366,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
             "missed": missed,
             "skipped": skipped,
             "harnesses": sorted({session.harness for session, _ in results}),
+            "blame": blame_figures,
         }
         print(json.dumps(figures))
     return 1 if args.check and missed else 0

@@ -5,7 +5,8 @@ session where its harness keeps it, runs a plain ``karni-historian ingest`` and
 ``karni context --with-history FILE`` for each labelled file, and scores the
 HISTORY block. The sessions written in this repository always run; the public
 transcripts of ``../shared/data/real-transcripts/`` run when that folder is
-there (a clean clone alone skips them, and the eval says so).
+there (a clean clone alone skips them, and the eval says so). Then it scores
+``karni-historian blame`` on labelled line ranges (``scripts/blame_eval.py``).
 """
 
 from __future__ import annotations
@@ -52,3 +53,7 @@ def test_the_eval_meets_its_targets():
     assert figures["recall"] >= 0.6 and figures["bad_share"] <= 0.10
     # The sessions written in this repository always run.
     assert {"codex", "gemini", "aider"} <= set(figures["harnesses"])
+    # blame, on labelled ranges of real git repositories (scripts/blame_eval.py)
+    blame = figures["blame"]
+    assert blame["ranges"] >= 30
+    assert blame["precision"] >= 0.9 and blame["coverage"] >= 0.6

@@ -18,6 +18,7 @@ modules can share them without importing each other.
     ├── RecompError                 a ``recomp`` range that cannot be rebuilt
     ├── StoreError                  the store is missing, unreadable or too new
     ├── IngestError                 a ``--from`` path that does not exist or cannot be read
+    ├── BlameError                  a file ``blame`` cannot ask git about
     └── ModelError                  a historian model could not be used
         ├── ModelCallError          one call failed (transient or permanent)
         └── ChainExhaustedError     every model of the chain failed: the run fails
@@ -26,6 +27,7 @@ modules can share them without importing each other.
 from __future__ import annotations
 
 __all__ = [
+    "BlameError",
     "ChainExhaustedError",
     "ChunkCoverageError",
     "ConfigurationError",
@@ -150,3 +152,12 @@ class ChainExhaustedError(ModelError):
         """Create the error."""
         super().__init__(message)
         self.dump = dump
+
+
+class BlameError(HistorianError):
+    """``git blame`` cannot answer for a file: no git, no repository, not tracked, bad lines.
+
+    Raised by :func:`karni_historian.blame.git.blame_lines` with one line naming
+    the file (or the folder) and what to do; ``karni-historian blame`` prints
+    it and exits 1.
+    """

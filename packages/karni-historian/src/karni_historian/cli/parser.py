@@ -173,6 +173,7 @@ def _add_reading_commands(commands: Any) -> None:
         "--json", action="store_true", help='print {"sessions": [...]}, one object per session'
     )
 
+    _add_blame(commands)
     brief = commands.add_parser(
         "brief", help="the history brief, sized to the history budget (--all: everything)"
     )
@@ -203,4 +204,27 @@ def _add_timeline(commands: Any) -> None:
         "--file",
         metavar="PATH",
         help="a file or folder inside the project the page's file filter starts on",
+    )
+
+
+def _add_blame(commands: Any) -> None:
+    """``blame FILE``: each line's commit, and the request and session that wrote it."""
+    blame = commands.add_parser(
+        "blame",
+        help="git blame of a file, plus the request and session that wrote each range",
+    )
+    blame.add_argument("path", metavar="FILE", help="a tracked file inside the project")
+    blame.add_argument(
+        "-L",
+        dest="lines",
+        metavar="START,END",
+        help="only these lines (1-based, inclusive), as `git blame -L`",
+    )
+    output = blame.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON object (stable shape)")
+    output.add_argument(
+        "--format",
+        choices=("text", "json", "agent-trace"),
+        default="text",
+        help="text (default), json, or agent-trace: an Agent Trace v0.1 record",
     )

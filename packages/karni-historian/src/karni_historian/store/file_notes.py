@@ -70,6 +70,7 @@ class FileNoteTables(Database):
             Iterable[Sequence[object]], Iterable[Sequence[object]], Iterable[Sequence[object]]
         ],
         state: NotedState,
+        attribution: tuple[Iterable[Sequence[object]], Iterable[Sequence[object]]] = ((), ()),
     ) -> None:
         """Replace the session's rows from request ``start`` on, and record how far it was read.
 
@@ -80,6 +81,10 @@ class FileNoteTables(Database):
                 ``(path, request, timestamp, text, added, removed)`` requests and
                 ``(ordinal, path, forward, inverse)`` edit digests.
             state: ``(message_count, version, resume_from)`` after this reading.
+            attribution: What ``blame`` reads (``docs/historian/blame.md``):
+                ``(path, request, ordinal, position, timestamp, hash, lines, loose)``
+                written ranges and ``(ordinal, request, hash, subject, timestamp,
+                request_text, request_time)`` commits, of the messages from ``start`` on.
         """
         notes, requests, edits = rows
         with self.transaction():
@@ -109,8 +114,35 @@ class FileNoteTables(Database):
                 " VALUES (?, ?, ?, ?, ?)",
                 ((session_id, *row) for row in edits),
             )
+            self._replace_attribution(session_id, start, attribution)
             execute(
                 "INSERT OR REPLACE INTO noted_sessions (session_id, message_count, version,"
                 " resume_from) VALUES (?, ?, ?, ?)",
                 (session_id, *state),
             )
+
+    def _replace_attribution(
+        self,
+        session_id: str,
+        start: int,
+        rows: tuple[Iterable[Sequence[object]], Iterable[Sequence[object]]],
+    ) -> None:
+        """Replace the session's written ranges and commits from message ``start`` on."""
+        written, commits = rows
+        execute = self.connection.execute
+        execute(
+            "DELETE FROM written_ranges WHERE session_id = ? AND ordinal >= ?", (session_id, start)
+        )
+        execute(
+            "DELETE FROM session_commits WHERE session_id = ? AND ordinal >= ?", (session_id, start)
+        )
+        self.connection.executemany(
+            "INSERT OR REPLACE INTO written_ranges (path, session_id, request, ordinal, position,"
+            " timestamp, hash, lines, loose) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((row[0], session_id, *row[1:]) for row in written),
+        )
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO session_commits (session_id, ordinal, request, hash, subject,"
+            " timestamp, request_text, request_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ((session_id, *row) for row in commits),
+        )

@@ -314,6 +314,40 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE compartments",
         "ALTER TABLE compartments_v8 RENAME TO compartments",
     ),
+    # Version 9 (``docs/historian/blame.md``): what ``blame`` reads besides ``git blame``.
+    # ``written_ranges``: the hashes of the line ranges each landed edit wrote
+    # (``karni_historian/written_ranges.py``), with the prompt that asked for it;
+    # ``session_commits``: the commits a session's git commands printed, with the words
+    # and time of the prompt they answered (a commit's request may edit no file). Both are
+    # filled at ``ingest`` with the files' notes; an older store's sessions get
+    # theirs at the next ``ingest`` (the extraction's version rose with them).
+    (
+        """CREATE TABLE written_ranges (
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            request INTEGER NOT NULL,
+            ordinal INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            timestamp TEXT,
+            hash TEXT NOT NULL,
+            lines TEXT NOT NULL,
+            loose TEXT NOT NULL,
+            PRIMARY KEY (path, session_id, ordinal, position)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_written_ranges_session ON written_ranges(session_id, ordinal)",
+        """CREATE TABLE session_commits (
+            session_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            request INTEGER NOT NULL,
+            hash TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            timestamp TEXT,
+            request_text TEXT NOT NULL,
+            request_time TEXT,
+            PRIMARY KEY (session_id, ordinal, hash)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_session_commits_hash ON session_commits(hash)",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -334,7 +368,8 @@ Versions after it change how rows are written (4) or add tables a brief
 never reads (5, the staging of ``recomp``; 6, ``tool_parts``), or reads only
 when they are there (7, the files' notes: :data:`NOTES_VERSION`), or drop a
 column a brief reads only from older stores (8, ``compartments.content``:
-:data:`P1_ONLY_VERSION`), so a brief can read an older store before the next
+:data:`P1_ONLY_VERSION`), or add tables only ``blame`` reads (``written_ranges``,
+``session_commits``), so a brief can read an older store before the next
 ``ingest`` upgrades it.
 """
 

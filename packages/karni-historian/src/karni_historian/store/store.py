@@ -8,6 +8,7 @@ historian run and recording its failure.
 
 from __future__ import annotations
 
+from karni_historian.store.attribution import AttributionTables
 from karni_historian.store.briefing import BriefTables
 from karni_historian.store.compartments import CompartmentTables
 from karni_historian.store.database import ScratchTable, utc_now
@@ -42,6 +43,7 @@ class Store(
     StagingTables,
     RebuildTables,
     FileNoteTables,
+    AttributionTables,
     BriefTables,
     TimelineTables,
 ):

@@ -10,7 +10,8 @@ brief (:mod:`karni_historian.brief.briefs`) shows the most valuable first.
 The pipeline: :mod:`.session` reads a session as requests and attempts,
 :mod:`.commands` and :mod:`.changes` read its shell commands and edits,
 :mod:`.prompts` and :mod:`.prose` its prompts and the agent's words, and
-:mod:`.extract` turns all that into notes. A session is read incrementally:
+:mod:`.extract` turns all that into notes; :mod:`.attribution` keeps what
+``blame`` needs (the ranges the edits wrote, the commits made). A session is read incrementally:
 each ``ingest`` reads it again only from its last two requests.
 """
 
@@ -29,9 +30,10 @@ if TYPE_CHECKING:
 
 __all__ = ["EXTRACTION_VERSION", "note_session", "note_sessions"]
 
-EXTRACTION_VERSION = 1
+EXTRACTION_VERSION = 2
 """The version of the extraction: raise it when the notes improve, and the next ``ingest`` reads
-every session again from its start."""
+every session again from its start. Version 2 added what ``blame`` reads (written ranges and
+commits, :mod:`.attribution`)."""
 
 
 def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
@@ -51,7 +53,8 @@ def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
 def note_session(store: Store, session_id: str) -> None:
     """Read one session from where its notes must be worked out again, and store them."""
     # bench row "karni-historian wrapup" runs without it
-    from karni_historian.condense.file_notes.extract import file_notes
+    from karni_historian.condense.file_notes.attribution import attribution_rows
+    from karni_historian.condense.file_notes.extract import file_notes, request_words
     from karni_historian.condense.file_notes.session import read_requests
     from karni_historian.condense.file_notes.view import Prior
 
@@ -67,7 +70,11 @@ def note_session(store: Store, session_id: str) -> None:
     found = file_notes(requests, prior)
     resume = _resume_point(requests, start)
     store.replace_file_notes(
-        session_id, start, _rows(found, store.root), (count, EXTRACTION_VERSION, resume)
+        session_id,
+        start,
+        _rows(found, store.root),
+        (count, EXTRACTION_VERSION, resume),
+        attribution_rows(requests, lambda text: in_project_terms(request_words(text), store.root)),
     )
 
 

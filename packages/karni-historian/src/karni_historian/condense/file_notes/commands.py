@@ -40,6 +40,8 @@ _KINDS = (
               r"uv build|hatch build)"),
 )  # fmt: skip
 _KIND_PATTERNS = [(kind, re.compile(pattern)) for kind, pattern in _KINDS]
+_MAKES_COMMIT = re.compile(r"\bgit\b[^|;&]*\b(?:revert|cherry-pick|merge|am)\b")
+"""Commands besides ``git commit`` that print the commit they make (``[main 1a2b3c4] …``)."""
 _COMMIT_LINE = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
 _TEST_COUNTS = re.compile(
     r"\b(\d+) (passed|failed|errors?|skipped|failing|passing)\b|\btest result: (ok|FAILED)\b"
@@ -71,7 +73,8 @@ class Run:
             None when the session does not say (no result).
         summary: The line worth quoting: test counts, the first error, the commit.
         names: The file names its output mentions.
-        commit: ``(short hash, subject)`` of the commit it made.
+        commit: ``(short hash, subject)`` of the commit it made (a ``git commit``, or a
+            ``revert``, ``cherry-pick`` or ``merge`` that printed one).
         targets: The files a ``git checkout``/``restore`` named.
     """
 
@@ -203,7 +206,7 @@ def read_run(command: str, output: str | None, is_error: bool) -> Run:
     if failed and not summary:
         summary = _error_line(output)
     commit = None
-    if kind == "commit" and not is_error:
+    if not is_error and (kind == "commit" or _MAKES_COMMIT.search(command)):
         found = _COMMIT_LINE.search(output)
         commit = (found.group(1)[:8], found.group(2).strip()) if found else None
     names = frozenset(_FILE_NAME.findall(output)) if failed else frozenset()

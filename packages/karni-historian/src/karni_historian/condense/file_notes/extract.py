@@ -31,7 +31,7 @@ from karni_historian.condense.file_notes.view import FileView, Note, NoteList, P
 from karni_historian.cut import shorten
 from karni_historian.edits import diff_counts
 
-__all__ = ["FileRequest", "SessionNotes", "file_notes"]
+__all__ = ["FileRequest", "SessionNotes", "file_notes", "request_words"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _file_request(path: str, request: Request, attempt: Attempt, landed: list[Ed
     for edit in landed:
         plus, minus = _pair_counts(edit)
         added, removed = added + plus, removed + minus
-    text = _request_words(attempt.words if attempt.kind == CORRECTION else request.text)
+    text = request_words(attempt.words if attempt.kind == CORRECTION else request.text)
     workers = [e.group for e in reversed(landed)]
     subtasks = [request.subtasks[g] for g in workers if g and g in request.subtasks]
     if subtasks:
@@ -94,7 +94,7 @@ def _file_request(path: str, request: Request, attempt: Attempt, landed: list[Ed
     return FileRequest(path, ordinal, timestamp, text, added, removed)
 
 
-def _request_words(text: str) -> str:
+def request_words(text: str) -> str:
     """A prompt on one line without pasted output (whole: the brief decides where to cut)."""
     return " ".join(without_pasted_output(text).split()) or " ".join(text.split())
 

@@ -54,6 +54,7 @@ class Edit:
     pairs: list[tuple[str, str]]
     error: str | None
     group: str | None
+    timestamp: str | None = None
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Shell:
     ordinal: int
     run: Run
     group: str | None
+    timestamp: str | None = None
 
 
 @dataclass
@@ -156,7 +158,9 @@ def _edits(message: Message, part: ToolPart, group: str | None) -> list[Edit]:
         path = _project_path(raw)
         if path is not None:
             pairs = edited_text(part.name, data, raw)
-            found.append(Edit(message.ordinal, path, part.name, pairs, error, group))
+            found.append(
+                Edit(message.ordinal, path, part.name, pairs, error, group, message.timestamp)
+            )
     return found
 
 
@@ -216,13 +220,21 @@ class _Reader:
         command = command_of(part.name, part.input)
         if command is not None:
             run = read_run(command, part.output, part.is_error)
-            attempt.events.append(Shell(message.ordinal, run, group))
+            attempt.events.append(Shell(message.ordinal, run, group, message.timestamp))
             for raw, body in shell_writes(command) if not part.is_error else ():
                 path = _project_path(raw)
                 if path is not None:
                     pairs = [("", body)] if body is not None else []
                     attempt.events.append(
-                        Edit(message.ordinal, path, SHELL_WRITE, pairs, None, group)
+                        Edit(
+                            message.ordinal,
+                            path,
+                            SHELL_WRITE,
+                            pairs,
+                            None,
+                            group,
+                            message.timestamp,
+                        )
                     )
         elif part.name.lower() in _SUBAGENT_TOOLS and part.call_id:
             data = part.input if isinstance(part.input, dict) else {}
