@@ -1,0 +1,130 @@
+"""The full-text index of the store: its table, its first filling, and how writers keep it.
+
+``search_index`` is an FTS5 table without content of its own (``content=''``):
+it holds only the index, and the text stays in the rows it was read from, so
+the index costs the store no second copy of every message. Three columns are
+indexed: ``title`` (a compartment's title, a fact's category), ``body`` (a
+compartment's tiers, a fact, the text parts of a message that are not
+ignored) and ``tools`` (a message's tool calls: name, input and output).
+
+One index row stands for one stored row, its rowid telling which
+(:data:`KIND_MESSAGE`, :data:`KIND_COMPARTMENT`, :data:`KIND_FACT`):
+``rowid = id * KINDS + kind``. The store's writers of ``raw_messages``,
+``compartments`` and ``memories`` keep it in step by :func:`index_rows`
+after an insert and :func:`unindex_rows` before a delete (both before and
+after an update). No trigger does it: the store refuses triggers, which a
+cloned repository's store could carry (``store/guard.py``). A table without
+content forgets what it indexed, so removing a row gives the index the row's
+text again, worked out by the same SQL as when it was added.
+
+The migration's statements (:data:`SEARCH_MIGRATION`) are released: never
+edit them or the expressions they are built from; a change is a new migration.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
+__all__ = [
+    "KINDS",
+    "KIND_COMPARTMENT",
+    "KIND_FACT",
+    "KIND_MESSAGE",
+    "SEARCH_MIGRATION",
+    "SEARCH_SHADOW_TABLES",
+    "SEARCH_TABLE",
+    "index_rows",
+    "unindex_rows",
+]
+
+SEARCH_TABLE = "search_index"
+"""The FTS5 table's name."""
+
+SEARCH_SHADOW_TABLES = tuple(f"{SEARCH_TABLE}_{name}" for name in ("data", "idx", "docsize", "config"))
+"""The tables FTS5 keeps the index in (a table without content has no ``_content``)."""
+
+KINDS = 4
+"""How many kinds of row an index rowid can name (``rowid % KINDS``); one is spare."""
+KIND_MESSAGE = 0
+"""A ``raw_messages`` row: ``rowid = raw_messages.id * KINDS``."""
+KIND_COMPARTMENT = 1
+"""A ``compartments`` row: ``rowid = compartments.id * KINDS + 1``."""
+KIND_FACT = 2
+"""A ``memories`` row (a promoted fact): ``rowid = memories.id * KINDS + 2``."""
+
+_PARTS = (
+    "json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+    " WHERE p.type = 'object'"
+)
+"""The parts of message ``m`` that are objects; malformed JSON reads as none."""
+
+_MESSAGE_BODY = (
+    "(SELECT group_concat(json_extract(p.value, '$.text'), char(10))"
+    f" FROM {_PARTS} AND json_extract(p.value, '$.type') IS NOT 'tool'"
+    " AND json_extract(p.value, '$.ignored') IS NOT 1"
+    " AND json_type(p.value, '$.text') = 'text')"
+)
+"""The text parts of message ``m`` that are not ignored, one a line (NULL: none)."""
+
+_MESSAGE_TOOLS = (
+    "(SELECT group_concat(coalesce(json_extract(p.value, '$.name'), '') || ' '"
+    " || coalesce(json_extract(p.value, '$.input'), '') || ' '"
+    " || coalesce(json_extract(p.value, '$.output'), ''), char(10))"
+    f" FROM {_PARTS} AND json_extract(p.value, '$.type') = 'tool')"
+)
+"""The tool calls of message ``m``, name, input and output, one a line (NULL: none)."""
+
+_ROWS = {
+    KIND_MESSAGE: (
+        f"SELECT {{head}}id * {KINDS} + {KIND_MESSAGE}, '', body, tools FROM"
+        f" (SELECT m.id AS id, {_MESSAGE_BODY} AS body, {_MESSAGE_TOOLS} AS tools"
+        " FROM raw_messages m WHERE {where}) WHERE body IS NOT NULL OR tools IS NOT NULL"
+    ),
+    KIND_COMPARTMENT: (
+        f"SELECT {{head}}c.id * {KINDS} + {KIND_COMPARTMENT}, c.title,"
+        " coalesce(c.p1, '') || char(10) || coalesce(c.p2, '') || char(10)"
+        " || coalesce(c.p3, '') || char(10) || coalesce(c.p4, ''), NULL"
+        " FROM compartments c WHERE {where}"
+    ),
+    KIND_FACT: (
+        f"SELECT {{head}}f.id * {KINDS} + {KIND_FACT}, f.category, f.content, NULL"
+        " FROM memories f WHERE {where}"
+    ),
+}
+"""Per kind, the ``SELECT`` of the index rows of the stored rows ``{where}`` picks.
+
+The message's alias is ``m``, the compartment's ``c``, the fact's ``f``;
+``{head}`` is empty when adding rows and ``'delete', `` when removing them.
+"""
+
+_ADD = f"INSERT INTO {SEARCH_TABLE} (rowid, title, body, tools) "
+_REMOVE = f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}, rowid, title, body, tools) "
+
+SEARCH_MIGRATION: tuple[str, ...] = (
+    "ALTER TABLE sessions ADD COLUMN author TEXT",
+    f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(title, body, tools, content='',"
+    " tokenize='unicode61 remove_diacritics 2')",
+    *(_ADD + _ROWS[kind].format(head="", where="1") for kind in sorted(_ROWS)),
+)
+"""The migration that adds the index (and ``sessions.author``) and fills it from every row.
+
+``sessions.author`` names who ran a session; NULL is the local user (the
+sessions this machine's harnesses recorded); shared sessions set it.
+"""
+
+
+def index_rows(
+    connection: sqlite3.Connection, kind: int, where: str, params: Sequence[object] = ()
+) -> None:
+    """Add to the index the rows of ``kind`` that ``where`` picks (after they are written)."""
+    connection.execute(_ADD + _ROWS[kind].format(head="", where=where), params)
+
+
+def unindex_rows(
+    connection: sqlite3.Connection, kind: int, where: str, params: Sequence[object] = ()
+) -> None:
+    """Remove from the index the rows of ``kind`` that ``where`` picks (before they change)."""
+    connection.execute(_REMOVE + _ROWS[kind].format(head="'delete', ", where=where), params)
