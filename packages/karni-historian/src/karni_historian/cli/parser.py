@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SESSION_COMMANDS", "parser"]
 
-SESSION_COMMANDS = ("run", "wrapup", "recomp", "render", "status", "expand")
+SESSION_COMMANDS = ("run", "wrapup", "recomp", "render", "status", "expand", "search")
 """The commands that work on one session (or, for ``run`` and ``wrapup``, every one)."""
 
 
@@ -173,6 +173,8 @@ def _add_reading_commands(commands: Any) -> None:
         "--json", action="store_true", help='print {"sessions": [...]}, one object per session'
     )
 
+    _add_search(commands)
+
     brief = commands.add_parser(
         "brief", help="the history brief, sized to the history budget (--all: everything)"
     )
@@ -181,4 +183,40 @@ def _add_reading_commands(commands: Any) -> None:
         "--all",
         action="store_true",
         help="every request, every episode at full detail, every title (slow on a large store)",
+    )
+
+
+def _add_search(commands: Any) -> None:
+    """``search``: the full-text index of the project's history."""
+    search = commands.add_parser(
+        "search",
+        help="search the history: compartments, facts, prompts and replies, best first",
+        description="Search the project's history (compartments of every tier, promoted facts, "
+        "the user's prompts, the assistant's text) with SQLite FTS5: words match in any "
+        'order, "a phrase" matches as written, cap* matches a prefix, and AND, OR, NOT '
+        "combine; the best matches (BM25, newer first among equals) come first, each with "
+        "the expand command that shows it in full.",
+    )
+    search.add_argument("query", nargs="+", metavar="QUERY", help="the words to look for")
+    search.add_argument(
+        "--file", metavar="PATH", help="only history that touched this file (or folder)"
+    )
+    search.add_argument(
+        "--session",
+        metavar="ID",
+        help="only this session (a unique prefix will do)",
+        default=argparse.SUPPRESS,
+    )
+    search.add_argument("--since", metavar="DATE", help="only history from DATE on (YYYY-MM-DD)")
+    search.add_argument(
+        "--author",
+        metavar="NAME",
+        help="only sessions of NAME (local sessions: `you` or your git user.name)",
+    )
+    search.add_argument("--limit", metavar="N", default="10", help="at most N hits (default 10)")
+    search.add_argument(
+        "--tools", action="store_true", help="match tool calls (inputs and outputs) too"
+    )
+    search.add_argument(
+        "--json", action="store_true", help='print {"query": ..., "hits": [...]} (stable shape)'
     )

@@ -43,7 +43,9 @@ __all__ = [
 SEARCH_TABLE = "search_index"
 """The FTS5 table's name."""
 
-SEARCH_SHADOW_TABLES = tuple(f"{SEARCH_TABLE}_{name}" for name in ("data", "idx", "docsize", "config"))
+SEARCH_SHADOW_TABLES = tuple(
+    f"{SEARCH_TABLE}_{name}" for name in ("data", "idx", "docsize", "config")
+)
 """The tables FTS5 keeps the index in (a table without content has no ``_content``)."""
 
 KINDS = 4

@@ -17,6 +17,7 @@ from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
 from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
+from karni_historian.store.search import SearchTables
 from karni_historian.store.search_sql import KIND_COMPARTMENT, unindex_rows
 from karni_historian.store.sessions import SessionTables
 from karni_historian.store.staging import StagingTables
@@ -43,6 +44,7 @@ class Store(
     RebuildTables,
     FileNoteTables,
     BriefTables,
+    SearchTables,
 ):
     """An open historian database.
 
@@ -141,7 +143,9 @@ class Store(
         with _FastSecureDelete(connection), self.transaction():
             replaced = "session_id = ? AND end_message >= ? AND start_message <= ?"
             unindex_rows(connection, KIND_COMPARTMENT, replaced, (session_id, start, end))
-            connection.execute(f"DELETE FROM compartments WHERE {replaced}", (session_id, start, end))
+            connection.execute(
+                f"DELETE FROM compartments WHERE {replaced}", (session_id, start, end)
+            )
             staged, first_start, last_start = self.staged_span(session_id)
             first = None
             if staged == 0 or (start <= first_start and last_start <= end):
