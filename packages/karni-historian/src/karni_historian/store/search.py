@@ -12,12 +12,17 @@ session's last message (a fact's, the session it was promoted from).
 
 from __future__ import annotations
 
+import time
+
 from karni_historian.store.database import Database
 from karni_historian.store.search_sql import (
+    DAY_SHIFT,
+    EPOCH_JULIAN_DAY,
+    ID_MASK,
+    KIND_BITS,
     KIND_COMPARTMENT,
     KIND_FACT,
     KIND_MESSAGE,
-    KINDS,
     SEARCH_TABLE,
 )
 
@@ -41,24 +46,38 @@ TOOLS_WEIGHT = 0.5
 RECENCY_DAYS = 30.0
 """The age, in days, at which the recency factor has fallen from 2 to 1.5."""
 
-_MATCHES = (
-    f"SELECT f.rowid, f.rowid % {KINDS},"
-    " coalesce(m.session_id, c.session_id, fm.source_session_id) AS sid,"
-    " coalesce(m.ordinal, c.start_message) AS lo, coalesce(m.ordinal, c.end_message) AS hi,"
-    " coalesce(m.timestamp, c.end_date, c.start_date, s.last_ts, fm.created_at) AS ts, m.role,"
-    " s.author,"
-    f" bm25({SEARCH_TABLE}, {TITLE_WEIGHT}, 1.0, {TOOLS_WEIGHT}) * (1.0 + 1.0 / (1.0 + max(0.0,"
-    " julianday('now') - coalesce(julianday(coalesce(m.timestamp, c.end_date, c.start_date,"
-    f" s.last_ts, fm.created_at)), 0.0)) / {RECENCY_DAYS})) AS score"
-    f" FROM {SEARCH_TABLE} f"
-    f" LEFT JOIN raw_messages m ON f.rowid % {KINDS} = {KIND_MESSAGE} AND m.id = f.rowid / {KINDS}"
-    f" LEFT JOIN compartments c ON f.rowid % {KINDS} = {KIND_COMPARTMENT}"
-    f" AND c.id = f.rowid / {KINDS}"
-    f" LEFT JOIN memories fm ON f.rowid % {KINDS} = {KIND_FACT} AND fm.id = f.rowid / {KINDS}"
+_KIND = f"(f.rowid & {(1 << KIND_BITS) - 1})"
+_ID = f"((f.rowid >> {KIND_BITS}) & {ID_MASK})"
+
+_JOINS = (
+    f" LEFT JOIN raw_messages m ON {_KIND} = {KIND_MESSAGE} AND m.id = {_ID}"
+    f" LEFT JOIN compartments c ON {_KIND} = {KIND_COMPARTMENT} AND c.id = {_ID}"
+    f" LEFT JOIN memories fm ON {_KIND} = {KIND_FACT} AND fm.id = {_ID}"
     " LEFT JOIN sessions s ON s.id = coalesce(m.session_id, c.session_id, fm.source_session_id)"
-    f" WHERE {SEARCH_TABLE} MATCH ? AND coalesce(m.id, c.id, fm.id) IS NOT NULL"
 )
-"""Every match of a query (its one parameter), with what the filters and the hits need."""
+"""The row each index row stands for (``m``, ``c`` or ``fm``), and its session ``s``."""
+
+_SID = "coalesce(m.session_id, c.session_id, fm.source_session_id)"
+_TS = "coalesce(m.timestamp, c.end_date, c.start_date, s.last_ts, fm.created_at)"
+
+_SCORE = (
+    f"bm25({SEARCH_TABLE}, {TITLE_WEIGHT}, 1.0, {TOOLS_WEIGHT}) * (1.0 + 1.0 / (1.0"
+    f" + max(0, :today - (f.rowid >> {DAY_SHIFT})) / {RECENCY_DAYS}))"
+)
+"""BM25 times the recency factor, the row's day read from its rowid (``:today``)."""
+
+_BEST = (
+    f"SELECT f.rowid AS rowid, {_SCORE} AS score FROM {SEARCH_TABLE} f{{joins}}"
+    f" WHERE {SEARCH_TABLE} MATCH :match{{where}} ORDER BY score LIMIT :n"
+)
+"""The best matches' rowids and scores; ``{joins}`` and ``{where}`` are the filters'."""
+
+_HITS = (
+    f"SELECT f.rowid, {_KIND}, {_SID}, coalesce(m.ordinal, c.start_message),"
+    f" coalesce(m.ordinal, c.end_message), {_TS}, m.role, s.author, f.score"
+    f" FROM ({{best}}) f{_JOINS} WHERE coalesce(m.id, c.id, fm.id) IS NOT NULL ORDER BY f.score"
+)
+"""The best matches with what the hits show; a match whose row is gone is dropped."""
 
 _PROMPT = "u.role = 'user' AND instr(u.parts_json, '\"type\":\"text\"') > 0"
 """Message ``u`` is a prompt: the user's, with text (not only a tool result)."""
@@ -73,7 +92,7 @@ _TOUCHED_IN_TURN = (
 """A message's turn (from its prompt to the next) touched the file."""
 
 _TOUCHED = (
-    f"(CASE f.rowid % {KINDS}"
+    f"(CASE {_KIND}"
     f" WHEN {KIND_MESSAGE} THEN {_TOUCHED_IN_TURN}"
     f" WHEN {KIND_COMPARTMENT} THEN EXISTS (SELECT 1 FROM touched t"
     " WHERE t.session_id = c.session_id AND t.ordinal BETWEEN c.start_message AND c.end_message)"
@@ -83,8 +102,8 @@ _TOUCHED = (
 """The row's messages touched the file: a compartment's range, a message's turn, a fact's."""
 
 _TOUCHED_ROWS = (
-    "touched(session_id, ordinal) AS (SELECT DISTINCT session_id, ordinal FROM message_files"
-    " WHERE path = ? OR substr(path, 1, ?) = ?)"
+    "WITH touched(session_id, ordinal) AS (SELECT DISTINCT session_id, ordinal"
+    " FROM message_files WHERE path = :path OR substr(path, 1, :length) = :folder) "
 )
 
 
@@ -140,7 +159,7 @@ class SearchMatch:
     def __init__(self, row: Sequence[object]) -> None:
         """From a row of the match query (``rowid``, kind, session, range, time, role, ...)."""
         rowid, kind, session_id, start, end, timestamp, role, author, score = row
-        self.row_id = int(rowid) // KINDS  # type: ignore[call-overload]
+        self.row_id = (int(rowid) >> KIND_BITS) & ID_MASK  # type: ignore[call-overload]
         self.kind = int(kind)  # type: ignore[call-overload]
         self.session_id = session_id if isinstance(session_id, str) else None
         self.start = start if isinstance(start, int) else None
@@ -157,29 +176,49 @@ class SearchTables(Database):
     def search_matches(self, match: str, filters: SearchFilters, limit: int) -> list[SearchMatch]:
         """The best ``limit`` rows the FTS5 query ``match`` finds, best first.
 
+        Without a filter that needs the rows themselves (session, author,
+        file), only the index is read to rank, and the rows of the best
+        matches alone are joined in.
+
         Raises:
             sqlite3.OperationalError: FTS5 cannot read ``match`` (``fts5: syntax error …``).
         """
-        sql, params = _MATCHES, [match]
-        if filters.session_id is not None:
-            sql += " AND sid = ?"
-            params.append(filters.session_id)
+        today = time.time() / 86400.0 + 2440587.5 - EPOCH_JULIAN_DAY
+        path = filters.path or ""
+        folder = path.rstrip("/") + "/"
+        params = {
+            "match": match,
+            "today": int(today),
+            "n": limit + _SPARE,
+            "path": path,
+            "length": len(folder),
+            "folder": folder,
+            "session": filters.session_id,
+            "author": filters.author,
+            "local": int(filters.local),
+        }
+        where, prefix = "", ""
         if filters.since is not None:
-            sql += " AND ts >= ?"
-            params.append(filters.since)
+            where += f" AND f.rowid >= ({_day_of(self, filters.since)} << {DAY_SHIFT})"
+        conditions = []
+        if filters.session_id is not None:
+            conditions.append(f"{_SID} = :session")
         if filters.author is not None:
-            sql += (
-                " AND (s.author = ? COLLATE NOCASE"
-                " OR (s.author IS NULL AND s.id IS NOT NULL AND ?))"
+            conditions.append(
+                "(s.author = :author COLLATE NOCASE"
+                " OR (s.author IS NULL AND s.id IS NOT NULL AND :local))"
             )
-            params += [filters.author, int(filters.local)]
         if filters.path is not None:
-            prefix = filters.path.rstrip("/") + "/"
-            sql = f"WITH {_TOUCHED_ROWS} {sql} AND {_TOUCHED}"
-            params = [filters.path, len(prefix), prefix, *params]
-        sql += " ORDER BY score LIMIT ?"
-        params.append(limit)
-        return [SearchMatch(row) for row in self.connection.execute(sql, params)]
+            conditions.append(_TOUCHED)
+            prefix = _TOUCHED_ROWS
+        joins = _JOINS if conditions else ""
+        where += "".join(f" AND {condition}" for condition in conditions)
+        best = _BEST.format(joins=joins, where=where)
+        rows = self.connection.execute(prefix + _HITS.format(best=best), params).fetchall()
+        found = [SearchMatch(row) for row in rows]
+        if filters.since is not None:
+            found = [m for m in found if m.timestamp is not None and m.timestamp >= filters.since]
+        return found[:limit]
 
     def compartment_texts(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
         """``{id: (title, every tier's text)}`` of the compartments ``ids``."""
@@ -231,6 +270,18 @@ class SearchTables(Database):
             "SELECT title FROM sessions WHERE id = ?", (session_id,)
         ).fetchone()
         return None if row is None or row[0] is None else str(row[0])
+
+
+_SPARE = 8
+"""Matches fetched beyond the limit, for rows dropped after ranking (a date before ``since``)."""
+
+
+def _day_of(store: Database, date: str) -> int:
+    """``date`` (ISO) in the days of an index rowid; 0 when SQLite cannot read it."""
+    row = store.connection.execute(
+        f"SELECT CAST(julianday(?) - {EPOCH_JULIAN_DAY} AS INTEGER)", (date,)
+    ).fetchone()
+    return max(0, int(row[0])) if row and row[0] is not None else 0
 
 
 def _json_list(ids: Sequence[int]) -> str:

@@ -7,9 +7,13 @@ indexed: ``title`` (a compartment's title, a fact's category), ``body`` (a
 compartment's tiers, a fact, the text parts of a message that are not
 ignored) and ``tools`` (a message's tool calls: name, input and output).
 
-One index row stands for one stored row, its rowid telling which
-(:data:`KIND_MESSAGE`, :data:`KIND_COMPARTMENT`, :data:`KIND_FACT`):
-``rowid = id * KINDS + kind``. The store's writers of ``raw_messages``,
+One index row stands for one stored row, its rowid telling which, and
+when: ``rowid = day << DAY_SHIFT | id << KIND_BITS | kind``, where ``kind``
+is :data:`KIND_MESSAGE`, :data:`KIND_COMPARTMENT` or :data:`KIND_FACT`, ``id``
+the row's id, and ``day`` the row's date in days since 2000-01-01 (0 when it
+has none): a message's time, a compartment's last date, a fact's promotion.
+A search ranks by recency from the rowid alone, reading the rows of the best
+matches only (``docs/performance.md``). The store's writers of ``raw_messages``,
 ``compartments`` and ``memories`` keep it in step by :func:`index_rows`
 after an insert and :func:`unindex_rows` before a delete (both before and
 after an update). No trigger does it: the store refuses triggers, which a
@@ -29,7 +33,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
-    "KINDS",
+    "DAY_SHIFT",
+    "EPOCH_JULIAN_DAY",
+    "ID_MASK",
+    "KIND_BITS",
     "KIND_COMPARTMENT",
     "KIND_FACT",
     "KIND_MESSAGE",
@@ -48,14 +55,33 @@ SEARCH_SHADOW_TABLES = tuple(
 )
 """The tables FTS5 keeps the index in (a table without content has no ``_content``)."""
 
-KINDS = 4
-"""How many kinds of row an index rowid can name (``rowid % KINDS``); one is spare."""
+KIND_BITS = 2
+"""The low bits of an index rowid that name the kind of row (one of four kinds is spare)."""
+DAY_SHIFT = 40
+"""Where an index rowid's day starts: below it, the row's id (up to 2**38) and its kind."""
+ID_MASK = (1 << (DAY_SHIFT - KIND_BITS)) - 1
+"""The row id's bits, once the kind is shifted out."""
+EPOCH_JULIAN_DAY = 2451544.5
+"""2000-01-01 as a Julian day: an index rowid's day 0."""
+MAX_DAY = (1 << 22) - 1
+"""The largest day an index rowid holds (the sign bit stays clear)."""
 KIND_MESSAGE = 0
-"""A ``raw_messages`` row: ``rowid = raw_messages.id * KINDS``."""
+"""A ``raw_messages`` row."""
 KIND_COMPARTMENT = 1
-"""A ``compartments`` row: ``rowid = compartments.id * KINDS + 1``."""
+"""A ``compartments`` row."""
 KIND_FACT = 2
-"""A ``memories`` row (a promoted fact): ``rowid = memories.id * KINDS + 2``."""
+"""A ``memories`` row (a promoted fact)."""
+
+
+def _rowid(row_id: str, date: str, kind: int) -> str:
+    """The SQL of the index rowid of row ``row_id`` of ``kind`` dated ``date``."""
+    day = (
+        f"(CASE WHEN julianday({date}) >= {EPOCH_JULIAN_DAY} THEN"
+        f" min(CAST(julianday({date}) - {EPOCH_JULIAN_DAY} AS INTEGER), {MAX_DAY}) ELSE 0 END)"
+    )
+    # SQLite's << and | bind alike, left to right: every shift is bracketed.
+    return f"(({day} << {DAY_SHIFT}) | ({row_id} << {KIND_BITS}) | {kind})"
+
 
 _PARTS = (
     "json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
@@ -81,18 +107,20 @@ _MESSAGE_TOOLS = (
 
 _ROWS = {
     KIND_MESSAGE: (
-        f"SELECT {{head}}id * {KINDS} + {KIND_MESSAGE}, '', body, tools FROM"
-        f" (SELECT m.id AS id, {_MESSAGE_BODY} AS body, {_MESSAGE_TOOLS} AS tools"
+        f"SELECT {{head}}id, '', body, tools FROM"
+        f" (SELECT {_rowid('m.id', 'm.timestamp', KIND_MESSAGE)} AS id,"
+        f" {_MESSAGE_BODY} AS body, {_MESSAGE_TOOLS} AS tools"
         " FROM raw_messages m WHERE {where}) WHERE body IS NOT NULL OR tools IS NOT NULL"
     ),
     KIND_COMPARTMENT: (
-        f"SELECT {{head}}c.id * {KINDS} + {KIND_COMPARTMENT}, c.title,"
+        f"SELECT {{head}}{_rowid('c.id', 'coalesce(c.end_date, c.start_date)', KIND_COMPARTMENT)},"
+        " c.title,"
         " coalesce(c.p1, '') || char(10) || coalesce(c.p2, '') || char(10)"
         " || coalesce(c.p3, '') || char(10) || coalesce(c.p4, ''), NULL"
         " FROM compartments c WHERE {where}"
     ),
     KIND_FACT: (
-        f"SELECT {{head}}f.id * {KINDS} + {KIND_FACT}, f.category, f.content, NULL"
+        f"SELECT {{head}}{_rowid('f.id', 'f.created_at', KIND_FACT)}, f.category, f.content, NULL"
         " FROM memories f WHERE {where}"
     ),
 }
