@@ -37,6 +37,8 @@ __all__ = [
     "SearchFilters",
     "SearchMatch",
     "SearchTables",
+    "TimelineRow",
+    "TimelineTables",
 ]
 
 TITLE_WEIGHT = 4.0
@@ -287,3 +289,58 @@ def _day_of(store: Database, date: str) -> int:
 def _json_list(ids: Sequence[int]) -> str:
     """``ids`` as a JSON list of integers, for ``json_each``."""
     return "[" + ",".join(str(int(i)) for i in ids) + "]"
+
+
+class TimelineRow:
+    """One compartment on a timeline: its session, messages, date and title."""
+
+    __slots__ = ("date", "end", "session_id", "start", "title")
+
+    def __init__(self, row: Sequence[object]) -> None:
+        """From ``(session_id, start, end, date, title)``."""
+        session_id, start, end, date, title = row
+        self.session_id = str(session_id)
+        self.start = int(start)  # type: ignore[call-overload]
+        self.end = int(end)  # type: ignore[call-overload]
+        self.date = date if isinstance(date, str) else None
+        self.title = str(title)
+
+
+_EPISODE = "session_id, start_message, end_message, coalesce(end_date, start_date), title"
+
+
+class TimelineTables(Database):
+    """What happened when: compartments by date or around a message, sessions by date."""
+
+    def episodes_between(self, first: str, last: str, limit: int) -> list[TimelineRow]:
+        """Compartments dated from ``first`` to ``last`` (``YYYY-MM-DD``), oldest first."""
+        rows = self.connection.execute(
+            f"SELECT {_EPISODE} FROM compartments"
+            " WHERE substr(coalesce(end_date, start_date), 1, 10) BETWEEN ? AND ?"
+            " ORDER BY coalesce(end_date, start_date), session_id, sequence LIMIT ?",
+            (first, last, limit),
+        )
+        return [TimelineRow(row) for row in rows]
+
+    def episodes_around(self, session_id: str, ordinal: int, count: int) -> list[TimelineRow]:
+        """Up to ``count`` compartments of the session before message ``ordinal`` and after it."""
+        before = self.connection.execute(
+            f"SELECT {_EPISODE} FROM compartments WHERE session_id = ? AND start_message <= ?"
+            " ORDER BY start_message DESC LIMIT ?",
+            (session_id, ordinal, count + 1),
+        ).fetchall()
+        after = self.connection.execute(
+            f"SELECT {_EPISODE} FROM compartments WHERE session_id = ? AND start_message > ?"
+            " ORDER BY start_message LIMIT ?",
+            (session_id, ordinal, count),
+        ).fetchall()
+        return [TimelineRow(row) for row in [*reversed(before), *after]]
+
+    def sessions_between(self, first: str, last: str) -> list[tuple[str, str | None, str | None]]:
+        """``(id, title, last message time)`` of the sessions active from ``first`` to ``last``."""
+        rows = self.connection.execute(
+            "SELECT id, title, last_ts FROM sessions WHERE substr(first_ts, 1, 10) <= ?"
+            " AND substr(last_ts, 1, 10) >= ? ORDER BY first_ts",
+            (last, first),
+        )
+        return [(str(row[0]), row[1], row[2]) for row in rows]
