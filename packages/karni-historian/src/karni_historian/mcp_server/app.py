@@ -2,10 +2,10 @@
 
 Four read-only tools over one project's history, each described for the model
 that calls it (when to use it, what it returns); the answers come from
-:mod:`karni_historian.mcp_server.tools` (imported as ``answers``). A failure the tools anticipate (a bad
-id, a query FTS5 cannot read, a path outside the project) is a tool error
-result with one line saying why; arguments of the wrong type are refused by
-the SDK the same way. Nothing is printed on stdout but the protocol.
+:mod:`karni_historian.mcp_server.tools` (imported as ``answers``). A failure
+the tools anticipate (a bad id, a query FTS5 cannot read, a path outside the
+project) is a tool error result with one line saying why; arguments of the
+wrong type are refused by the SDK the same way. Nothing is printed on stdout but the protocol.
 """
 
 from __future__ import annotations

@@ -172,11 +172,12 @@ def timeline(root: str, around: str, days: int = 3, limit: int = 20) -> str:
 def _date_span(store: Store, day: str, days: int) -> tuple[str, str]:
     """``days`` days before and after ``day``, as ``YYYY-MM-DD`` (SQLite's date arithmetic)."""
     row = store.connection.execute(
-        "SELECT date(?1, ?2), date(?1, ?3)", (day, f"-{days} days", f"+{days} days")
+        "SELECT date(?1, '+0 days'), date(?1, ?2), date(?1, ?3)",
+        (day, f"-{days} days", f"+{days} days"),
     ).fetchone()
-    if row is None or row[0] is None:
+    if row is None or row[0] != day:  # SQLite reads 2026-02-31 as 2026-03-03
         raise QueryError(f"{day!r} is not a date; give YYYY-MM-DD")
-    return str(row[0]), str(row[1])
+    return str(row[1]), str(row[2])
 
 
 def _short(text: str, limit: int = 100) -> str:
