@@ -36,7 +36,7 @@ INSTRUCTIONS = (
     "Every answer ends with its size in tokens."
 )
 
-_READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 SEARCH = (
     "Search the project's past sessions by words: episodes, promoted facts, the user's "
