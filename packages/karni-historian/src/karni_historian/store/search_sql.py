@@ -83,34 +83,36 @@ def _rowid(row_id: str, date: str, kind: int) -> str:
     return f"(({day} << {DAY_SHIFT}) | ({row_id} << {KIND_BITS}) | {kind})"
 
 
-_PARTS = (
-    "json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
-    " WHERE p.type = 'object'"
-)
-"""The parts of message ``m`` that are objects; malformed JSON reads as none."""
-
-_MESSAGE_BODY = (
-    "(SELECT group_concat(json_extract(p.value, '$.text'), char(10))"
-    f" FROM {_PARTS} AND json_extract(p.value, '$.type') IS NOT 'tool'"
+_BODY_PART = (
+    "CASE WHEN json_extract(p.value, '$.type') IS NOT 'tool'"
     " AND json_extract(p.value, '$.ignored') IS NOT 1"
-    " AND json_type(p.value, '$.text') = 'text')"
+    " AND json_type(p.value, '$.text') = 'text' THEN json_extract(p.value, '$.text') END"
 )
-"""The text parts of message ``m`` that are not ignored, one a line (NULL: none)."""
+"""A text part that is not ignored: its text (else NULL, which ``group_concat`` skips)."""
 
-_MESSAGE_TOOLS = (
-    "(SELECT group_concat(coalesce(json_extract(p.value, '$.name'), '') || ' '"
+_TOOL_PART = (
+    "CASE WHEN json_extract(p.value, '$.type') = 'tool' THEN"
+    " coalesce(json_extract(p.value, '$.name'), '') || ' '"
     " || coalesce(json_extract(p.value, '$.input'), '') || ' '"
-    " || coalesce(json_extract(p.value, '$.output'), ''), char(10))"
-    f" FROM {_PARTS} AND json_extract(p.value, '$.type') = 'tool')"
+    " || coalesce(json_extract(p.value, '$.output'), '') END"
 )
-"""The tool calls of message ``m``, name, input and output, one a line (NULL: none)."""
+"""A tool part: its name, input and output (else NULL)."""
+
+_MESSAGE_PARTS = (
+    "SELECT m.id AS id, m.timestamp AS timestamp,"
+    f" group_concat({_BODY_PART}, char(10)) AS body,"
+    f" group_concat({_TOOL_PART}, char(10)) AS tools"
+    " FROM raw_messages m,"
+    " json_each(CASE WHEN json_valid(m.parts_json) THEN m.parts_json ELSE '[]' END) p"
+    " WHERE ({where}) AND p.type = 'object' GROUP BY m.id"
+)
+"""Each message ``{where}`` picks, its JSON read once: the text of its text parts that are
+not ignored and of its tool calls, one part a line (NULL: none)."""
 
 _ROWS = {
     KIND_MESSAGE: (
-        f"SELECT {{head}}id, '', body, tools FROM"
-        f" (SELECT {_rowid('m.id', 'm.timestamp', KIND_MESSAGE)} AS id,"
-        f" {_MESSAGE_BODY} AS body, {_MESSAGE_TOOLS} AS tools"
-        " FROM raw_messages m WHERE {where}) WHERE body IS NOT NULL OR tools IS NOT NULL"
+        f"SELECT {{head}}{_rowid('id', 'timestamp', KIND_MESSAGE)}, '', body, tools"
+        f" FROM ({_MESSAGE_PARTS}) WHERE body IS NOT NULL OR tools IS NOT NULL"
     ),
     KIND_COMPARTMENT: (
         f"SELECT {{head}}{_rowid('c.id', 'coalesce(c.end_date, c.start_date)', KIND_COMPARTMENT)},"
