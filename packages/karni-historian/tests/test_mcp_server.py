@@ -165,3 +165,27 @@ def test_without_the_sdk_the_command_says_what_to_install(root, tmp_path):
         "its mcp extra: `pip install 'karni-historian[mcp]'` (or `pipx inject karni-historian "
         "mcp`)"
     ]
+
+
+def test_an_older_store_is_read_as_it_is_and_search_says_how_to_build_the_index(root):
+    """The server never writes: a store from before the index is not upgraded by it."""
+    import sqlite3
+
+    from karni_historian.store import MIGRATIONS
+    from karni_historian.store.schema import SEARCH_VERSION, db_path
+
+    path = Path(db_path(root))
+    path.parent.mkdir(parents=True)
+    with sqlite3.connect(path) as old:
+        for statements in MIGRATIONS[: SEARCH_VERSION - 1]:
+            for statement in statements:
+                old.execute(statement)
+        old.execute(f"PRAGMA user_version = {SEARCH_VERSION - 1}")
+    _, results = call_all(
+        root, [("search_history", {"query": "x"}), ("timeline", {"around": "2026-01-01"})]
+    )
+    (error, text), (timeline_error, _timeline) = results
+    assert error and "run `karni-historian ingest` once" in text
+    assert not timeline_error
+    with sqlite3.connect(path) as again:
+        assert again.execute("PRAGMA user_version").fetchone()[0] == SEARCH_VERSION - 1

@@ -19,6 +19,7 @@ from karni.agent.common.sanitize import clean_field
 from karni_historian.brief.snippets import fts_query, query_terms, snippet
 from karni_historian.errors import QueryError
 from karni_historian.store.codec import parts_from_json
+from karni_historian.store.schema import SEARCH_VERSION
 from karni_historian.store.search import SearchFilters
 from karni_historian.store.search_sql import KIND_COMPARTMENT, KIND_FACT, KIND_MESSAGE
 
@@ -233,6 +234,8 @@ def search(store: Store, query: str, filters: SearchFilters, limit: int = 10) ->
         raise QueryError("the query is empty; give one or more words to look for")
     if not 1 <= limit <= MAX_LIMIT:
         raise QueryError(f"--limit {limit} is out of range; give 1 to {MAX_LIMIT}")
+    if store.schema_version < SEARCH_VERSION:  # an older store, opened read-only as it is
+        raise QueryError("the store has no search index yet; run `karni-historian ingest` once")
     matches = _matches(store, query, fts_query(query), filters, limit)
     words = None if matches else any_words(query)
     if words is not None:

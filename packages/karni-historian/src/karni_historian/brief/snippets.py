@@ -110,11 +110,12 @@ def snippet(text: str, terms: list[tuple[str, bool]], words: int = 24) -> str | 
 
 def _best_window(hits: list[int], words: int) -> int:
     """The first token of the ``words``-token window holding the most hits, a few words early."""
-    best_start, best_count = hits[0], 0
+    best_low, best_high = 0, 0
     low = 0
     for high, position in enumerate(hits):
         while position - hits[low] >= words:
             low += 1
-        if high - low + 1 > best_count:
-            best_count, best_start = high - low + 1, hits[low]
-    return max(0, best_start - min(4, words // 4))
+        if high - low > best_high - best_low:
+            best_low, best_high = low, high
+    slack = words - (hits[best_high] - hits[best_low] + 1)
+    return max(0, hits[best_low] - min(4, slack))
