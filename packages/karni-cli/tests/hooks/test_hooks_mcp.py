@@ -119,3 +119,21 @@ def test_status_and_doctor_show_the_registration(here, capsys):
     assert "  opencode    opencode.json: not registered" in text
     doctor = karni(capsys, "doctor", "--quiet")
     assert "mcp:         claude-code .mcp.json (registered)" in doctor
+
+
+def test_a_historian_without_its_mcp_extra_is_not_registered(here, capsys, monkeypatch, tmp_path):
+    """`karni-historian mcp --check` decides: a server that cannot start is not registered."""
+    program = tmp_path / "karni-historian"
+    program.write_text(
+        "#!/bin/sh\n"
+        "echo \"karni-historian: the MCP server needs the MCP Python SDK; install it\" >&2\n"
+        "exit 1\n"
+    )
+    program.chmod(0o755)
+    monkeypatch.setenv("KARNI_HISTORIAN", str(program))
+    out = karni(capsys, "hooks", "install", "--agent", "claude-code")
+    assert out.splitlines()[1] == (
+        "claude-code MCP server karni-historian not registered: "
+        "the MCP server needs the MCP Python SDK; install it"
+    )
+    assert not (here / ".mcp.json").exists()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from karni_historian.cli.common import CliError
+from karni_historian.cli.common import PROG, CliError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ _SDK = frozenset({"mcp", "pydantic", "pydantic_core", "anyio"})
 
 
 def run(args: argparse.Namespace, root: str) -> int:
-    """Serve until the client closes stdin; 1 when the MCP SDK is not installed."""
+    """Serve until the client closes stdin (``--check``: only load); 1 without the MCP SDK."""
     try:
         from karni_historian.mcp_server.app import serve
     except ModuleNotFoundError as error:
@@ -25,5 +25,8 @@ def run(args: argparse.Namespace, root: str) -> int:
             "the MCP server needs the MCP Python SDK; install karni-historian with its mcp "
             "extra: `pip install 'karni-historian[mcp]'` (or `pipx inject karni-historian mcp`)"
         ) from None
+    if args.check:
+        print(f"{PROG} mcp: the MCP SDK is installed; the server is ready to start")
+        return 0
     serve(root)
     return 0

@@ -174,12 +174,17 @@ def _add_reading_commands(commands: Any) -> None:
     )
 
     _add_search(commands)
-    commands.add_parser(
+    mcp = commands.add_parser(
         "mcp",
         help="serve this project's history to MCP clients over stdio (needs the mcp extra)",
         description="An MCP server over stdio, read-only and scoped to this project: the tools "
         "search_history, file_history, get_history and timeline. Registered for Claude Code and "
         "OpenCode by `karni hooks install`; needs `pip install 'karni-historian[mcp]'`.",
+    )
+    mcp.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that the MCP SDK is installed (exit 0) or say what to install (exit 1)",
     )
 
     brief = commands.add_parser(

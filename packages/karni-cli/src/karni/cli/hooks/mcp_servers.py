@@ -2,7 +2,8 @@
 
 ``karni hooks install`` for Claude Code or OpenCode also registers
 ``karni-historian mcp`` (a read-only server of the project's history) when
-karni-historian is installed, and ``uninstall`` removes exactly that entry:
+karni-historian is installed with its ``mcp`` extra (``karni-historian mcp
+--check`` says so), and ``uninstall`` removes exactly that entry:
 
 - Claude Code: ``.mcp.json`` at the project root, ``mcpServers`` →
   ``{"command": "karni-historian", "args": ["mcp"]}``
@@ -92,8 +93,12 @@ def register(root: str, agent: str, scope: str) -> str | None:
     # bench row "karni doctor" runs without it (subprocess and fcntl): only install asks
     from karni.cli.hooks.historian import find_historian
 
-    if find_historian() is None:
+    historian = find_historian()
+    if historian is None:
         return None
+    missing = _without_sdk(historian)
+    if missing is not None:
+        return f"{agent} MCP server {SERVER_NAME} not registered: {missing}"
     name, key, entry = MCP_AGENTS[agent]
     path = os.path.join(root, name)
     text, config = _config(root, path)
@@ -111,6 +116,29 @@ def register(root: str, agent: str, scope: str) -> str | None:
     config[key] = {**servers, SERVER_NAME: entry}
     _write(root, path, dump(config, text))
     return f"{agent} MCP server {SERVER_NAME} registered in {shown}"
+
+
+def _without_sdk(historian: str) -> str | None:
+    """Why ``historian mcp`` cannot serve (its ``--check`` fails), or None when it can."""
+    # bench row "karni doctor" runs without it: only install asks
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [historian, "mcp", "--check"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"`{HISTORIAN} mcp --check` could not run ({error})"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines()
+    why = lines[-1] if lines else f"`{HISTORIAN} mcp --check` exited {done.returncode}"
+    return why.removeprefix(f"{HISTORIAN}: ")
 
 
 def unregister(root: str, agent: str, scope: str) -> str | None:
