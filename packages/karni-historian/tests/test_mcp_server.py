@@ -160,6 +160,16 @@ def test_without_the_sdk_the_command_says_what_to_install(root, tmp_path):
         check=False,
     )
     assert done.returncode == 1
+    check = subprocess.run(
+        [sys.executable, "-m", "karni_historian.cli", "mcp", "--check"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(blocker)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert check.returncode == 1 and check.stderr == done.stderr
     assert done.stderr.strip().splitlines() == [
         "karni-historian: the MCP server needs the MCP Python SDK; install karni-historian with "
         "its mcp extra: `pip install 'karni-historian[mcp]'` (or `pipx inject karni-historian "

@@ -126,7 +126,7 @@ def test_a_historian_without_its_mcp_extra_is_not_registered(here, capsys, monke
     program = tmp_path / "karni-historian"
     program.write_text(
         "#!/bin/sh\n"
-        "echo \"karni-historian: the MCP server needs the MCP Python SDK; install it\" >&2\n"
+        'echo "karni-historian: the MCP server needs the MCP Python SDK; install it" >&2\n'
         "exit 1\n"
     )
     program.chmod(0o755)
