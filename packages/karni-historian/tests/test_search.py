@@ -314,3 +314,16 @@ def test_a_snippet_marks_the_words_and_cuts_around_them():
     assert cut is not None and cut.startswith("…") and cut.endswith("**Capacity** field")
     assert snippet("nothing here", [("capacity", False)]) is None
     assert snippet("capacities grow", [("capac", True)]) == "**capacities** grow"
+
+
+def test_the_local_user_is_you_or_their_git_name(example, historian):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q"], cwd=example, check=True)
+    subprocess.run(["git", "config", "user.name", "Grace Hopper"], cwd=example, check=True)
+    assert search_json(historian, "--author", "grace hopper", "events")["hits"]
+    assert search_json(historian, "--author", "YOU", "events")["hits"]
+    assert search_json(historian, "--author", "Grace", "events")["hits"] == []
