@@ -41,8 +41,9 @@ of a file in a session the agent gets the file's history brief; at session
 start, the project-level brief; after a session, karni-historian (when
 installed) ingests the transcript in the background. For Claude Code and
 OpenCode, install also registers karni-historian's MCP server (when
-karni-historian is installed) in .mcp.json or opencode.json, so the agent can
-search the project's history itself; uninstall removes that entry.
+karni-historian is installed with its mcp extra) in .mcp.json or
+opencode.json, so the agent can search the project's history itself;
+uninstall removes that entry.
 
 commands:
   install    merge Karni's hooks into the harness's settings (idempotent)
