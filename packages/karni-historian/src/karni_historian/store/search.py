@@ -38,7 +38,7 @@ __all__ = [
     "SearchMatch",
     "SearchTables",
     "TimelineRow",
-    "TimelineTables",
+    "SearchTimelineTables",
 ]
 
 TITLE_WEIGHT = 4.0
@@ -309,7 +309,7 @@ class TimelineRow:
 _EPISODE = "session_id, start_message, end_message, coalesce(end_date, start_date), title"
 
 
-class TimelineTables(Database):
+class SearchTimelineTables(Database):
     """What happened when: compartments by date or around a message, sessions by date."""
 
     def episodes_between(self, first: str, last: str, limit: int) -> list[TimelineRow]:

@@ -17,7 +17,7 @@ from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
 from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
-from karni_historian.store.search import SearchTables, TimelineTables
+from karni_historian.store.search import SearchTables, SearchTimelineTables
 from karni_historian.store.search_sql import KIND_COMPARTMENT, unindex_rows
 from karni_historian.store.sessions import SessionTables
 from karni_historian.store.staging import StagingTables
@@ -45,7 +45,7 @@ class Store(
     FileNoteTables,
     BriefTables,
     SearchTables,
-    TimelineTables,
+    SearchTimelineTables,
 ):
     """An open historian database.
 
