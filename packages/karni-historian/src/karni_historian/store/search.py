@@ -37,8 +37,8 @@ __all__ = [
     "SearchFilters",
     "SearchMatch",
     "SearchTables",
-    "TimelineRow",
     "SearchTimelineTables",
+    "TimelineRow",
 ]
 
 TITLE_WEIGHT = 4.0
