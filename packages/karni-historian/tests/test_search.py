@@ -327,3 +327,15 @@ def test_the_local_user_is_you_or_their_git_name(example, historian):
     assert search_json(historian, "--author", "grace hopper", "events")["hits"]
     assert search_json(historian, "--author", "YOU", "events")["hits"]
     assert search_json(historian, "--author", "Grace", "events")["hits"] == []
+
+
+def test_hits_carry_no_control_characters_even_in_json(root, historian):
+    with Store.open(root, create=True) as store, store.transaction():
+        store.ensure_session("s", "generic")
+        text = "the \x1b]52;c;cGF3bmVk\x07 okapi \x1b[2J moved\u202e"
+        store.insert_messages("s", [(1, "user", parts_to_json([TextPart(text)]), None, "")])
+    (hit,) = search_json(historian, "okapi")["hits"]
+    assert "**okapi**" in hit["snippet"]
+    assert not any(
+        ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 or ch == "\u202e" for ch in hit["snippet"]
+    )

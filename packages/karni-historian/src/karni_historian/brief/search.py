@@ -14,7 +14,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from karni.agent.common.sanitize import clean_field
+from karni.agent.common.sanitize import clean_field, clean_line
 
 from karni_historian.brief.snippets import fts_query, query_terms, snippet
 from karni_historian.errors import QueryError
@@ -306,7 +306,7 @@ def _hits(
                 date=found.timestamp[:10] if found.timestamp else None,
                 author=clean_field(found.author) if found.author else LOCAL_AUTHOR,
                 title=clean_field(title),
-                snippet=cut or "",
+                snippet=clean_line(cut) if cut else "",
                 expand=expand_command(found.session_id, start, end),
                 score=found.score,
             )
