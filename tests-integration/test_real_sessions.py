@@ -241,3 +241,31 @@ def test_search_by_file_keeps_only_history_that_touched_it(request, name):
     for hit in touched["hits"]:
         with sqlite3.connect(session.root / ".karni" / "local" / "historian.db") as db:
             assert db.execute(query, (edited[0], hit["session"])).fetchone()[0] > 0
+
+
+def test_an_agent_finds_and_reads_history_through_the_mcp_server(todo_app):
+    """The SDK's own client, over stdio, on the real session: search, then read the hit."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def session() -> tuple[str, str]:
+        params = StdioServerParameters(
+            command=str(BIN / "karni-historian"),
+            args=["mcp"],
+            cwd=str(todo_app.root),
+            env=todo_app.env,
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            found = await client.call_tool("search_history", {"query": "Next.js", "limit": 3})
+            assert not found.is_error, found.content[0].text
+            first = found.content[0].text.splitlines()[0]
+            read_back = await client.call_tool("get_history", {"ids": [first.split()[0]]})
+            assert not read_back.is_error, read_back.content[0].text
+            return found.content[0].text, read_back.content[0].text
+
+    listing, text = asyncio.run(asyncio.wait_for(session(), 120))
+    assert "**next**" in listing.lower() and re.search(r"\n\[\d+ tokens\]$", listing)
+    assert "next.js" in text.lower() and re.search(r"\n\[\d+ tokens\]$", text)
