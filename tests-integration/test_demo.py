@@ -107,8 +107,9 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
         "sessions$ karni-historian ingest",
         "sessions$ karni-historian wrapup 1",
         "sessions$ karni context --with-history apps/events/models.py",
+        "sessions$ karni-historian search --limit 2 cascade delete",
     ]
-    plain, adr, no_store, rules, doctor, both, ingest, wrapup, historian = (
+    plain, adr, no_store, rules, doctor, both, ingest, wrapup, historian, search = (
         output for _, output in steps
     )
     assert plain.startswith("APPS: events(apps/events/)")
@@ -136,3 +137,8 @@ def test_demo_shows_the_example_with_and_without_history(demo) -> None:
     assert shaped.startswith(f"1. {local_minute(correction['timestamp'], env)} ") and (
         " +0 \u22128 \u2014 \"no, don't hide them in the default manager" in shaped
     )
+    hits = search.splitlines()
+    assert len(hits) == 6, search  # two hits, three lines each
+    assert hits[0].startswith("9c2f41d7-3b8e-4a6f-b1d0-5e7a2c9f8b34 ")
+    assert "**cascade**" in hits[1].lower() and "**delete**" in hits[1].lower()
+    assert hits[2].strip().startswith("karni-historian expand --session 9c2f41d7-")

@@ -201,3 +201,71 @@ def test_oh_my_pi_sessions_are_found_and_recorded_as_omp(tmp_path):
     assert "900 new message(s) in 1 session(s)" in session.run("ingest")
     listed = json.loads(session.run("sessions", "--json"))["sessions"]
     assert [entry["source"] for entry in listed] == ["omp"]
+
+
+@pytest.mark.parametrize("name", ["todo_app", "pi_themes"])
+def test_search_finds_what_the_user_typed_and_expand_shows_it(request, name):
+    """A rare word of the user's prompts is found, marked, and its hit's command shows it."""
+    session: Installed = request.getfixturevalue(name)
+    typed = [
+        part.get("text", "")
+        for (parts,) in session.query("SELECT parts_json FROM raw_messages WHERE role = 'user'")
+        for part in json.loads(parts)
+        if isinstance(part, dict) and part.get("type") == "text" and not part.get("ignored")
+    ]
+    words = re.findall(r"\b[a-z]{8,}\b", " ".join(typed).lower())
+    word = min(set(words), key=lambda w: (words.count(w), w))
+    found = json.loads(session.run("search", "--json", "--limit", "5", word))
+    assert found["matched"] == "all" and found["hits"]
+    prompts = [hit for hit in found["hits"] if hit["kind"] == "prompt"]
+    assert prompts, found["hits"]
+    assert f"**{word}**" in prompts[0]["snippet"].lower()
+    command = prompts[0]["expand"].split()
+    assert command[:2] == ["karni-historian", "expand"]
+    assert word in session.run(*command[1:]).lower()
+
+
+@pytest.mark.parametrize("name", ["todo_app", "pi_themes"])
+def test_search_by_file_keeps_only_history_that_touched_it(request, name):
+    session: Installed = request.getfixturevalue(name)
+    edited = session.edited(1)
+    if not edited:
+        pytest.skip("the session edited no file")
+    name_of = edited[0].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    everything = json.loads(session.run("search", "--json", "--limit", "50", "--tools", name_of))
+    touched = json.loads(
+        session.run("search", "--json", "--limit", "50", "--tools", "--file", edited[0], name_of)
+    )
+    assert touched["hits"] and len(touched["hits"]) <= len(everything["hits"])
+    query = "SELECT count(*) FROM message_files WHERE path = ? AND session_id = ?"
+    for hit in touched["hits"]:
+        with sqlite3.connect(session.root / ".karni" / "local" / "historian.db") as db:
+            assert db.execute(query, (edited[0], hit["session"])).fetchone()[0] > 0
+
+
+def test_an_agent_finds_and_reads_history_through_the_mcp_server(todo_app):
+    """The SDK's own client, over stdio, on the real session: search, then read the hit."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def session() -> tuple[str, str]:
+        params = StdioServerParameters(
+            command=str(BIN / "karni-historian"),
+            args=["mcp"],
+            cwd=str(todo_app.root),
+            env=todo_app.env,
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            found = await client.call_tool("search_history", {"query": "Next.js", "limit": 3})
+            assert not found.is_error, found.content[0].text
+            first = found.content[0].text.splitlines()[0]
+            read_back = await client.call_tool("get_history", {"ids": [first.split()[0]]})
+            assert not read_back.is_error, read_back.content[0].text
+            return found.content[0].text, read_back.content[0].text
+
+    listing, text = asyncio.run(asyncio.wait_for(session(), 120))
+    assert "**next**" in listing.lower() and re.search(r"\n\[\d+ tokens\]$", listing)
+    assert "next.js" in text.lower() and re.search(r"\n\[\d+ tokens\]$", text)

@@ -260,6 +260,114 @@ def bench_render(count: int = 10_000) -> None:
         )
 
 
+SEARCH_QUERY = ("orvakelu", "tisamo")
+"""The bench's search: two words of middling frequency in :func:`store_for_search`'s text."""
+
+
+def _vocabulary(size: int = 20_000) -> list[str]:
+    """``size`` distinct pseudo-words of two to four syllables, the most frequent first."""
+    import random
+
+    syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+    rng = random.Random(7)
+    words: dict[str, None] = {}
+    while len(words) < size:
+        words["".join(rng.choices(syllables, k=rng.randint(2, 4)))] = None
+    return list(words)
+
+
+def store_for_search(
+    root: str, messages: int = 1_000_000, compartments: int = 100_000, sessions: int = 1_000
+) -> dict[str, float]:
+    """A store of ``messages`` messages and ``compartments`` compartments, written by SQL.
+
+    The text is drawn from a Zipf-distributed vocabulary, ~24 words a message,
+    so that the query words of :data:`SEARCH_QUERY` are neither rare nor common;
+    one session a day, the last one today. The index is filled by the store's
+    own SQL (``index_rows``), as its writers fill it. Returns the index's size:
+    bytes in all, and per message.
+    """
+    import itertools
+    import random
+
+    from karni_historian.store import Store
+    from karni_historian.store.search_sql import KIND_COMPARTMENT, KIND_MESSAGE, index_rows
+
+    words = _vocabulary()
+    words[300], words[1200] = SEARCH_QUERY  # their ranks fix how often they occur
+    weights = list(itertools.accumulate(1.0 / rank for rank in range(1, len(words) + 1)))
+    rng = random.Random(11)
+
+    def text(count: int) -> str:
+        return " ".join(rng.choices(words, cum_weights=weights, k=count))
+
+    per_session = messages // sessions
+    with Store.open(root, create=True) as store, store.transaction():
+        execute, many = store.connection.execute, store.connection.executemany
+        many(
+            "INSERT INTO sessions (id, source, title, first_ts, last_ts, message_count,"
+            " created_at, updated_at) VALUES (?, 'generic', ?, ?, ?, ?, ?, ?)",
+            [
+                (f"s{n:04d}", text(5), _day(n, sessions), _day(n, sessions), per_session, "t", "t")
+                for n in range(sessions)
+            ],
+        )
+        for n in range(sessions):
+            rows = [
+                (
+                    n * per_session + k + 1,
+                    f"s{n:04d}",
+                    k + 1,
+                    "user" if k % 4 == 0 else "assistant",
+                    text(rng.randint(8, 40)),
+                    _day(n, sessions),
+                )
+                for k in range(per_session)
+            ]
+            many(
+                "INSERT INTO raw_messages (id, session_id, ordinal, role, parts_json, timestamp)"
+                " VALUES (?, ?, ?, ?, json_array(json_object('type', 'text', 'text', ?)), ?)",
+                [(i, sid, o, role, body, ts + "T10:00:00Z") for i, sid, o, role, body, ts in rows],
+            )
+            index_rows(store.connection, KIND_MESSAGE, "m.session_id = ?", (f"s{n:04d}",))
+        span = messages // compartments
+        crows = [
+            (
+                i + 1,
+                f"s{i * span // per_session:04d}",
+                i,
+                i * span % per_session + 1,
+                i * span % per_session + span,
+                text(6),
+                text(60),
+                text(25),
+                text(10),
+                text(3),
+                _day(i * span // per_session, sessions),
+            )
+            for i in range(compartments)
+        ]
+        many(
+            "INSERT INTO compartments (id, session_id, sequence, start_message, end_message,"
+            " title, p1, p2, p3, p4, start_date, end_date, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?11, ?11, 't')",
+            crows,
+        )
+        index_rows(store.connection, KIND_COMPARTMENT, "1")
+        size = execute("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search_index%'").fetchone()[
+            0
+        ]
+    return {"index_bytes": float(size), "bytes_per_message": size / messages}
+
+
+def _day(n: int, sessions: int) -> str:
+    """The date of session ``n`` of ``sessions``: one a day, the last one today."""
+    import datetime
+
+    day = datetime.date.today() - datetime.timedelta(days=sessions - 1 - n)
+    return day.isoformat()
+
+
 def _timed(function) -> float:
     start = time.perf_counter()
     function()

@@ -152,7 +152,8 @@ FILE_BRIEF_MODULES = {
     *(f"karni_historian.brief.{name}" for name in ("briefs", "decay", "fit", "lines")),
     *(f"karni_historian.brief.{name}" for name in ("notes", "paraphrase", "provider", "shaped")),
     *(f"karni_historian.store.{name}" for name in ("briefing", "database", "guard", "records")),
-    *(f"karni_historian.store.{name}" for name in ("schema", "sqlite_module")),
+    # search_sql: the full-text index's migration, which the schema lists (no imports of its own)
+    *(f"karni_historian.store.{name}" for name in ("schema", "search_sql", "sqlite_module")),
 }
 """The historian's modules a file brief loads: no renderer, no error classes, no model."""
 

@@ -47,7 +47,10 @@ def settings_file(project: Path, monkeypatch) -> Path:
 def test_claude_code_install_merges_and_uninstall_restores_every_byte(settings_file, capsys):
     before = settings_file.read_bytes()
     out = karni(capsys, "hooks", "install", "--agent", "claude-code", "--scope", "project")
-    assert out == "claude-code hooks installed in .claude/settings.json (before an edit: context)\n"
+    assert out == (
+        "claude-code hooks installed in .claude/settings.json (before an edit: context)\n"
+        "claude-code MCP server karni-historian registered in .mcp.json\n"
+    )
     settings = json.loads(settings_file.read_text())
     assert settings["permissions"] == CLAUDE_SETTINGS["permissions"]
     assert settings["model"] == "opus"
@@ -70,8 +73,12 @@ def test_claude_code_install_merges_and_uninstall_restores_every_byte(settings_f
     assert "already installed" in again
     assert settings_file.read_bytes() == installed
     out = karni(capsys, "hooks", "uninstall", "--agent", "claude-code", "--scope", "project")
-    assert out == "claude-code hooks removed from .claude/settings.json\n"
+    assert out == (
+        "claude-code hooks removed from .claude/settings.json\n"
+        "claude-code MCP server karni-historian removed from .mcp.json\n"
+    )
     assert settings_file.read_bytes() == before
+    assert not (settings_file.parent.parent / ".mcp.json").exists()
     out = karni(capsys, "hooks", "uninstall", "--agent", "claude-code", "--scope", "project")
     assert "nothing to remove" in out
 
@@ -170,7 +177,7 @@ def test_script_install_is_idempotent_and_uninstall_removes_only_it(
     neighbour.parent.mkdir(parents=True)
     neighbour.write_text("export default function () {}\n")
     out = karni(capsys, "hooks", "install", "--agent", agent)
-    assert out == f"{agent} hooks installed in {relative} (before an edit: context)\n"
+    assert out.splitlines()[0] == f"{agent} hooks installed in {relative} (before an edit: context)"
     generated = (project / relative).read_text()
     assert "// karni-hooks: generated" in generated.splitlines()[:3]
     assert "already installed" in karni(capsys, "hooks", "install", "--agent", agent)

@@ -19,6 +19,7 @@ modules can share them without importing each other.
     ├── StoreError                  the store is missing, unreadable or too new
     ├── IngestError                 a ``--from`` path that does not exist or cannot be read
     ├── BlameError                  a file ``blame`` cannot ask git about
+    ├── QueryError                  (also a ValueError) a search query the index cannot read
     └── ModelError                  a historian model could not be used
         ├── ModelCallError          one call failed (transient or permanent)
         └── ChainExhaustedError     every model of the chain failed: the run fails
@@ -36,6 +37,7 @@ __all__ = [
     "IngestError",
     "ModelCallError",
     "ModelError",
+    "QueryError",
     "RecompError",
     "StoreError",
     "TemplateError",
@@ -103,6 +105,10 @@ class StoreError(HistorianError):
 
 class IngestError(HistorianError):
     """A ``--from`` path that does not exist or cannot be read."""
+
+
+class QueryError(HistorianError, ValueError):
+    """A search query (or one of its filters) that cannot be used; the message says why."""
 
 
 class ModelError(HistorianError):

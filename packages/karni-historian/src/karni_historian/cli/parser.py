@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SESSION_COMMANDS", "parser"]
 
-SESSION_COMMANDS = ("run", "wrapup", "recomp", "render", "status", "expand")
+SESSION_COMMANDS = ("run", "wrapup", "recomp", "render", "status", "expand", "search")
 """The commands that work on one session (or, for ``run`` and ``wrapup``, every one)."""
 
 
@@ -174,6 +174,20 @@ def _add_reading_commands(commands: Any) -> None:
     )
 
     _add_blame(commands)
+    _add_search(commands)
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve this project's history to MCP clients over stdio (needs the mcp extra)",
+        description="An MCP server over stdio, read-only and scoped to this project: the tools "
+        "search_history, file_history, get_history and timeline. Registered for Claude Code and "
+        "OpenCode by `karni hooks install`; needs `pip install 'karni-historian[mcp]'`.",
+    )
+    mcp.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that the MCP SDK is installed (exit 0) or say what to install (exit 1)",
+    )
+
     brief = commands.add_parser(
         "brief", help="the history brief, sized to the history budget (--all: everything)"
     )
@@ -227,4 +241,40 @@ def _add_blame(commands: Any) -> None:
         choices=("text", "json", "agent-trace"),
         default="text",
         help="text (default), json, or agent-trace: an Agent Trace v0.1 record",
+    )
+
+
+def _add_search(commands: Any) -> None:
+    """``search``: the full-text index of the project's history."""
+    search = commands.add_parser(
+        "search",
+        help="search the history: compartments, facts, prompts and replies, best first",
+        description="Search the project's history (compartments of every tier, promoted facts, "
+        "the user's prompts, the assistant's text) with SQLite FTS5: words match in any "
+        'order, "a phrase" matches as written, cap* matches a prefix, and AND, OR, NOT '
+        "combine; the best matches (BM25, newer first among equals) come first, each with "
+        "the expand command that shows it in full.",
+    )
+    search.add_argument("query", nargs="+", metavar="QUERY", help="the words to look for")
+    search.add_argument(
+        "--file", metavar="PATH", help="only history that touched this file (or folder)"
+    )
+    search.add_argument(
+        "--session",
+        metavar="ID",
+        help="only this session (a unique prefix will do)",
+        default=argparse.SUPPRESS,
+    )
+    search.add_argument("--since", metavar="DATE", help="only history from DATE on (YYYY-MM-DD)")
+    search.add_argument(
+        "--author",
+        metavar="NAME",
+        help="only sessions of NAME (local sessions: `you` or your git user.name)",
+    )
+    search.add_argument("--limit", metavar="N", default="10", help="at most N hits (default 10)")
+    search.add_argument(
+        "--tools", action="store_true", help="match tool calls (inputs and outputs) too"
+    )
+    search.add_argument(
+        "--json", action="store_true", help='print {"query": ..., "hits": [...]} (stable shape)'
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from karni_historian.store.database import Database, ScratchTable, utc_now
 from karni_historian.store.records import StoredCompartment
+from karni_historian.store.search_sql import KIND_COMPARTMENT, index_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,18 +101,20 @@ class CompartmentTables(Database):
             )
             for offset, compartment in enumerate(compartments)
         ]
+        last = self.connection.execute("SELECT coalesce(max(id), 0) FROM compartments").fetchone()
         if message_ids is not None and len(message_ids) == len(rows):
             self.connection.executemany(
                 _COMPARTMENT_INSERT.format(start_id="?15", end_id="?16"),
                 [(*row, *ids) for row, ids in zip(rows, message_ids, strict=True)],
             )
-            return
-        self.connection.executemany(
-            _COMPARTMENT_INSERT.format(
-                start_id=message_id_at("?1", "?3"), end_id=message_id_at("?1", "?4")
-            ),
-            rows,
-        )
+        else:
+            self.connection.executemany(
+                _COMPARTMENT_INSERT.format(
+                    start_id=message_id_at("?1", "?3"), end_id=message_id_at("?1", "?4")
+                ),
+                rows,
+            )
+        index_rows(self.connection, KIND_COMPARTMENT, "c.id > ?", last)
 
     def make_room(self, session_id: str, start: int, end: int, count: int) -> int | None:
         """Renumber the compartments around a removed range so ``count`` new ones fit in it.

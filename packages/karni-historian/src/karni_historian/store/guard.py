@@ -9,7 +9,9 @@ place. Before a connection is used:
 - ``PRAGMA trusted_schema = OFF`` stops functions in the schema from running;
 - the schema may hold only the tables and indexes karni-historian's
   migrations create (SQLite's own ``sqlite_*`` objects aside): a view or a
-  trigger is refused;
+  trigger is refused; the one virtual table, the full-text index, must be
+  declared exactly as its migration declares it (no other module, no other
+  options), and the tables FTS5 keeps it in are known by name;
 - a read-only connection (the brief's) gets a time limit, enforced by a
   progress handler, so no query can hang the brief.
 
@@ -24,6 +26,7 @@ import time
 from karni.agent.common.sanitize import clean_field
 
 from karni_historian.store.schema import MIGRATIONS
+from karni_historian.store.search_sql import SEARCH_SHADOW_TABLES
 
 __all__ = ["READ_TIME_LIMIT", "check_paths", "guard_connection"]
 
@@ -70,7 +73,7 @@ def _created_name(statement: str) -> str | None:
     words = statement.replace("(", " ( ").split()
     if len(words) < 3 or words[0].upper() != "CREATE":
         return None
-    words = words[2:] if words[1].upper() == "UNIQUE" else words[1:]
+    words = words[2:] if words[1].upper() in ("UNIQUE", "VIRTUAL") else words[1:]
     if words[0].upper() not in ("TABLE", "INDEX"):
         return None
     if [word.upper() for word in words[1:4]] == ["IF", "NOT", "EXISTS"]:
@@ -80,18 +83,33 @@ def _created_name(statement: str) -> str | None:
 
 def _expected_objects() -> frozenset[str]:
     names = (_created_name(statement) for statements in MIGRATIONS for statement in statements)
-    return frozenset(name for name in names if name)
+    return frozenset([*(name for name in names if name), *SEARCH_SHADOW_TABLES])
+
+
+def _virtual_tables() -> dict[str, str]:
+    """Each virtual table the migrations create, by name: the statement that declares it."""
+    return {
+        str(_created_name(statement)): statement
+        for statements in MIGRATIONS
+        for statement in statements
+        if statement.upper().startswith("CREATE VIRTUAL TABLE")
+    }
 
 
 def _foreign_object(connection: sqlite3.Connection) -> tuple[str, str] | None:
     """``(type, name)`` of a schema object karni-historian did not create, or None."""
     expected = _expected_objects()
-    rows = connection.execute("SELECT type, name FROM sqlite_master").fetchall()
-    for kind, name in rows:
+    rows = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    virtual = None
+    for kind, name, sql in rows:
         if str(name).startswith("sqlite_"):
             continue
         if kind not in ("table", "index") or name not in expected:
             return str(kind), str(name)
+        if str(sql or "").upper().startswith("CREATE VIRTUAL TABLE"):
+            virtual = virtual if virtual is not None else _virtual_tables()
+            if virtual.get(name) != sql:
+                return "virtual table", str(name)
     return None
 
 

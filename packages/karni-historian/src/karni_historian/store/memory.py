@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from karni_historian.store.briefing import span_fact_rows
 from karni_historian.store.database import Database, utc_now
+from karni_historian.store.search_sql import KIND_FACT, index_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class MemoryTables(Database):
         )
         row: tuple[int, int] = cursor.fetchone()  # RETURNING always yields the row
         memory_id, seen = row
+        if seen == 1:
+            index_rows(self.connection, KIND_FACT, "f.id = ?", (memory_id,))
         if session_id is not None and span is not None:
             message, origin = source or (None, None)
             self.connection.execute(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from karni_historian.store.codec import parts_decoder
 from karni_historian.store.database import Database, utc_now
 from karni_historian.store.schema import TOOL_PARTS_OF_MESSAGES
+from karni_historian.store.search_sql import KIND_MESSAGE, index_rows, unindex_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,21 +61,25 @@ class MessageTables(Database):
         when the caller has them (:func:`tool_part_rows`); else they are
         read from ``parts_json``.
         """
+        at = "m.session_id = ? AND m.ordinal = ?"
+        unindex_rows(self.connection, KIND_MESSAGE, at, (session_id, ordinal))
         cursor = self.connection.execute(
             "UPDATE raw_messages SET parts_json = ? WHERE session_id = ? AND ordinal = ?",
             (parts_json, session_id, ordinal),
         )
         if cursor.rowcount:
+            index_rows(self.connection, KIND_MESSAGE, at, (session_id, ordinal))
             self.connection.execute(
                 "DELETE FROM tool_parts WHERE session_id = ? AND ordinal = ?", (session_id, ordinal)
             )
             self._add_tool_parts(session_id, [ordinal], tool_parts)
             return
-        self.connection.execute(
+        cursor = self.connection.execute(
             "INSERT INTO raw_messages (session_id, ordinal, message_id, role, parts_json,"
             " timestamp) VALUES (?, ?, ?, ?, ?, ?)",
             (session_id, ordinal, message_id, role, parts_json, timestamp),
         )
+        index_rows(self.connection, KIND_MESSAGE, "m.id = ?", (cursor.lastrowid,))
         self._add_tool_parts(session_id, [ordinal], tool_parts)
         self.connection.execute(
             "UPDATE sessions SET message_count = MAX(message_count, ?), updated_at = ?,"
@@ -110,11 +115,13 @@ class MessageTables(Database):
         """
         if not rows:
             return
+        last = self.connection.execute("SELECT coalesce(max(id), 0) FROM raw_messages").fetchone()
         self.connection.executemany(
             "INSERT INTO raw_messages (session_id, ordinal, role, parts_json, timestamp,"
             " message_id) VALUES (?, ?, ?, ?, ?, ?)",
             [(session_id, *row) for row in rows],
         )
+        index_rows(self.connection, KIND_MESSAGE, "m.id > ?", last)
         self._add_tool_parts(session_id, [row[0] for row in rows], tool_parts)
         stamps = [row[3] for row in rows if row[3]]
         self.connection.execute(

@@ -13,6 +13,8 @@ import os
 
 from karni.agent.common.root import local_dir
 
+from karni_historian.store.search_sql import SEARCH_MIGRATION
+
 __all__ = [
     "DB_RELATIVE_PATH",
     "MIGRATIONS",
@@ -21,6 +23,7 @@ __all__ = [
     "READABLE_FROM",
     "RESTAGED_VERSION",
     "SCHEMA_VERSION",
+    "SEARCH_VERSION",
     "TOOL_PARTS_OF_MESSAGES",
     "db_path",
 ]
@@ -348,6 +351,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID""",
         "CREATE INDEX idx_session_commits_hash ON session_commits(hash)",
     ),
+    # Version 10, the full-text index (``store/search_sql.py``, ``docs/historian/store.md``):
+    # an FTS5 table over the messages, compartments and facts, filled from every stored row
+    # and kept by the store's own writers; and ``sessions.author``, who ran a session (NULL:
+    # the local user).
+    SEARCH_MIGRATION,
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -368,9 +376,16 @@ Versions after it change how rows are written (4) or add tables a brief
 never reads (5, the staging of ``recomp``; 6, ``tool_parts``), or reads only
 when they are there (7, the files' notes: :data:`NOTES_VERSION`), or drop a
 column a brief reads only from older stores (8, ``compartments.content``:
-:data:`P1_ONLY_VERSION`), or add tables only ``blame`` reads (``written_ranges``,
-``session_commits``), so a brief can read an older store before the next
-``ingest`` upgrades it.
+:data:`P1_ONLY_VERSION`), or add tables only ``blame`` reads (9, ``written_ranges``,
+``session_commits``), or add the full-text index and ``sessions.author``,
+which a brief never reads (10, :data:`SEARCH_VERSION`), so a brief can read an
+older store before the next ``ingest`` upgrades it.
+"""
+
+SEARCH_VERSION = MIGRATIONS.index(SEARCH_MIGRATION) + 1
+"""The first schema version with the full-text index (``search_index``) and ``sessions.author``.
+
+Looked up rather than written down: migrations appended in parallel are renumbered.
 """
 
 NOTES_VERSION = 7

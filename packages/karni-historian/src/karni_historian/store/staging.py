@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from karni_historian.store.compartments import COMPARTMENT_COLUMNS, message_id_at
 from karni_historian.store.database import Database, ScratchTable, utc_now
+from karni_historian.store.search_sql import KIND_COMPARTMENT, index_rows
 from karni_historian.store.staged_rows import STAGE, staged_row
 
 TYPE_CHECKING = False
@@ -148,6 +149,7 @@ class StagingTables(Database):
         )
         start_id = f"COALESCE(s.start_message_id, {message_id_at('?1', 's.start_message')})"
         end_id = f"COALESCE(s.end_message_id, {message_id_at('?1', 's.end_message')})"
+        last = self.connection.execute("SELECT coalesce(max(id), 0) FROM compartments").fetchone()
         with places:
             self.connection.execute(
                 f"INSERT INTO compartments ({COMPARTMENT_COLUMNS})"
@@ -158,6 +160,7 @@ class StagingTables(Database):
                 f" ON s.session_id = ?1 AND s.start_message = n.start_message ORDER BY n.place",
                 (session_id, first_sequence, utc_now()),
             )
+        index_rows(self.connection, KIND_COMPARTMENT, "c.id > ?", last)
 
     def clear_staging(self, session_id: str) -> None:
         """Remove the session's pending recomp and its staged compartments.

@@ -18,6 +18,8 @@ from karni_historian.store.memory import MemoryTables
 from karni_historian.store.messages import MessageTables
 from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
+from karni_historian.store.search import SearchTables, SearchTimelineTables
+from karni_historian.store.search_sql import KIND_COMPARTMENT, unindex_rows
 from karni_historian.store.sessions import SessionTables
 from karni_historian.store.staging import StagingTables
 from karni_historian.store.timeline import TimelineTables
@@ -46,6 +48,8 @@ class Store(
     AttributionTables,
     BriefTables,
     TimelineTables,
+    SearchTables,
+    SearchTimelineTables,
 ):
     """An open historian database.
 
@@ -142,10 +146,10 @@ class Store(
         start, end = job
         connection = self.connection
         with _FastSecureDelete(connection), self.transaction():
+            replaced = "session_id = ? AND end_message >= ? AND start_message <= ?"
+            unindex_rows(connection, KIND_COMPARTMENT, replaced, (session_id, start, end))
             connection.execute(
-                "DELETE FROM compartments WHERE session_id = ? AND end_message >= ?"
-                " AND start_message <= ?",
-                (session_id, start, end),
+                f"DELETE FROM compartments WHERE {replaced}", (session_id, start, end)
             )
             staged, first_start, last_start = self.staged_span(session_id)
             first = None

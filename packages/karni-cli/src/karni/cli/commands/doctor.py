@@ -30,6 +30,7 @@ from karni.cli.distributions import is_third_party
 from karni.cli.errors import KarniError, ProjectNotFoundError
 from karni.cli.flags import parse_flags
 from karni.cli.hooks.install import status
+from karni.cli.hooks.mcp_servers import mcp_status
 from karni.cli.project import find_project_root, found_below, projects_below
 from karni.cli.tip import offer_tip
 from karni.cli.version import cli_version
@@ -130,6 +131,7 @@ def collect(root: str | None, discovery: Discovery, *, verbose: bool = False) ->
         "adapters": _adapters(root),
         "settings": {"problems": _settings_problems(root)},
         "hooks": _hooks(root),
+        "mcp_servers": _mcp(root),
         "history": {"providers": providers, "failures": failures},
     }
     ignored = _ignored_stores()
@@ -209,6 +211,20 @@ def _hooks(root: str | None) -> list[dict[str, Any]]:
     return [row for row in status(root) if row["state"] not in ("absent", "unsupported")]
 
 
+def _mcp(root: str | None) -> list[dict[str, Any]]:
+    """Where karni-historian's MCP server is registered (see ``karni hooks status``)."""
+    if root is None:
+        return []
+    return [row for row in mcp_status(root) if row["state"] != "absent"]
+
+
+def _mcp_line(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "karni-historian's server not registered (`karni hooks install` registers it)"
+    shown = [(row, row["error"] if row["state"] == "error" else row["state"]) for row in rows]
+    return ", ".join(f"{row['agent']} {row['path']} ({detail})" for row, detail in shown)
+
+
 def _hooks_line(hooks: list[dict[str, Any]]) -> str:
     if not hooks:
         return "none installed (`karni hooks install --agent AGENT` switches them on)"
@@ -252,6 +268,7 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
     lines += [f"settings:    {problem}" for problem in facts["settings"]["problems"]]
     if facts["project"]:
         lines.append(f"hooks:       {_hooks_line(facts['hooks'])}")
+        lines.append(f"mcp:         {_mcp_line(facts['mcp_servers'])}")
     lines += _provider_lines(facts["history"]["providers"])
     unusable = [p for p in facts["history"]["providers"] if p["store_problem"]]
     if unusable:

@@ -16,6 +16,7 @@ from karni.cli.helptext import write_help
 from karni.cli.hooks import install
 from karni.cli.hooks.events import AGENTS
 from karni.cli.hooks.install import HOOKLESS, SCOPES
+from karni.cli.hooks.mcp_servers import mcp_status, register, unregister
 from karni.cli.hooks.respond import BEFORE_EDIT_MODES, CONTEXT
 from karni.cli.options import parser
 from karni.cli.project import find_project_root
@@ -38,12 +39,16 @@ HELP = f"""{USAGE}
 Hooks make a coding agent's harness run Karni by itself: before the first edit
 of a file in a session the agent gets the file's history brief; at session
 start, the project-level brief; after a session, karni-historian (when
-installed) ingests the transcript in the background.
+installed) ingests the transcript in the background. For Claude Code and
+OpenCode, install also registers karni-historian's MCP server (when
+karni-historian is installed with its mcp extra) in .mcp.json or
+opencode.json, so the agent can search the project's history itself;
+uninstall removes that entry.
 
 commands:
   install    merge Karni's hooks into the harness's settings (idempotent)
   uninstall  remove exactly what install added
-  status     where the hooks of every harness are installed
+  status     where the hooks of every harness are installed, and the MCP server
 
 options:
   --agent AGENT        claude-code, opencode, pi, codex or gemini (aider has no
@@ -105,6 +110,21 @@ def render_status(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_mcp(rows: list[dict[str, Any]]) -> str:
+    """Where karni-historian's MCP server is registered, one line per harness with MCP."""
+    states = {
+        "registered": "registered",
+        "absent": "not registered",
+        "other": "another server of that name (not Karni's)",
+    }
+    lines = [
+        f"  {row['agent']:<11} {row['path']}: "
+        + (f"error: {row['error']}" if row["state"] == "error" else states[row["state"]])
+        for row in rows
+    ]
+    return "\n".join(["karni-historian MCP server (pi has no MCP):", *lines]) + "\n"
+
+
 def _path_warning() -> str | None:
     """A warning when the harnesses cannot start ``karni`` by name, else None."""
     if shutil.which("karni") is not None:
@@ -126,14 +146,27 @@ def run(argv: list[str]) -> int:
     if options["command"] == "status":
         rows = install.status(root)
         if options["json"]:
-            facts = {"project": root, "karni_on_path": warning is None, "hooks": rows}
+            facts = {
+                "project": root,
+                "karni_on_path": warning is None,
+                "hooks": rows,
+                "mcp_servers": mcp_status(root),
+            }
             sys.stdout.write(json.dumps(facts, indent=2) + "\n")
             return 0
-        sys.stdout.write(f"hooks of {root}:\n" + render_status(rows))
+        sys.stdout.write(f"hooks of {root}:\n" + render_status(rows) + render_mcp(mcp_status(root)))
     elif options["command"] == "install":
         print(install.install(root, agent, scope, options["before_edit"]))
+        _also(register(root, agent, scope))
     else:
         print(install.uninstall(root, agent, scope))
+        _also(unregister(root, agent, scope))
     if warning is not None:
         print(f"karni: {warning}", file=sys.stderr)
     return 0
+
+
+def _also(line: str | None) -> None:
+    """Print what the MCP registration did, when it did anything."""
+    if line is not None:
+        print(line)
