@@ -18,6 +18,8 @@ modules can share them without importing each other.
     ├── RecompError                 a ``recomp`` range that cannot be rebuilt
     ├── StoreError                  the store is missing, unreadable or too new
     ├── IngestError                 a ``--from`` path that does not exist or cannot be read
+    ├── SharedFileProblem           a file under ``.karni/history/`` that cannot be used
+    ├── ShareError                  a session ``share`` refuses or cannot write
     └── ModelError                  a historian model could not be used
         ├── ModelCallError          one call failed (transient or permanent)
         └── ChainExhaustedError     every model of the chain failed: the run fails
@@ -35,6 +37,8 @@ __all__ = [
     "ModelCallError",
     "ModelError",
     "RecompError",
+    "ShareError",
+    "SharedFileProblem",
     "StoreError",
     "TemplateError",
 ]
@@ -150,3 +154,15 @@ class ChainExhaustedError(ModelError):
         """Create the error."""
         super().__init__(message)
         self.dump = dump
+
+
+class SharedFileProblem(HistorianError):
+    """A shared history file (``.karni/history/``) that cannot be used; the message is why.
+
+    Raised by :func:`karni_historian.ingest.shared_format.parse`; the file is
+    skipped and ``karni doctor`` names it with this line.
+    """
+
+
+class ShareError(HistorianError):
+    """``share`` refuses a session (a secret left after redaction) or cannot write its file."""

@@ -44,12 +44,13 @@ def _key(text: str) -> str:
     return "".join(char for char in text.lower() if char.isalnum())
 
 
-def _line(text: str, date: str, room: int | None) -> str:
+def _line(text: str, date: str, room: int | None, author: str | None = None) -> str:
     # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.cut import shorten
 
     line = f"- {date}{text}" if date else f"- {text}"
-    return line if room is None else shorten(line, LINE_CHARS)
+    by = f" \u2014 by {author}" if author else ""
+    return line + by if room is None else shorten(line, LINE_CHARS - len(by)) + by
 
 
 def _day(timestamp: str | None) -> str:
@@ -57,7 +58,9 @@ def _day(timestamp: str | None) -> str:
 
 
 def _candidates(
-    rows: Sequence[tuple[str, int, int, str, str, int, str | None]], room: int | None
+    rows: Sequence[tuple[str, int, int, str, str, int, str | None]],
+    room: int | None,
+    authors: dict[str, str] | None = None,
 ) -> dict[str, list[tuple[int, str]]]:
     """Each section's lines with the rank that decides which fit first.
 
@@ -86,7 +89,8 @@ def _candidates(
         within = taken.get(slot, 0)
         taken[slot] = within + 1
         seen.add(key)
-        line = _line(text, _day(last_ts) if dated else "", room)
+        author = (authors or {}).get(session)
+        line = _line(text, _day(last_ts) if dated else "", room, author)
         tier = 0 if weight >= STRONG else 1
         sections[section].append((tier * 10_000_000 + within * 100_000 + positions[slot], line))
     return sections
@@ -108,14 +112,15 @@ def note_sections(
     ]
     if not rows:
         return []
+    authors = store.shared_authors()
     if room is None:
-        candidates = _candidates(rows, None)
+        candidates = _candidates(rows, None, authors)
         out: list[str] = []
         for kind, heading in HEADINGS.items():
             lines = [line for _, line in sorted(candidates[kind])]
             out += [heading, *lines] if lines else []
         return out
-    return _fitted(_candidates(rows, room), room)
+    return _fitted(_candidates(rows, room, authors), room)
 
 
 def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str]:

@@ -7,7 +7,11 @@ Karni tells the provider how many characters its brief may use (``room``);
 the briefs (:mod:`karni_historian.brief.briefs`) fit themselves into it
 instead of being cut off, reading only what they can show. The project brief
 is handed cache-safe (:mod:`karni_historian.brief.handover`): the same bytes
-between ordinary turns, what was learnt since after them.
+between ordinary turns, what was learnt since after them. The team's shared
+history (``.karni/history/``) is read through the store's index: one listing
+of that folder tells whether it changed since the index was refreshed, and
+only then is the store opened for writing and the index brought up to date
+(:mod:`karni_historian.ingest.shared`) before the brief reads it.
 ``karni-historian brief [PATH]`` prints the same briefs in a larger room
 (``--all``: everything, every episode at full detail).
 """
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["HistorianProvider"]
 
 _DB = os.path.join(".karni", "local", "historian.db")
+_SHARED = os.path.join(".karni", "history")
 _MAX_TITLES = 30
 
 
@@ -44,8 +49,8 @@ class HistorianProvider:
     accepts_room = True
     """Karni passes ``room=N``, the characters the brief body may use."""
 
-    store_markers = (_DB,)
-    """Karni's speed hint: without the database there is no store."""
+    store_markers = (_DB, _SHARED)
+    """Karni's speed hint: without the database or shared history there is no store."""
 
     accepts_str_root = True
     """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
@@ -54,9 +59,12 @@ class HistorianProvider:
     """Its calls never end the process, so Karni makes them in its own, without a child."""
 
     def detect(self, project_root: str | os.PathLike[str]) -> bool:
-        """Whether the project has a historian store (a file check)."""
+        """Whether the project has a historian store or shared history (two file checks)."""
         try:
-            return os.path.isfile(os.path.join(project_root, _DB))
+            if os.path.isfile(os.path.join(project_root, _DB)):
+                return True
+            shared = os.path.join(project_root, _SHARED)
+            return os.path.isdir(shared) and not os.path.islink(shared)
         except (TypeError, ValueError, OSError):
             return False
 
@@ -68,7 +76,7 @@ class HistorianProvider:
             # bench row "karni doctor" runs without it
             from karni_historian.brief.briefs import file_brief
 
-            store = _open(project_root)
+            store = _open_fresh(project_root)
             try:
                 return file_brief(store, path, room_chars=_room(room))
             finally:
@@ -84,7 +92,7 @@ class HistorianProvider:
             # bench row "karni doctor" runs without it
             from karni_historian.brief.handover import handed_project_brief
 
-            store = _open(project_root)
+            store = _open_fresh(project_root)
             try:
                 return handed_project_brief(store, max_titles=_MAX_TITLES, room_chars=_room(room))
             finally:
@@ -138,6 +146,36 @@ def _store_problem(project_root: str | os.PathLike[str]) -> str | None:
         f"(it keeps what it holds, for sqlite3's .recover) and run `karni-historian ingest` "
         f"to start a new store"
     )
+
+
+def _open_fresh(project_root: str | os.PathLike[str]) -> BriefTables:
+    """The store read-only, its shared history index refreshed first when the folder changed."""
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
+    from karni_historian.shared_folder import fingerprint
+
+    root = os.fspath(project_root)
+    current = fingerprint(root)
+    if os.path.isfile(os.path.join(root, _DB)):
+        store = _open(root)
+        known = store.shared_fingerprint()
+        if known == current or (known is None and not current):
+            return store
+        store.close()
+    elif not current:
+        return _open(root)  # raises: no store, no shared history
+    refresh_shared_history(root)
+    return _open(root)
+
+
+def refresh_shared_history(project_root: str | os.PathLike[str]) -> int:
+    """Bring the store's index of ``.karni/history/`` up to date (creating the store if need be)."""
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
+    from karni_historian.ingest.shared import refresh_shared
+    from karni_historian.store import Store
+
+    root = os.fspath(project_root)
+    with Store.open(root, create=True) as store:
+        return refresh_shared(store, root)
 
 
 def _open(project_root: str | os.PathLike[str]) -> BriefTables:

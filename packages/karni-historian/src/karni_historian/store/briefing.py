@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from karni_historian.store.database import Database
 from karni_historian.store.records import BriefEpisode, FactRecord
-from karni_historian.store.schema import NOTES_VERSION, P1_ONLY_VERSION
+from karni_historian.store.schema import NOTES_VERSION, P1_ONLY_VERSION, SHARED_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class BriefTables(Database):
             batch = wanted[offset : offset + 500]
             marks = ",".join("?" * len(batch))
             for row in self.connection.execute(f"{select} WHERE c.id IN ({marks})", batch):
-                found[row[0]] = BriefEpisode(row)
+                found[row[0]] = self._attributed(BriefEpisode(row))
         return found
 
     def newest_episodes(self, limit: int | None = None) -> list[BriefEpisode]:
@@ -131,7 +131,7 @@ class BriefTables(Database):
                 f"{self._episodes()} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
                 (session_id, left),
             )
-            found += [BriefEpisode(row) for row in rows]
+            found += [self._attributed(BriefEpisode(row)) for row in rows]
         return found
 
     def episodes_after(self, max_id: int, limit: int) -> list[BriefEpisode]:
@@ -139,7 +139,15 @@ class BriefTables(Database):
         rows = self.connection.execute(
             f"{self._episodes()} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
         )
-        return [BriefEpisode(row) for row in rows]
+        return [self._attributed(BriefEpisode(row)) for row in rows]
+
+    def _attributed(self, episode: BriefEpisode) -> BriefEpisode:
+        """``episode`` with the teammate who shared its session, when one did."""
+        authors: dict[str, str] | None = getattr(self, "_authors", None)
+        if authors is None:
+            authors = self._authors = self.shared_authors()
+        episode.author = authors.get(episode.session_id)
+        return episode
 
     def newest_compartment_id(self) -> int:
         """The row id of the newest compartment, 0 when there is none."""
@@ -251,6 +259,25 @@ class BriefTables(Database):
             select = _EPISODE_SELECT.format(body=_BODY_BEFORE_P1_ONLY if old else _BODY)
             self._episode_select = select
         return select
+
+    def shared_fingerprint(self) -> str | None:
+        """The shared history folder's fingerprint at the last refresh; None if never (or older)."""
+        if self.schema_version < SHARED_VERSION:
+            return None
+        row = self.connection.execute(
+            "SELECT value FROM shared_state WHERE key = 'fingerprint'"
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def shared_authors(self) -> dict[str, str]:
+        """Session id → the teammate who committed its shared file (the user's own: absent)."""
+        if self.schema_version < SHARED_VERSION:
+            return {}
+        rows = self.connection.execute(
+            "SELECT session_id, author FROM shared_files WHERE state = 'imported'"
+            " AND author IS NOT NULL AND session_id IS NOT NULL"
+        )
+        return dict(rows.fetchall())
 
     def _has_notes(self) -> bool:
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""

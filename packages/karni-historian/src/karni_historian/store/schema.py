@@ -15,6 +15,7 @@ from karni.agent.common.root import local_dir
 
 __all__ = [
     "DB_RELATIVE_PATH",
+    "SHARED_VERSION",
     "MIGRATIONS",
     "NOTES_VERSION",
     "P1_ONLY_VERSION",
@@ -314,6 +315,48 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE compartments",
         "ALTER TABLE compartments_v8 RENAME TO compartments",
     ),
+    # Shared history (``docs/how-to/team-history.md``): the index of the files under
+    # ``.karni/history/`` (each file's size and time, the session it holds, what became
+    # of it and who committed it), the fingerprint of the folder when last read, and
+    # two tables a session's file entries fill beside ``file_requests``: the commits
+    # that landed each request's edits and the hashes of the line ranges it wrote
+    # (``line_hashes.py``). Shared sessions land in ``sessions``, ``compartments``,
+    # ``memories``, ``file_requests`` and ``file_notes`` like any other.
+    (
+        """CREATE TABLE shared_files (
+            name TEXT PRIMARY KEY,
+            session_id TEXT,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            problem TEXT,
+            author TEXT,
+            author_email TEXT,
+            committed_at TEXT
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_shared_files_session ON shared_files(session_id)",
+        """CREATE TABLE shared_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE file_commits (
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            request INTEGER NOT NULL,
+            commit_hash TEXT NOT NULL,
+            PRIMARY KEY (path, session_id, request, commit_hash)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_file_commits_session ON file_commits(session_id)",
+        """CREATE TABLE written_ranges (
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            request INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            lines INTEGER NOT NULL,
+            PRIMARY KEY (path, content_hash, session_id, request)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_written_ranges_session ON written_ranges(session_id)",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -346,6 +389,18 @@ P1_ONLY_VERSION = 8
 
 A brief reading an older store as it is takes a row's body from ``content``
 when its ``p1`` is empty, as the migration to this version does.
+"""
+
+
+SHARED_VERSION = next(
+    number
+    for number, statements in enumerate(MIGRATIONS, 1)
+    if any("CREATE TABLE shared_files" in statement for statement in statements)
+)
+"""The first schema version with the shared history's index (``shared_files``, ``shared_state``).
+
+A brief reading an older store as it is knows no shared session; the next
+writable open upgrades it.
 """
 
 

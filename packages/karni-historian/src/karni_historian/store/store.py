@@ -18,6 +18,7 @@ from karni_historian.store.messages import MessageTables
 from karni_historian.store.rebuilds import RebuildTables
 from karni_historian.store.runs import RunTables
 from karni_historian.store.sessions import SessionTables
+from karni_historian.store.shared import SharedTables
 from karni_historian.store.staging import StagingTables
 
 TYPE_CHECKING = False
@@ -36,6 +37,7 @@ class Store(
     MessageTables,
     IngestStateTables,
     CompartmentTables,
+    SharedTables,
     MemoryTables,
     RunTables,
     StagingTables,

@@ -1,0 +1,200 @@
+"""The shared history's index: which files under ``.karni/history/`` were read, and their rows.
+
+A shared session (``docs/how-to/team-history.md``) lands in the same tables
+as a session ingested here (``sessions``, ``compartments``, ``memories`` and
+``memory_sources``, ``message_files``, ``file_requests``, ``file_notes``,
+``noted_sessions``), plus ``file_commits`` and ``written_ranges``, so briefs
+and ``blame`` read it without knowing where it came from. ``shared_files``
+remembers each file's size and time, the session it holds, what became of
+it (``imported``; ``local``, a session this store ingested itself, counted
+once; ``skipped`` with the reason) and who committed it; ``shared_state``
+keeps the folder's fingerprint of the last refresh. A file that changed or
+went away takes its session's rows with it.
+"""
+
+from __future__ import annotations
+
+from karni_historian.store.database import utc_now
+from karni_historian.store.memory import MemoryTables
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+__all__ = ["IndexedFile", "SharedTables"]
+
+IndexedFile = tuple[str | None, int, int, str]
+"""``(session_id, size, mtime_ns, state)`` of an indexed shared file."""
+
+_SESSION_TABLES = (
+    "compartments",
+    "message_files",
+    "file_requests",
+    "file_notes",
+    "noted_sessions",
+    "file_commits",
+    "written_ranges",
+    "memory_sources",
+)
+
+
+class SharedTables(MemoryTables):
+    """``shared_files`` and ``shared_state``, and the rows of the sessions they imported."""
+
+    def shared_index(self) -> dict[str, IndexedFile]:
+        """Every indexed file by name."""
+        rows = self.connection.execute(
+            "SELECT name, session_id, size, mtime_ns, state FROM shared_files"
+        )
+        return {name: (session, size, mtime, state) for name, session, size, mtime, state in rows}
+
+    def set_shared_fingerprint(self, fingerprint: str) -> None:
+        """Remember what the folder looked like when this refresh read it."""
+        self.connection.execute(
+            "INSERT OR REPLACE INTO shared_state (key, value) VALUES ('fingerprint', ?)",
+            (fingerprint,),
+        )
+
+    def is_local_session(self, session_id: str) -> bool:
+        """Whether the session is one this store holds and did not import from a shared file."""
+        row = self.connection.execute(
+            "SELECT 1 FROM sessions s WHERE s.id = ? AND NOT EXISTS (SELECT 1 FROM shared_files f"
+            " WHERE f.session_id = s.id AND f.state = 'imported')",
+            (session_id,),
+        ).fetchone()
+        return row is not None
+
+    def forget_shared_file(self, name: str) -> None:
+        """Drop the file from the index, with the rows of the session it imported."""
+        row = self.connection.execute(
+            "SELECT session_id, state FROM shared_files WHERE name = ?", (name,)
+        ).fetchone()
+        if row is not None and row[1] == "imported" and row[0]:
+            self._drop_session(row[0])
+        self.connection.execute("DELETE FROM shared_files WHERE name = ?", (name,))
+
+    def _drop_session(self, session_id: str) -> None:
+        execute = self.connection.execute
+        for table in _SESSION_TABLES:
+            execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+        execute(
+            "DELETE FROM memories WHERE source_session_id = ? AND NOT EXISTS"
+            " (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id)",
+            (session_id,),
+        )
+        execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def index_shared_file(
+        self,
+        name: str,
+        stat: tuple[int, int],
+        state: str,
+        *,
+        session_id: str | None = None,
+        problem: str | None = None,
+    ) -> None:
+        """Record a file that was not imported: ``local`` (counted once) or ``skipped``."""
+        self.connection.execute(
+            "INSERT OR REPLACE INTO shared_files (name, session_id, size, mtime_ns, state, problem)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (name, session_id, *stat, state, problem),
+        )
+
+    def attribute_shared_files(self, authors: Iterable[tuple[str, str | None, str | None, str | None]]) -> None:
+        """Set ``(name, author, email, date)`` of each file; None: the local user's."""
+        self.connection.executemany(
+            "UPDATE shared_files SET author = ?2, author_email = ?3, committed_at = ?4"
+            " WHERE name = ?1",
+            authors,
+        )
+
+    def import_shared_session(self, name: str, stat: tuple[int, int], document: dict[str, Any]) -> None:
+        """Store a parsed shared session (:func:`~karni_historian.ingest.shared_format.parse`)."""
+        session = document["session"]
+        session_id = session["id"]
+        self.forget_shared_file(name)
+        now = utc_now()
+        self.connection.execute(
+            "INSERT INTO sessions (id, source, title, title_rank, first_ts, last_ts, message_count,"
+            " created_at, updated_at) VALUES (?, ?, ?, 9, ?, ?, 0, ?, ?)",
+            (session_id, session["harness"], session["title"], session["started"],
+             session["ended"], now, now),
+        )
+        self._insert_compartments(session_id, document["compartments"], now)
+        self._insert_facts(session_id, document["facts"])
+        for path, entry in sorted(document["files"].items()):
+            self._insert_file(session_id, path, entry)
+        self.connection.execute(
+            "INSERT OR REPLACE INTO noted_sessions (session_id, message_count, version,"
+            " resume_from) VALUES (?, 0, -1, 0)",
+            (session_id,),
+        )
+        self.connection.execute(
+            "INSERT OR REPLACE INTO shared_files (name, session_id, size, mtime_ns, state)"
+            " VALUES (?, ?, ?, ?, 'imported')",
+            (name, session_id, *stat),
+        )
+
+    def _insert_compartments(self, session_id: str, rows: list[dict[str, Any]], now: str) -> None:
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO compartments (session_id, sequence, start_message, end_message,"
+            " title, p1, p2, p3, p4, importance, episode_type, start_date, end_date, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (session_id, c["sequence"], c["start"], c["end"], c["title"], c["p1"] or "",
+                 c["p2"], c["p3"], c["p4"], c["importance"], c["type"], c["start_date"],
+                 c["end_date"], now)
+                for c in rows
+            ],
+        )
+
+    def _insert_facts(self, session_id: str, facts: list[dict[str, Any]]) -> None:
+        # bench row "karni-historian brief FILE" runs without it
+        from karni_historian.model import Fact
+
+        for fact in facts:
+            self.add_fact(
+                Fact(fact["category"], fact["content"]),
+                session_id=session_id,
+                span=(fact["start"], fact["end"]),
+                source=(fact["message"], fact["origin"]),
+            )
+
+    def _insert_file(self, session_id: str, path: str, entry: dict[str, Any]) -> None:
+        execute = self.connection.executemany
+        requests = entry.get("requests", [])
+        execute(
+            "INSERT OR REPLACE INTO file_requests (path, session_id, request, timestamp, text,"
+            " added, removed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(path, session_id, r["request"], r["time"], r["text"], r["added"], r["removed"])
+             for r in requests],
+        )
+        execute(
+            "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
+            " VALUES (?, ?, ?, 'edit')",
+            [(session_id, ordinal, path) for r in requests for ordinal in r.get("edits", [])],
+        )
+        execute(
+            "INSERT OR IGNORE INTO file_commits (path, session_id, request, commit_hash)"
+            " VALUES (?, ?, ?, ?)",
+            [(path, session_id, r["request"], c) for r in requests for c in r.get("commits", [])],
+        )
+        execute(
+            "INSERT OR IGNORE INTO written_ranges (path, session_id, request, content_hash, lines)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [(path, session_id, r["request"], g["hash"], g["lines"])
+             for r in requests for g in r.get("ranges", [])],
+        )
+        execute(
+            "INSERT OR IGNORE INTO file_notes (path, session_id, request, ordinal, kind, text,"
+            " weight) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(path, session_id, n["request"], n["message"], n["kind"], n["text"], n["weight"])
+             for n in entry.get("notes", [])],
+        )
+
+    def shared_problems(self) -> list[tuple[str, str]]:
+        """``(name, reason)`` of every skipped shared file, by name."""
+        return self.connection.execute(
+            "SELECT name, problem FROM shared_files WHERE state = 'skipped' ORDER BY name"
+        ).fetchall()
