@@ -150,21 +150,44 @@ def _store_problem(project_root: str | os.PathLike[str]) -> str | None:
 
 def _open_fresh(project_root: str | os.PathLike[str]) -> BriefTables:
     """The store read-only, its shared history index refreshed first when the folder changed."""
+    root = os.fspath(project_root)
+    store = _open_if_fresh(root)
+    if store is None:
+        refresh_shared_history(root)
+        store = _open(root)
+    return store
+
+
+def _open_if_fresh(root: str) -> BriefTables | None:
+    """The store read-only when its shared history index is up to date, else None.
+
+    Without a store and without shared history this raises, as :func:`_open` does.
+    """
     # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.shared_folder import fingerprint
 
-    root = os.fspath(project_root)
     current = fingerprint(root)
-    if os.path.isfile(os.path.join(root, _DB)):
-        store = _open(root)
-        known = store.shared_fingerprint()
-        if known == current or (known is None and not current):
-            return store
+    if not os.path.isfile(os.path.join(root, _DB)):
+        return _open(root) if not current else None
+    store = _open(root)
+    known = store.shared_fingerprint()
+    if known == current or (known is None and not current):
+        return store
+    store.close()
+    return None
+
+
+def refresh_if_changed(project_root: str | os.PathLike[str]) -> None:
+    """Refresh the store's index of ``.karni/history/`` when the folder changed since the last."""
+    root = os.fspath(project_root)
+    try:
+        store = _open_if_fresh(root)
+    except Exception:
+        return  # no store and no shared history: nothing to refresh
+    if store is None:
+        refresh_shared_history(root)
+    else:
         store.close()
-    elif not current:
-        return _open(root)  # raises: no store, no shared history
-    refresh_shared_history(root)
-    return _open(root)
 
 
 def refresh_shared_history(project_root: str | os.PathLike[str]) -> int:

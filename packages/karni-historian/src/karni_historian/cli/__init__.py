@@ -1,6 +1,6 @@
 """The ``karni-historian`` command: ingest, condense, render and inspect history.
 
-Subcommands: ``ingest``, ``run``, ``wrapup``, ``recomp``, ``render``, ``status``,
+Subcommands: ``ingest``, ``run``, ``wrapup``, ``share``, ``recomp``, ``render``, ``status``,
 ``expand``, ``sessions``, ``brief`` and ``models check``, each in its own
 module of this package (its name), imported only when it runs. The project
 is the nearest directory at or above the working directory holding

@@ -7,6 +7,7 @@ import sys
 from karni.agent.common.paths import project_relative
 
 from karni_historian.brief.briefs import file_brief, project_brief
+from karni_historian.brief.provider import refresh_if_changed
 from karni_historian.budget import CHARS_PER_TOKEN_FALLBACK
 from karni_historian.cli.common import PROG, CliError, open_store, settings_of
 
@@ -26,6 +27,7 @@ def run(args: argparse.Namespace, root: str) -> int:
     """Print the brief, in the history budget's room unless ``--all``."""
     room = None if args.all else _brief_room(root)
     relative = None if args.path is None else _project_path(root, args.path)
+    refresh_if_changed(root)  # the team's shared history, as the provider reads it
     with open_store(root) as store:
         if relative is None:
             titles = None if room is None else BRIEF_TITLES

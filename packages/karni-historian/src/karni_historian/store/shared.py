@@ -193,6 +193,31 @@ class SharedTables(MemoryTables):
              for n in entry.get("notes", [])],
         )
 
+    def session_fact_rows(self, session_id: str) -> list[tuple[Any, ...]]:
+        """``(category, content, origin, start, end, message)`` of the facts the session promoted."""
+        return self.connection.execute(
+            "SELECT m.category, m.content, s.origin, s.start_message, s.end_message,"
+            " s.source_message FROM memory_sources s JOIN memories m ON m.id = s.memory_id"
+            " WHERE s.session_id = ? ORDER BY s.start_message, m.category, m.content",
+            (session_id,),
+        ).fetchall()
+
+    def session_request_rows(self, session_id: str) -> list[tuple[Any, ...]]:
+        """``(path, request, timestamp, text, added, removed)`` of the session's file requests."""
+        return self.connection.execute(
+            "SELECT path, request, timestamp, text, added, removed FROM file_requests"
+            " WHERE session_id = ? ORDER BY path, request",
+            (session_id,),
+        ).fetchall()
+
+    def session_note_rows(self, session_id: str) -> list[tuple[Any, ...]]:
+        """``(path, kind, request, ordinal, text, weight)`` of the session's file notes."""
+        return self.connection.execute(
+            "SELECT path, kind, request, ordinal, text, weight FROM file_notes"
+            " WHERE session_id = ? ORDER BY path, request, ordinal, kind, text",
+            (session_id,),
+        ).fetchall()
+
     def shared_problems(self) -> list[tuple[str, str]]:
         """``(name, reason)`` of every skipped shared file, by name."""
         return self.connection.execute(
