@@ -107,6 +107,13 @@ class HistorianProvider:
         except Exception:
             return None
 
+    def doctor_notes(self, project_root: str | os.PathLike[str]) -> str | None:
+        """For ``karni doctor``: each skipped shared history file, and a recommendation to share."""
+        try:
+            return "\n".join(_shared_notes(os.fspath(project_root))) or None
+        except Exception:
+            return None
+
     def full_command(self, project_root: str | os.PathLike[str], path: str | None) -> str | None:
         """The command that prints the full, uncapped brief."""
         try:
@@ -118,6 +125,28 @@ class HistorianProvider:
             return f"karni-historian brief {shlex.quote(path)}"
         except Exception:
             return None
+
+
+def _shared_notes(root: str) -> list[str]:
+    """One line per shared history file that is skipped, then the project's recommendation."""
+    # bench row "karni doctor" runs without it
+    from karni_historian.consent import consented, recommended
+    from karni_historian.ingest.shared import check_shared_file
+    from karni_historian.shared_folder import listing
+
+    notes = []
+    for name, size, _mtime, kind in listing(root):
+        if name.startswith("."):
+            continue
+        problem = check_shared_file(root, name, kind, size)[1]
+        if problem is not None:
+            notes.append(f".karni/history/{name} is skipped: it {problem}")
+    if recommended(root) and not consented(root):
+        notes.append(
+            "this project recommends sharing your condensed history (historian.share_recommended): "
+            "run `karni-historian share`, or set historian.share in your user configuration"
+        )
+    return notes
 
 
 def _store_problem(project_root: str | os.PathLike[str]) -> str | None:

@@ -15,7 +15,8 @@ import sys
 from karni_historian.cli.common import PROG, CliError, open_store, session_of
 from karni_historian.errors import ShareError
 from karni_historian.ingest.shared import refresh_shared
-from karni_historian.share.write import consented, share_session, shareable_sessions
+from karni_historian.consent import consented
+from karni_historian.share.write import share_session, shareable_sessions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ import os
 from karni.agent.common.errors import PathError
 from karni.agent.common.files import read_regular_file, write_atomic
 
+from karni_historian.consent import consented, recommended
 from karni_historian.errors import ShareError
 from karni_historian.ingest.shared_format import MAX_FILE_BYTES, file_name, session_id_problem
 from karni_historian.secret_patterns import find_secret
@@ -52,37 +53,6 @@ class Shared:
         self.path = path
         self.text = text
         self.state = state
-
-
-def _user_table(root: str, scope: str) -> dict[str, object]:
-    from karni.agent.common.config import config_layers, table
-
-    for layer in config_layers(root):
-        if layer.scope == scope:
-            return table(layer, "historian")
-    return {}
-
-
-def _same_folder(one: str, other: str) -> bool:
-    try:
-        return os.path.realpath(os.path.expanduser(one)) == os.path.realpath(other)
-    except (OSError, ValueError):
-        return False
-
-
-def consented(root: str) -> bool:
-    """Whether the user's own settings share this project's sessions (``historian.share``)."""
-    value = _user_table(root, "user").get("share", False)
-    if value is True:
-        return True
-    if isinstance(value, list):
-        return any(isinstance(item, str) and _same_folder(item, root) for item in value)
-    return False
-
-
-def recommended(root: str) -> bool:
-    """Whether the project's configuration recommends sharing (``historian.share_recommended``)."""
-    return _user_table(root, "project").get("share_recommended") is True
 
 
 def shareable_sessions(store: Store) -> list[str]:
