@@ -41,7 +41,10 @@ def normal_line(line: str) -> str:
 def hash_lines(lines: Sequence[str]) -> str:
     """The hash of ``lines`` (each taken by :func:`normal_line`), ``sha256:`` and 16 hex digits."""
     text = "\n".join(normal_line(line) for line in lines)
-    return HASH_PREFIX + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HEX_DIGITS]
+    return (
+        HASH_PREFIX
+        + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:_HEX_DIGITS]
+    )
 
 
 def _telling(lines: Sequence[str]) -> bool:

@@ -123,6 +123,21 @@ def _add_writing_commands(commands: Any) -> None:
         default=argparse.SUPPRESS,
     )
 
+    _add_share(commands)
+
+    recomp = commands.add_parser(
+        "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
+    )
+    recomp.add_argument(
+        "range", nargs="?", metavar="START-END", help="default: everything condensed so far"
+    )
+    recomp.add_argument(
+        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
+
+
+def _add_share(commands: Any) -> None:
+    """``share``: the user's sessions, condensed, into ``.karni/history/`` for the team."""
     share = commands.add_parser(
         "share", help="write sessions' condensed history to .karni/history/ for the team"
     )
@@ -139,16 +154,6 @@ def _add_writing_commands(commands: Any) -> None:
         action="store_true",
         help="share only when your user settings opt this project in (historian.share); "
         "what the end-of-session hook runs",
-    )
-
-    recomp = commands.add_parser(
-        "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
-    )
-    recomp.add_argument(
-        "range", nargs="?", metavar="START-END", help="default: everything condensed so far"
-    )
-    recomp.add_argument(
-        "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
     )
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 
 from karni_historian.cli.common import PROG, CliError, open_store, session_of
+from karni_historian.consent import consented
 from karni_historian.errors import ShareError
 from karni_historian.ingest.shared import refresh_shared
-from karni_historian.consent import consented
 from karni_historian.share.write import share_session, shareable_sessions
 
 TYPE_CHECKING = False
@@ -53,7 +53,9 @@ def run(args: argparse.Namespace, root: str) -> int:
         if args.share_session is not None:
             wanted = [session_of(store, args.share_session)]
             if wanted[0] not in sessions:
-                raise CliError(f"session {wanted[0]} came from shared history; only its author shares it")
+                raise CliError(
+                    f"session {wanted[0]} came from shared history; only its author shares it"
+                )
         elif args.all:
             wanted = sessions
         elif sessions:

@@ -77,8 +77,15 @@ def _uncommitted(status: str) -> set[str]:
 def file_authors(root: str, names: Sequence[str]) -> dict[str, Author | None]:
     """Each of ``names`` (files in the history folder) → its author, or None for the local user."""
     authors: dict[str, Author | None] = dict.fromkeys(names)
-    log = _git(root, "log", "--no-renames", "--format=%x1e%an%x1f%ae%x1f%aI", "--name-only",
-               "--", _PATHSPEC)
+    log = _git(
+        root,
+        "log",
+        "--no-renames",
+        "--format=%x1e%an%x1f%ae%x1f%aI",
+        "--name-only",
+        "--",
+        _PATHSPEC,
+    )
     if log is None:
         return authors
     status = _git(root, "status", "--porcelain", "-z", "--untracked-files=all", "--", _PATHSPEC)

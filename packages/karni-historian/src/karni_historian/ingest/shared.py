@@ -22,17 +22,21 @@ from karni.agent.common.files import read_regular_file
 from karni_historian.errors import SharedFileProblem
 from karni_historian.ingest.git_authors import file_authors
 from karni_historian.ingest.shared_format import MAX_FILE_BYTES, parse
-from karni_historian.shared_folder import fingerprint, history_folder, listing
 from karni_historian.secret_patterns import find_secret
+from karni_historian.shared_folder import fingerprint, history_folder, listing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from karni_historian.store import Store
 
 __all__ = ["check_shared_file", "refresh_shared"]
 
 
-def check_shared_file(root: str, name: str, kind: str, size: int) -> tuple[dict | None, str | None]:
+def check_shared_file(
+    root: str, name: str, kind: str, size: int
+) -> tuple[dict[str, Any] | None, str | None]:
     """The parsed session of one shared file, or the one-line reason it cannot be used."""
     if not name.endswith(".json"):
         return None, "is not a shared history file (`<session>.json`)"

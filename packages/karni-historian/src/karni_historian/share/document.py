@@ -119,14 +119,23 @@ def _compartments(store: Store, session_id: str, clean: Callable[[str], str]) ->
     rows = []
     for stored in store.compartments(session_id):
         c = stored.compartment
-        tiers = {f"p{n}": _cut(clean(t), "p") if t else None for n, t in
-                 enumerate((c.p1, c.p2, c.p3, c.p4), 1)}
-        rows.append({
-            "sequence": stored.sequence, "start": c.start, "end": c.end,
-            "title": _cut(clean(c.title), "title"), "type": c.episode_type,
-            "importance": max(1, min(100, int(c.importance))),
-            "start_date": c.start_date, "end_date": c.end_date, **tiers,
-        })
+        tiers = {
+            f"p{n}": _cut(clean(t), "p") if t else None
+            for n, t in enumerate((c.p1, c.p2, c.p3, c.p4), 1)
+        }
+        rows.append(
+            {
+                "sequence": stored.sequence,
+                "start": c.start,
+                "end": c.end,
+                "title": _cut(clean(c.title), "title"),
+                "type": c.episode_type,
+                "importance": max(1, min(100, int(c.importance))),
+                "start_date": c.start_date,
+                "end_date": c.end_date,
+                **tiers,
+            }
+        )
     return rows
 
 
@@ -135,31 +144,49 @@ def _facts(store: Store, session_id: str, clean: Callable[[str], str]) -> list[E
     for category, content, origin, start, end, message in store.session_fact_rows(session_id):
         text = _cut(clean(content), "content")
         if text.strip():
-            facts.append({
-                "category": category[:60], "content": text,
-                "origin": origin if origin in ("user", "agent", "historian") else None,
-                "start": start, "end": end, "message": message,
-            })
+            facts.append(
+                {
+                    "category": category[:60],
+                    "content": text,
+                    "origin": origin if origin in ("user", "agent", "historian") else None,
+                    "start": start,
+                    "end": end,
+                    "message": message,
+                }
+            )
     return facts
 
 
-def _files(store: Store, session_id: str, requests: list[Request],
-           clean: Callable[[str], str]) -> dict[str, Entry]:
+def _files(
+    store: Store, session_id: str, requests: list[Request], clean: Callable[[str], str]
+) -> dict[str, Entry]:
     extra = _entries(requests)
     files: dict[str, Entry] = {}
     for path, request, timestamp, text, added, removed in store.session_request_rows(session_id):
         more = extra.get((path, request), {"edits": set(), "commits": [], "ranges": {}})
         ranges = [{"hash": h, "lines": n} for h, n in more["ranges"].items()][:_MAX_RANGES]
-        files.setdefault(path, {"requests": [], "notes": []})["requests"].append({
-            "request": request, "time": timestamp, "text": _cut(clean(text), "text"),
-            "added": added, "removed": removed, "edits": sorted(more["edits"]),
-            "commits": more["commits"], "ranges": ranges,
-        })
+        files.setdefault(path, {"requests": [], "notes": []})["requests"].append(
+            {
+                "request": request,
+                "time": timestamp,
+                "text": _cut(clean(text), "text"),
+                "added": added,
+                "removed": removed,
+                "edits": sorted(more["edits"]),
+                "commits": more["commits"],
+                "ranges": ranges,
+            }
+        )
     for path, kind, request, ordinal, text, weight in store.session_note_rows(session_id):
-        files.setdefault(path, {"requests": [], "notes": []})["notes"].append({
-            "kind": kind, "request": request, "message": ordinal,
-            "text": _cut(clean(text), "text"), "weight": weight,
-        })
+        files.setdefault(path, {"requests": [], "notes": []})["notes"].append(
+            {
+                "kind": kind,
+                "request": request,
+                "message": ordinal,
+                "text": _cut(clean(text), "text"),
+                "weight": weight,
+            }
+        )
     return {path: entry for path, entry in files.items() if _safe_path(path)}
 
 
@@ -182,8 +209,11 @@ def session_document(store: Store, session_id: str) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "session": {
-            "id": session.id, "harness": session.source[:40], "title": title,
-            "started": session.first_ts, "ended": session.last_ts,
+            "id": session.id,
+            "harness": session.source[:40],
+            "title": title,
+            "started": session.first_ts,
+            "ended": session.last_ts,
             "messages": session.message_count,
         },
         "compartments": _compartments(store, session_id, clean),

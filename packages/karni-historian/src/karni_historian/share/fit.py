@@ -26,7 +26,7 @@ __all__ = ["dumps", "fit"]
 
 
 def dumps(document: dict[str, Any]) -> str:
-    """The file's text: sorted keys, one-space indent, UTF-8 characters as they are, LF, a final newline."""
+    """The file's text: sorted keys, one-space indent, UTF-8 as it is, LF, a final newline."""
     return json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -45,13 +45,21 @@ def _steps(document: dict[str, Any]) -> Iterator[tuple[int, Callable[[], None]]]
         yield _size(compartments[0]), compartments.pop(0).clear
     files = document["files"]
     notes = sorted(
-        ((note["weight"], note["request"], path, note) for path, e in files.items() for note in e["notes"]),
+        (
+            (note["weight"], note["request"], path, note)
+            for path, e in files.items()
+            for note in e["notes"]
+        ),
         key=lambda item: (item[0], item[1], item[2]),
     )
     for _weight, _request, path, note in notes:
         yield _size(note), _remover(files[path]["notes"], note)
     requests = sorted(
-        ((r["time"] or "", r["request"], path, r) for path, e in files.items() for r in e["requests"]),
+        (
+            (r["time"] or "", r["request"], path, r)
+            for path, e in files.items()
+            for r in e["requests"]
+        ),
         key=lambda item: (item[0], item[1], item[2]),
     )
     for _time, _request, path, request in requests:
@@ -91,7 +99,9 @@ def fit(document: dict[str, Any], limit: int = MAX_FILE_BYTES) -> str:
             if saved >= excess:
                 break
         else:
-            document["files"] = {path: e for path, e in document["files"].items() if e["requests"] or e["notes"]}
+            document["files"] = {
+                path: e for path, e in document["files"].items() if e["requests"] or e["notes"]
+            }
             return dumps(document)
         text = dumps(document)
     return text

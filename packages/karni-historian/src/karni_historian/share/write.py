@@ -58,7 +58,8 @@ class Shared:
 def shareable_sessions(store: Store) -> list[str]:
     """The sessions this store ingested itself (not shared by others), newest first."""
     imported = {
-        session for session, _size, _mtime, state in store.shared_index().values()
+        session
+        for session, _size, _mtime, state in store.shared_index().values()
         if state == "imported" and session
     }
     return [session.id for session in store.sessions() if session.id not in imported]

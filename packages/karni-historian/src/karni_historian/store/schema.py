@@ -15,13 +15,13 @@ from karni.agent.common.root import local_dir
 
 __all__ = [
     "DB_RELATIVE_PATH",
-    "SHARED_VERSION",
     "MIGRATIONS",
     "NOTES_VERSION",
     "P1_ONLY_VERSION",
     "READABLE_FROM",
     "RESTAGED_VERSION",
     "SCHEMA_VERSION",
+    "SHARED_VERSION",
     "TOOL_PARTS_OF_MESSAGES",
     "db_path",
 ]

@@ -101,7 +101,9 @@ class SharedTables(MemoryTables):
             (name, session_id, *stat, state, problem),
         )
 
-    def attribute_shared_files(self, authors: Iterable[tuple[str, str | None, str | None, str | None]]) -> None:
+    def attribute_shared_files(
+        self, authors: Iterable[tuple[str, str | None, str | None, str | None]]
+    ) -> None:
         """Set ``(name, author, email, date)`` of each file; None: the local user's."""
         self.connection.executemany(
             "UPDATE shared_files SET author = ?2, author_email = ?3, committed_at = ?4"
@@ -109,7 +111,9 @@ class SharedTables(MemoryTables):
             authors,
         )
 
-    def import_shared_session(self, name: str, stat: tuple[int, int], document: dict[str, Any]) -> None:
+    def import_shared_session(
+        self, name: str, stat: tuple[int, int], document: dict[str, Any]
+    ) -> None:
         """Store a parsed shared session (:func:`~karni_historian.ingest.shared_format.parse`)."""
         session = document["session"]
         session_id = session["id"]
@@ -118,8 +122,15 @@ class SharedTables(MemoryTables):
         self.connection.execute(
             "INSERT INTO sessions (id, source, title, title_rank, first_ts, last_ts, message_count,"
             " created_at, updated_at) VALUES (?, ?, ?, 9, ?, ?, 0, ?, ?)",
-            (session_id, session["harness"], session["title"], session["started"],
-             session["ended"], now, now),
+            (
+                session_id,
+                session["harness"],
+                session["title"],
+                session["started"],
+                session["ended"],
+                now,
+                now,
+            ),
         )
         self._insert_compartments(session_id, document["compartments"], now)
         self._insert_facts(session_id, document["facts"])
@@ -142,9 +153,22 @@ class SharedTables(MemoryTables):
             " title, p1, p2, p3, p4, importance, episode_type, start_date, end_date, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (session_id, c["sequence"], c["start"], c["end"], c["title"], c["p1"] or "",
-                 c["p2"], c["p3"], c["p4"], c["importance"], c["type"], c["start_date"],
-                 c["end_date"], now)
+                (
+                    session_id,
+                    c["sequence"],
+                    c["start"],
+                    c["end"],
+                    c["title"],
+                    c["p1"] or "",
+                    c["p2"],
+                    c["p3"],
+                    c["p4"],
+                    c["importance"],
+                    c["type"],
+                    c["start_date"],
+                    c["end_date"],
+                    now,
+                )
                 for c in rows
             ],
         )
@@ -167,8 +191,10 @@ class SharedTables(MemoryTables):
         execute(
             "INSERT OR REPLACE INTO file_requests (path, session_id, request, timestamp, text,"
             " added, removed) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(path, session_id, r["request"], r["time"], r["text"], r["added"], r["removed"])
-             for r in requests],
+            [
+                (path, session_id, r["request"], r["time"], r["text"], r["added"], r["removed"])
+                for r in requests
+            ],
         )
         execute(
             "INSERT OR IGNORE INTO message_files (session_id, ordinal, path, action)"
@@ -183,18 +209,23 @@ class SharedTables(MemoryTables):
         execute(
             "INSERT OR IGNORE INTO written_ranges (path, session_id, request, content_hash, lines)"
             " VALUES (?, ?, ?, ?, ?)",
-            [(path, session_id, r["request"], g["hash"], g["lines"])
-             for r in requests for g in r.get("ranges", [])],
+            [
+                (path, session_id, r["request"], g["hash"], g["lines"])
+                for r in requests
+                for g in r.get("ranges", [])
+            ],
         )
         execute(
             "INSERT OR IGNORE INTO file_notes (path, session_id, request, ordinal, kind, text,"
             " weight) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(path, session_id, n["request"], n["message"], n["kind"], n["text"], n["weight"])
-             for n in entry.get("notes", [])],
+            [
+                (path, session_id, n["request"], n["message"], n["kind"], n["text"], n["weight"])
+                for n in entry.get("notes", [])
+            ],
         )
 
     def session_fact_rows(self, session_id: str) -> list[tuple[Any, ...]]:
-        """``(category, content, origin, start, end, message)`` of the facts the session promoted."""
+        """``(category, content, origin, start, end, message)`` of the session's promoted facts."""
         return self.connection.execute(
             "SELECT m.category, m.content, s.origin, s.start_message, s.end_message,"
             " s.source_message FROM memory_sources s JOIN memories m ON m.id = s.memory_id"

@@ -5,9 +5,10 @@ adapters are fresh, and every installed history provider: its distribution
 and version, whether it detects a store for this project, every provider
 that failed to load with its error, every note a provider has about its
 store (a shared history file it skipped, a setting the project recommends),
-and every store a walk-up passed over because another user owns it. Detection only: no provider is asked for
-a brief. It exits 0 unless the CLI itself is broken; ``--json`` gives the
-same facts for machines (and never a tip). ``-v`` adds where things are and
+and every store a walk-up passed over because another user owns it.
+Detection only: no provider is asked for a brief. It exits 0 unless the
+CLI itself is broken; ``--json`` gives the same facts for machines (and
+never a tip). ``-v`` adds where things are and
 how long each provider took: its entry point, load and detect times and the
 store marker it was seen by, Karni's own folder and its cache folder.
 """

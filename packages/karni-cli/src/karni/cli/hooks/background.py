@@ -72,9 +72,9 @@ def run(
         runs[key] = time.time()
         write_atomic(runs_path, json.dumps(runs, indent=1, sort_keys=True) + "\n", within=root)
         ingest = ["ingest", "--from", transcript] if transcript else ["ingest"]
-        if _historian(root, historian, *ingest) == 0 and _historian(root, historian, "run") == 0:
-            if share:
-                _historian(root, historian, "share", "--auto")
+        ran = _historian(root, historian, *ingest) == 0 and _historian(root, historian, "run") == 0
+        if ran and share:
+            _historian(root, historian, "share", "--auto")
 
 
 def main(argv: list[str]) -> int:
