@@ -74,6 +74,7 @@ def _candidates(
     seen: set[str] = set()
     positions: dict[tuple[str, str, int], int] = {}  # each request's place in its section
     taken: dict[tuple[str, str, int], int] = {}  # notes of each request a section has
+    counts = dict.fromkeys(HEADINGS, 0)  # requests each section has placed
     for session, request, _ordinal, kind, text, weight, last_ts in rows:
         section = "failed" if kind == "rejected" else kind
         key = _key(text)
@@ -85,7 +86,8 @@ def _candidates(
         if slot not in positions:
             if section == "outcome" and sections["outcome"]:
                 continue
-            positions[slot] = sum(1 for other in positions if other[0] == section)
+            positions[slot] = counts[section]
+            counts[section] += 1
         within = taken.get(slot, 0)
         taken[slot] = within + 1
         seen.add(key)
@@ -94,6 +96,15 @@ def _candidates(
         tier = 0 if weight >= STRONG else 1
         sections[section].append((tier * 10_000_000 + within * 100_000 + positions[slot], line))
     return sections
+
+
+ROOM_PER_NOTE = 25
+"""Sized to a room, the notes read are at most one per this many characters of it
+(a shown line takes more), so a file noted by a thousand sessions costs what a few do."""
+
+
+def _rows_for(room: int) -> int:
+    return max(40, room // ROOM_PER_NOTE)
 
 
 def note_sections(
@@ -107,7 +118,7 @@ def note_sections(
     request_key = _key(shown_request)
     rows = [
         row
-        for row in store.file_note_rows(path)
+        for row in store.file_note_rows(path, None if room is None else _rows_for(room))
         if not (row[3] == "constraint" and request_key and _key(row[4]) in request_key)
     ]
     if not rows:

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = ["REQUEST_CHARS", "Shaping", "shaping_line", "shaping_requests"]
 
+_READ_PER_SHOWN = 8
+"""Sized to a limit, the noted requests read per request shown (repeats are skipped)."""
+
 REQUEST_CHARS = 100
 """The longest request quoted in a line of what shaped a file."""
 
@@ -179,7 +182,9 @@ def shaping_requests(store: BriefTables, path: str, limit: int | None = None) ->
     noted = store.noted_session_ids()
     shapings: list[Shaping] = []
     asked: set[str] = set()
-    for session, request, timestamp, text, added, removed in store.file_request_rows(path):
+    # A request asked again in another session is shown once: read a few more than shown.
+    read = None if limit is None else limit * _READ_PER_SHOWN
+    for session, request, timestamp, text, added, removed in store.file_request_rows(path, read):
         line = _one_line(text)
         if line and line in asked:
             continue  # the same request asked again in another session: the newest says it

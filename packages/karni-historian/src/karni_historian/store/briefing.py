@@ -77,7 +77,9 @@ class BriefTables(Database):
         the newest that many: each session is walked newest first along its
         ``(session_id, sequence)`` index, each compartment tested with one seek
         of the ``message_files`` key, and the walk stops when enough are found,
-        so the cost follows ``newest``, not the store's size.
+        so the cost follows ``newest``, not the store's size. Sessions are
+        asked about in growing batches (one, then four, …), so a file touched
+        by a thousand sessions costs a few statements.
         """
         prefix = path.rstrip("/") + "/"
         if newest is None:
@@ -87,16 +89,24 @@ class BriefTables(Database):
                 (path, len(prefix), prefix),
             ).fetchall()
         found: TouchingRows = []
-        sessions = self.connection.execute(
-            "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
-        ).fetchall()
-        for (session_id,) in sessions:
-            if len(found) >= newest:
-                break
+        sessions = [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
+            )
+        ]
+        size = 1
+        offset = 0
+        while offset < len(sessions) and len(found) < newest:
+            batch = sessions[offset : offset + size]
+            offset += size
+            size = min(size * 4, _BATCH)  # one session first: a store of one costs one seek
+            ranked = ",".join(f"(?,{rank})" for rank in range(len(batch)))
             found += self.connection.execute(
-                f"{_LIGHT} FROM compartments c WHERE c.session_id = ? AND{_TOUCHED}"
-                " ORDER BY c.sequence DESC LIMIT ?",
-                (session_id, path, len(prefix), prefix, newest - len(found)),
+                f"WITH b(id, rank) AS (VALUES {ranked}) {_LIGHT}"
+                f" FROM b JOIN compartments c ON c.session_id = b.id WHERE{_TOUCHED}"
+                " ORDER BY b.rank, c.sequence DESC LIMIT ?",
+                (*batch, path, len(prefix), prefix, newest - len(found)),
             ).fetchall()
         found.reverse()
         return found
@@ -283,11 +293,14 @@ class BriefTables(Database):
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""
         return self.schema_version >= NOTES_VERSION
 
-    def file_note_rows(self, path: str) -> list[tuple[str, int, int, str, str, int, str | None]]:
+    def file_note_rows(
+        self, path: str, limit: int | None = None
+    ) -> list[tuple[str, int, int, str, str, int, str | None]]:
         """``(session_id, request, ordinal, kind, text, weight, last_ts)`` of ``path``'s notes.
 
         Notes of the files under ``path`` too when it is a folder; newest
-        session first. None on a store older than the notes.
+        session first; at most ``limit`` (None: all). None on a store older
+        than the notes.
         """
         if not self._has_notes():
             return []
@@ -297,20 +310,26 @@ class BriefTables(Database):
             " FROM file_notes n JOIN sessions s ON s.id = n.session_id"
             " WHERE n.path = ? OR (n.path >= ? AND n.path < ?)"
             " ORDER BY COALESCE(s.last_ts, '') DESC, n.session_id DESC, n.request DESC,"
-            " n.weight DESC, n.ordinal DESC",
-            (path, low, high),
+            " n.weight DESC, n.ordinal DESC LIMIT ?",
+            (path, low, high, -1 if limit is None else limit),
         ).fetchall()
 
-    def file_request_rows(self, path: str) -> list[tuple[str, int, str | None, str, int, int]]:
-        """``(session_id, request, timestamp, text, added, removed)`` of ``path``'s requests."""
+    def file_request_rows(
+        self, path: str, limit: int | None = None
+    ) -> list[tuple[str, int, str | None, str, int, int]]:
+        """``(session_id, request, timestamp, text, added, removed)`` of ``path``'s requests.
+
+        Newest first; at most ``limit`` (None: all).
+        """
         if not self._has_notes():
             return []
         low, high = _under(path)
         return self.connection.execute(
             "SELECT session_id, request, timestamp, text, SUM(added), SUM(removed)"
             " FROM file_requests WHERE path = ? OR (path >= ? AND path < ?)"
-            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC, request DESC",
-            (path, low, high),
+            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC, request DESC"
+            " LIMIT ?",
+            (path, low, high, -1 if limit is None else limit),
         ).fetchall()
 
     def noted_session_ids(self) -> set[str]:
@@ -370,17 +389,25 @@ def _first_at_least(keys: list[int], value: int) -> int:
     return low
 
 
+_BATCH = 400
+"""Sessions asked about in one statement (SQLite's default limit is 999 parameters)."""
+
+
 def span_fact_rows(
     connection: sqlite3.Connection, spans: Iterable[tuple[str, int, int]]
 ) -> list[tuple[str, str]]:
     """``(category, content)`` of the facts promoted from a run overlapping one of ``spans``.
 
     Each span is ``(session, start, end)``; facts by category, then first promotion.
+    The sources are read for up to :data:`_BATCH` sessions at a time, so a
+    file touched by a thousand sessions (a team's shared history) costs a
+    few statements, not one per session.
     """
     by_session: dict[str, list[tuple[int, int]]] = {}
     for session_id, start, end in spans:
         by_session.setdefault(session_id, []).append((start, end))
     found: dict[int, tuple[str, str]] = {}
+    tests: dict[str, tuple[list[int], list[int]]] = {}
     for session_id, ranges in by_session.items():
         # Sort by end, and keep the smallest start reaching each end, for overlap tests.
         ends = sorted(ranges, key=lambda r: r[1])
@@ -388,12 +415,18 @@ def span_fact_rows(
         lowest = [start for start, _ in ends]
         for i in range(len(lowest) - 2, -1, -1):
             lowest[i] = min(lowest[i], lowest[i + 1])
-        for memory_id, category, content, start, end in connection.execute(
-            "SELECT m.id, m.category, m.content, s.start_message, s.end_message"
+        tests[session_id] = (end_keys, lowest)
+    sessions = list(tests)
+    for offset in range(0, len(sessions), _BATCH):
+        batch = sessions[offset : offset + _BATCH]
+        marks = ",".join("?" * len(batch))
+        for memory_id, category, content, session_id, start, end in connection.execute(
+            "SELECT m.id, m.category, m.content, s.session_id, s.start_message, s.end_message"
             " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
-            " WHERE s.session_id = ?",
-            (session_id,),
+            f" WHERE s.session_id IN ({marks})",
+            batch,
         ):
+            end_keys, lowest = tests[session_id]
             i = _first_at_least(end_keys, start)
             if i < len(end_keys) and lowest[i] <= end:
                 found[memory_id] = (category, content)
