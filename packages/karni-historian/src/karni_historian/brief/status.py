@@ -14,6 +14,7 @@ from karni_historian.budget import estimate_tokens
 from karni_historian.condense.models.dumps import DUMP_FOLDER
 from karni_historian.condense.models.session import chain_for_session
 from karni_historian.condense.runner import plan_run
+from karni_historian.shared_folder import listing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,8 +73,6 @@ def status_data(
 
 def _shared_data(root: str, session_id: str) -> dict[str, Any]:
     """The sizes of the shared history: this session's file, and the folder's files in all."""
-    from karni_historian.shared_folder import listing
-
     files = [(name, size) for name, size, _mtime, kind in listing(root) if kind == "file"]
     own = next((size for name, size in files if name == f"{session_id}.json"), None)
     return {"session_bytes": own, "files": len(files), "bytes": sum(s for _, s in files)}

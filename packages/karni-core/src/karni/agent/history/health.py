@@ -65,6 +65,7 @@ def doctor_notes(provider: Any, project_root: str | os.PathLike[str]) -> list[st
     Empty when the provider has no such method, has nothing to say, or fails
     or hangs while looking.
     """
+    # bench row "karni doctor" runs without it (only a provider that detects a store is asked)
     from karni.agent.common.sanitize import clean_field
     from karni.agent.history.isolation import call_isolated
 
