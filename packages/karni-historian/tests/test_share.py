@@ -360,3 +360,22 @@ def test_a_valid_file_holding_a_secret_is_skipped(roots):
     notes = HistorianProvider().doctor_notes(str(theirs)) or ""
     assert f"{SESSION}.json is skipped: it holds what looks like a GitHub token" in notes
     assert HistorianProvider().context(str(theirs), "apps/models.py", room=2000) is None
+
+
+def test_a_shared_session_is_never_condensed_again(roots, capsys, monkeypatch):
+    from karni_historian.cli import main
+
+    mine, theirs = roots
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+        share_session(store, str(mine), SESSION)
+    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    monkeypatch.chdir(theirs)
+    assert main(["brief", "apps/models.py"]) == 0
+    assert "payment history" in capsys.readouterr().out
+    assert main(["recomp"]) == 1
+    assert "came from the team's shared history" in capsys.readouterr().err
+    assert main(["wrapup"]) == 1
+    assert "no session of your own (only shared ones) yet" in capsys.readouterr().err
+    with Store.open(theirs) as store:
+        assert store.compartment_count(SESSION) == 1

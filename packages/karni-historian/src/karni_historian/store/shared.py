@@ -56,6 +56,14 @@ class SharedTables(MemoryTables):
             (fingerprint,),
         )
 
+    def imported_sessions(self) -> set[str]:
+        """The sessions imported from shared files (no raw messages here: never condensed)."""
+        rows = self.connection.execute(
+            "SELECT session_id FROM shared_files"
+            " WHERE state = 'imported' AND session_id IS NOT NULL"
+        )
+        return {row[0] for row in rows}
+
     def is_local_session(self, session_id: str) -> bool:
         """Whether the session is one this store holds and did not import from a shared file."""
         row = self.connection.execute(
