@@ -379,3 +379,23 @@ def test_a_shared_session_is_never_condensed_again(roots, capsys, monkeypatch):
     assert "no session of your own (only shared ones) yet" in capsys.readouterr().err
     with Store.open(theirs) as store:
         assert store.compartment_count(SESSION) == 1
+
+
+def test_ones_own_shared_session_ingested_later_is_given_back_to_the_local_side(roots):
+    mine, theirs = roots
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+        share_session(store, str(mine), SESSION)
+    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    with Store.open(theirs, create=True) as store:
+        refresh_shared(store, str(theirs))
+        assert store.imported_sessions() == {SESSION}
+        write_session(store)  # the same session's transcript, ingested on this machine
+        assert store.reclaim_ingested() == 1
+        assert store.imported_sessions() == set()
+        assert store.shared_index()[f"{SESSION}.json"][3] == "local"
+        assert store.compartment_count(SESSION) == 0  # the next local run condenses it again
+        assert note_sessions(store) == 1  # its notes come from its own messages now
+        assert refresh_shared(store, str(theirs)) == 0
+        brief = file_brief(store, "apps/models.py", room_chars=3000) or ""
+    assert "payment history" in brief

@@ -27,6 +27,7 @@ def run(args: argparse.Namespace, root: str) -> int:
                 progress_stream=progress_stream(args),
                 other_projects=args.accept_other_project,
             )
+            store.reclaim_ingested()  # one's own shared session, ingested here too: local wins
             note_sessions(store, report.sessions)
     except IngestError as error:
         raise CliError(str(error), 2) from None

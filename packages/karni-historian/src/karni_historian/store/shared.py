@@ -82,16 +82,43 @@ class SharedTables(MemoryTables):
             self._drop_session(row[0])
         self.connection.execute("DELETE FROM shared_files WHERE name = ?", (name,))
 
-    def _drop_session(self, session_id: str) -> None:
+    def reclaim_ingested(self) -> int:
+        """Give back to the local side every imported session this store has now ingested.
+
+        The user's own session, shared from another machine and imported
+        here, then ingested here from its transcript: the local messages
+        win. Its imported rows go (its notes and compartments are worked out
+        again from the messages) and its file counts as ``local``. Returns
+        how many sessions were given back.
+        """
+        rows = self.connection.execute(
+            "SELECT f.name, f.session_id FROM shared_files f WHERE f.state = 'imported'"
+            " AND EXISTS (SELECT 1 FROM raw_messages m WHERE m.session_id = f.session_id)"
+        ).fetchall()
+        with self.transaction():
+            for name, session_id in rows:
+                self._drop_session(session_id, keep_session=True)
+                self.connection.execute(
+                    "UPDATE shared_files SET state = 'local', author = NULL, author_email = NULL"
+                    " WHERE name = ?",
+                    (name,),
+                )
+        return len(rows)
+
+    def _drop_session(self, session_id: str, *, keep_session: bool = False) -> None:
         execute = self.connection.execute
         for table in _SESSION_TABLES:
-            execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+            if not (keep_session and table == "message_files"):  # ingest wrote the same rows
+                execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
         execute(
             "DELETE FROM memories WHERE source_session_id = ? AND NOT EXISTS"
             " (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id)",
             (session_id,),
         )
-        execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        if keep_session:
+            execute("UPDATE sessions SET title_rank = 0 WHERE id = ?", (session_id,))
+        else:
+            execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
     def index_shared_file(
         self,
