@@ -29,6 +29,8 @@ __all__ = ["HistorianProvider"]
 _DB = os.path.join(".karni", "local", "historian.db")
 _SHARED = os.path.join(".karni", "history")
 _MAX_TITLES = 30
+_BRIEF_BUSY_MS = 1000
+"""How long a brief waits for another writer before serving the shared index as it is."""
 
 
 def _room(room: int | None) -> int:
@@ -182,7 +184,10 @@ def _open_fresh(project_root: str | os.PathLike[str]) -> BriefTables:
     root = os.fspath(project_root)
     store = _open_if_fresh(root)
     if store is None:
-        refresh_shared_history(root)
+        try:
+            refresh_shared_history(root, busy_ms=_BRIEF_BUSY_MS)
+        except Exception:
+            pass  # a busy or read-only store: the brief serves the index as it is
         store = _open(root)
     return store
 
@@ -219,14 +224,20 @@ def refresh_if_changed(project_root: str | os.PathLike[str]) -> None:
         store.close()
 
 
-def refresh_shared_history(project_root: str | os.PathLike[str]) -> int:
-    """Bring the store's index of ``.karni/history/`` up to date (creating the store if need be)."""
+def refresh_shared_history(project_root: str | os.PathLike[str], busy_ms: int | None = None) -> int:
+    """Bring the store's index of ``.karni/history/`` up to date (creating the store if need be).
+
+    ``busy_ms`` bounds the wait for another writer (a brief waits little, then
+    serves the index it has).
+    """
     # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.ingest.shared import refresh_shared
     from karni_historian.store import Store
 
     root = os.fspath(project_root)
     with Store.open(root, create=True) as store:
+        if busy_ms is not None:
+            store.connection.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         return refresh_shared(store, root)
 
 
