@@ -22,7 +22,7 @@ import re
 from karni_historian.condense.file_notes.prompts import CORRECTION
 from karni_historian.condense.file_notes.prose import in_project_terms
 from karni_historian.condense.file_notes.session import Edit, Shell, read_requests
-from karni_historian.condense.models.redaction import Redactor, env_file_values
+from karni_historian.condense.models.redaction import PRIVATE_MARK, Redactor, env_file_values
 from karni_historian.condense.window import stream_messages
 from karni_historian.ingest.shared_format import FORMAT
 from karni_historian.line_hashes import written_ranges
@@ -38,9 +38,6 @@ if TYPE_CHECKING:
     from karni_historian.store import Store
 
 __all__ = ["PRIVATE_MARK", "private_spans", "session_document"]
-
-PRIVATE_MARK = "[private]"
-"""What a ``<private>`` span is replaced by wherever its text shows up."""
 
 _PRIVATE = re.compile(r"<private>(.*?)(?:</private>|\Z)", re.DOTALL | re.IGNORECASE)
 _MIN_PRIVATE = 8

@@ -2,7 +2,8 @@
 
 Before a prompt is sent to a model, and before an error, a note or a failure
 dump is written, the text goes through :class:`Redactor`, which replaces each
-secret by :data:`MARKER`: API keys and tokens of the common providers,
+secret by :data:`MARKER` (and text the user wrapped in ``<private>…</private>``
+by :data:`PRIVATE_MARK`): API keys and tokens of the common providers,
 private key blocks, ``Authorization`` (and ``x-api-key``) header values,
 values assigned to names that say they are secret, the values of ``.env``
 files the agent read, and the credentials Karni itself took from the
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Message
 
-__all__ = ["MARKER", "Redactor", "env_file_values"]
+__all__ = ["MARKER", "PRIVATE_MARK", "PRIVATE_SPAN", "Redactor", "env_file_values"]
 
 MARKER = "[REDACTED]"
 """What a secret is replaced by."""
@@ -39,8 +40,16 @@ _ENV_FILE = re.compile(r"(?:^|[\\/])\.env(?:\.[A-Za-z0-9_\-]+)?$|(?:^|[\\/])[^\\
 _MIN_SECRET = 6
 
 
+PRIVATE_MARK = "[private]"
+"""What text the user wrapped in ``<private>…</private>`` is replaced by."""
+
+PRIVATE_SPAN = r"(?i)<private>.*?(?:</private>|\Z)"
+"""A ``<private>`` span of a prompt (an unclosed one runs to the end of the text)."""
+
+
 def _compiled() -> list[tuple[re.Pattern[str], str]]:
-    patterns = [(re.compile(PRIVATE_KEY, re.DOTALL), MARKER)]
+    patterns = [(re.compile(PRIVATE_SPAN, re.DOTALL), PRIVATE_MARK)]
+    patterns += [(re.compile(PRIVATE_KEY, re.DOTALL), MARKER)]
     patterns += [(re.compile(HEADER), rf"\1\2\3{MARKER}")]
     patterns += [(re.compile(BEARER), rf"\1{MARKER}")]
     patterns += [(re.compile(rf"(?<![A-Za-z0-9]){p}"), MARKER) for _, p in TOKEN_PATTERNS]
