@@ -38,6 +38,8 @@ __all__ = [
     "NOTE_KINDS",
     "SharedFileProblem",
     "file_name",
+    "is_commit",
+    "is_relative_path",
     "parse",
     "session_id_problem",
 ]
@@ -96,6 +98,16 @@ def _hash(value: object) -> bool:
         and len(value) == 23
         and set(value[7:]) <= _HEX
     )
+
+
+def is_commit(value: object) -> bool:
+    """Whether ``value`` is a commit hash as a shared file holds it: 4 to 40 lower-case hex."""
+    return _commit(value)
+
+
+def is_relative_path(value: object) -> bool:
+    """Whether ``value`` is a path a shared file may name: project-relative POSIX, no ``..``."""
+    return _relative_path(value)
 
 
 def _commit(value: object) -> bool:

@@ -24,7 +24,12 @@ from karni_historian.condense.file_notes.prose import in_project_terms
 from karni_historian.condense.file_notes.session import Edit, Shell, read_requests
 from karni_historian.condense.models.redaction import PRIVATE_MARK, Redactor, env_file_values
 from karni_historian.condense.window import stream_messages
-from karni_historian.ingest.shared_format import FORMAT
+from karni_historian.ingest.shared_format import (
+    FORMAT,
+    NOTE_KINDS,
+    is_commit,
+    is_relative_path,
+)
 from karni_historian.line_hashes import written_ranges
 from karni_historian.model import TextPart
 
@@ -170,11 +175,13 @@ def _files(
                 "added": added,
                 "removed": removed,
                 "edits": sorted(more["edits"]),
-                "commits": more["commits"],
+                "commits": [c for c in more["commits"] if is_commit(c)],
                 "ranges": ranges,
             }
         )
     for path, kind, request, ordinal, text, weight in store.session_note_rows(session_id):
+        if kind not in NOTE_KINDS or not text.strip():
+            continue
         files.setdefault(path, {"requests": [], "notes": []})["notes"].append(
             {
                 "kind": kind,
@@ -184,11 +191,7 @@ def _files(
                 "weight": weight,
             }
         )
-    return {path: entry for path, entry in files.items() if _safe_path(path)}
-
-
-def _safe_path(path: str) -> bool:
-    return not os.path.isabs(path) and ".." not in path.split("/") and "\\" not in path
+    return {path: entry for path, entry in files.items() if is_relative_path(path)}
 
 
 def _cut(text: str, kind: str) -> str:
