@@ -77,9 +77,7 @@ class BriefTables(Database):
         the newest that many: each session is walked newest first along its
         ``(session_id, sequence)`` index, each compartment tested with one seek
         of the ``message_files`` key, and the walk stops when enough are found,
-        so the cost follows ``newest``, not the store's size. Sessions are
-        asked about in growing batches (one, then four, …), so a file touched
-        by a thousand sessions costs a few statements.
+        so the cost follows ``newest``, not the store's size.
         """
         prefix = path.rstrip("/") + "/"
         if newest is None:
@@ -89,24 +87,16 @@ class BriefTables(Database):
                 (path, len(prefix), prefix),
             ).fetchall()
         found: TouchingRows = []
-        sessions = [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
-            )
-        ]
-        size = 1
-        offset = 0
-        while offset < len(sessions) and len(found) < newest:
-            batch = sessions[offset : offset + size]
-            offset += size
-            size = min(size * 4, _BATCH)  # one session first: a store of one costs one seek
-            ranked = ",".join(f"(?,{rank})" for rank in range(len(batch)))
+        sessions = self.connection.execute(
+            "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
+        ).fetchall()
+        for (session_id,) in sessions:
+            if len(found) >= newest:
+                break
             found += self.connection.execute(
-                f"WITH b(id, rank) AS (VALUES {ranked}) {_LIGHT}"
-                f" FROM b JOIN compartments c ON c.session_id = b.id WHERE{_TOUCHED}"
-                " ORDER BY b.rank, c.sequence DESC LIMIT ?",
-                (*batch, path, len(prefix), prefix, newest - len(found)),
+                f"{_LIGHT} FROM compartments c WHERE c.session_id = ? AND{_TOUCHED}"
+                " ORDER BY c.sequence DESC LIMIT ?",
+                (session_id, path, len(prefix), prefix, newest - len(found)),
             ).fetchall()
         found.reverse()
         return found
