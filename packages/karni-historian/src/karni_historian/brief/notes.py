@@ -98,7 +98,7 @@ def _candidates(
     return sections
 
 
-ROOM_PER_NOTE = 25
+ROOM_PER_NOTE = 50
 """Sized to a room, the notes read are at most one per this many characters of it
 (a shown line takes more), so a file noted by a thousand sessions costs what a few do."""
 
