@@ -399,3 +399,20 @@ def test_ones_own_shared_session_ingested_later_is_given_back_to_the_local_side(
         assert refresh_shared(store, str(theirs)) == 0
         brief = file_brief(store, "apps/models.py", room_chars=3000) or ""
     assert "payment history" in brief
+
+
+def test_dry_run_prints_exactly_what_would_be_written(roots, capsys, monkeypatch):
+    from karni_historian.cli import main
+
+    mine, _ = roots
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+    monkeypatch.chdir(mine)
+    assert main(["share", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    header, _, text = out.partition("\n")
+    assert header == f"# .karni/history/{SESSION}.json"
+    assert not (mine / ".karni" / "history").exists()
+    assert main(["share"]) == 0
+    assert f"shared to .karni/history/{SESSION}.json" in capsys.readouterr().out
+    assert shared_text(mine) == text
