@@ -5,7 +5,7 @@ compartments with every tier; the facts it promoted with where they came
 from and who said them; per file it edited, each request that shaped the
 file (time, words, ``+added −removed``, the messages that edited it, the
 commits that landed it, the hashes of the line ranges it wrote,
-:mod:`karni_historian.line_hashes`) and the file's notes. Never shared: raw
+:mod:`karni_historian.condense.file_notes.written`) and the file's notes. Never shared: raw
 messages, tool output, file contents (only hashes of written ranges),
 thinking, absolute paths (made project-relative, the home folder ``~``),
 text inside ``<private>…</private>`` in a prompt (cut wherever it shows up),
@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 import re
 
-from karni_historian.condense.file_notes.prompts import CORRECTION
 from karni_historian.condense.file_notes.prose import in_project_terms
-from karni_historian.condense.file_notes.session import Edit, Shell, read_requests
+from karni_historian.condense.file_notes.session import read_requests
+from karni_historian.condense.file_notes.written import Written, written_by_request
 from karni_historian.condense.models.redaction import PRIVATE_MARK, Redactor, env_file_values
 from karni_historian.condense.window import stream_messages
 from karni_historian.ingest.shared_format import (
@@ -30,7 +30,6 @@ from karni_historian.ingest.shared_format import (
     is_commit,
     is_relative_path,
 )
-from karni_historian.line_hashes import written_ranges
 from karni_historian.model import TextPart
 
 TYPE_CHECKING = False
@@ -86,37 +85,6 @@ def _cleaner(root: str, messages: list[Message]) -> Callable[[str], str]:
     return clean
 
 
-def _entries(requests: list[Request]) -> dict[tuple[str, int], Entry]:
-    """Per ``(path, request)``: the messages that edited it, its commits and written ranges.
-
-    The request of an edit is the one ``file_requests`` names: the prompt
-    that asked (a correction asks anew, a continuation does not). A commit
-    lands every edit made since the last one.
-    """
-    found: dict[tuple[str, int], Entry] = {}
-    dirty: set[tuple[str, int]] = set()
-    for request in requests:
-        asking = request.ordinal
-        for attempt in request.attempts:
-            if attempt.kind == CORRECTION:
-                asking = attempt.ordinal
-            for event in attempt.events:
-                if isinstance(event, Edit) and event.error is None:
-                    key = (event.path, asking)
-                    entry = found.setdefault(key, {"edits": set(), "commits": [], "ranges": {}})
-                    entry["edits"].add(event.ordinal)
-                    for _old, new in event.pairs:
-                        for _start, lines, digest in written_ranges(new):
-                            entry["ranges"].setdefault(digest, lines)
-                    dirty.add(key)
-                elif isinstance(event, Shell) and event.run.commit and event.run.failed is not True:
-                    for key in dirty:
-                        if event.run.commit[0] not in found[key]["commits"]:
-                            found[key]["commits"].append(event.run.commit[0])
-                    dirty.clear()
-    return found
-
-
 def _compartments(store: Store, session_id: str, clean: Callable[[str], str]) -> list[Entry]:
     rows = []
     for stored in store.compartments(session_id):
@@ -162,11 +130,11 @@ def _facts(store: Store, session_id: str, clean: Callable[[str], str]) -> list[E
 def _files(
     store: Store, session_id: str, requests: list[Request], clean: Callable[[str], str]
 ) -> dict[str, Entry]:
-    extra = _entries(requests)
+    extra = written_by_request(requests)
     files: dict[str, Entry] = {}
     for path, request, timestamp, text, added, removed in store.session_request_rows(session_id):
-        more = extra.get((path, request), {"edits": set(), "commits": [], "ranges": {}})
-        ranges = [{"hash": h, "lines": n} for h, n in more["ranges"].items()][:_MAX_RANGES]
+        more = extra.get((path, request)) or Written()
+        ranges = [{"hash": h, "lines": n} for h, n in more.ranges.items()][:_MAX_RANGES]
         files.setdefault(path, {"requests": [], "notes": []})["requests"].append(
             {
                 "request": request,
@@ -174,8 +142,8 @@ def _files(
                 "text": _cut(clean(text), "text"),
                 "added": added,
                 "removed": removed,
-                "edits": sorted(more["edits"]),
-                "commits": [c for c in more["commits"] if is_commit(c)],
+                "edits": sorted(more.edits),
+                "commits": [c for c in more.commits if is_commit(c)],
                 "ranges": ranges,
             }
         )
