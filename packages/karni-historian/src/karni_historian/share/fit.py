@@ -26,12 +26,16 @@ __all__ = ["dumps", "fit"]
 
 
 def dumps(document: dict[str, Any]) -> str:
-    """The file's text: sorted keys, one-space indent, UTF-8 as it is, LF, a final newline."""
-    return json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    """The file's text: sorted keys, one-space indent, UTF-8 as it is, LF, a final newline.
+
+    A lone surrogate (a transcript's broken escape) becomes ``?``: the file is valid UTF-8.
+    """
+    text = json.dumps(document, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _size(value: object) -> int:
-    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8", "replace"))
 
 
 def _steps(document: dict[str, Any]) -> Iterator[tuple[int, Callable[[], None]]]:
