@@ -416,3 +416,13 @@ def test_dry_run_prints_exactly_what_would_be_written(roots, capsys, monkeypatch
     assert main(["share"]) == 0
     assert f"shared to .karni/history/{SESSION}.json" in capsys.readouterr().out
     assert shared_text(mine) == text
+
+
+def test_a_file_name_with_a_newline_is_one_doctor_line(roots):
+    _, theirs = roots
+    folder = theirs / ".karni" / "history"
+    folder.mkdir(parents=True)
+    (folder / "evil\nname.json").write_text("{}")
+    assert HistorianProvider().doctor_notes(str(theirs)) == (
+        ".karni/history/evil?name.json is skipped: it has no `format` version"
+    )

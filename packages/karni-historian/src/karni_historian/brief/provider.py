@@ -142,7 +142,8 @@ def _shared_notes(root: str) -> list[str]:
             continue
         problem = check_shared_file(root, name, kind, size)[1]
         if problem is not None:
-            notes.append(f".karni/history/{name} is skipped: it {problem}")
+            shown = "".join(char if char.isprintable() else "?" for char in name)
+            notes.append(f".karni/history/{shown} is skipped: it {problem}")
     if recommended(root) and not consented(root):
         notes.append(
             "this project recommends sharing your condensed history (historian.share_recommended): "
