@@ -1,9 +1,10 @@
-"""``karni-historian ingest``: import new transcript lines, then note the sessions' files."""
+"""``karni-historian ingest``: import new transcript lines, note the files, read shared history."""
 
 from __future__ import annotations
 
 import sys
 
+from karni_historian.brief.provider import refresh_if_changed
 from karni_historian.cli.common import PROG, CliError, open_store, progress_stream
 from karni_historian.condense.file_notes import note_sessions
 from karni_historian.ingest import IngestError, check_sources, ingest
@@ -31,6 +32,7 @@ def run(args: argparse.Namespace, root: str) -> int:
             note_sessions(store, report.sessions)
     except IngestError as error:
         raise CliError(str(error), 2) from None
+    refresh_if_changed(root)  # the team's shared history, read into the same store
     for warning in report.warnings():
         print(f"{PROG}: {warning}", file=sys.stderr)
     if args.verbose:
