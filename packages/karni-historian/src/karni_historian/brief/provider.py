@@ -212,19 +212,6 @@ def _open_if_fresh(root: str) -> BriefTables | None:
     return None
 
 
-def refresh_if_changed(project_root: str | os.PathLike[str]) -> None:
-    """Refresh the store's index of ``.karni/history/`` when the folder changed since the last."""
-    root = os.fspath(project_root)
-    try:
-        store = _open_if_fresh(root)
-    except Exception:
-        return  # no store and no shared history: nothing to refresh
-    if store is None:
-        refresh_shared_history(root)
-    else:
-        store.close()
-
-
 def refresh_shared_history(project_root: str | os.PathLike[str], busy_ms: int | None = None) -> int:
     """Bring the store's index of ``.karni/history/`` up to date (creating the store if need be).
 

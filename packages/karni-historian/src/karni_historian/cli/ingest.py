@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from karni_historian.brief.provider import refresh_if_changed
 from karni_historian.cli.common import PROG, CliError, open_store, progress_stream
 from karni_historian.condense.file_notes import note_sessions
 from karni_historian.ingest import IngestError, check_sources, ingest
+from karni_historian.ingest.shared import refresh_if_changed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,9 +30,9 @@ def run(args: argparse.Namespace, root: str) -> int:
             )
             store.reclaim_ingested()  # one's own shared session, ingested here too: local wins
             note_sessions(store, report.sessions)
+            refresh_if_changed(store, root)  # the team's shared history, into the same store
     except IngestError as error:
         raise CliError(str(error), 2) from None
-    refresh_if_changed(root)  # the team's shared history, read into the same store
     for warning in report.warnings():
         print(f"{PROG}: {warning}", file=sys.stderr)
     if args.verbose:

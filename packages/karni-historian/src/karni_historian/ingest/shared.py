@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from karni_historian.store import Store
 
-__all__ = ["check_shared_file", "refresh_shared"]
+__all__ = ["check_shared_file", "refresh_if_changed", "refresh_shared"]
 
 
 def check_shared_file(
@@ -61,6 +61,15 @@ def check_shared_file(
             f"rotate the secret and share the session again"
         )
     return document, None
+
+
+def refresh_if_changed(store: Store, root: str) -> int:
+    """:func:`refresh_shared` when the folder (or ``HEAD``) changed since the last; else 0."""
+    current = fingerprint(root)
+    known = store.shared_fingerprint()
+    if known == current or (known is None and not current):
+        return 0
+    return refresh_shared(store, root)
 
 
 def refresh_shared(store: Store, root: str) -> int:
