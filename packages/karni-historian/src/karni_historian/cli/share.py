@@ -15,7 +15,7 @@ import sys
 from karni_historian.cli.common import PROG, CliError, open_store, session_of
 from karni_historian.consent import consented
 from karni_historian.errors import ShareError
-from karni_historian.ingest.shared import refresh_shared
+from karni_historian.ingest.shared import refresh_if_changed
 from karni_historian.share.write import share_session, shareable_sessions
 
 TYPE_CHECKING = False
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, root: str) -> int:
         return 0
     refused = 0
     with open_store(root, create=True) as store:
-        refresh_shared(store, root)  # a teammate's session is theirs to share, never ours
+        refresh_if_changed(store, root)  # a teammate's session is theirs to share, never ours
         sessions = shareable_sessions(store)
         if args.share_session is not None:
             wanted = [session_of(store, args.share_session)]
