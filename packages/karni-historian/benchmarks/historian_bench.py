@@ -238,6 +238,103 @@ def store_compartments(root: str, count: int, touching: str | None = None) -> No
         store.publish("s", compartments, [], RunRecord("s", "bench", "ok"))
 
 
+def shared_sessions(root: str, count: int, touching: str) -> None:
+    """Write ``count`` shared session files under ``.karni/history/``, each about ``touching``.
+
+    Each is a small format-1 file (two compartments, a fact, two requests and
+    a note about the file), as a team's ``karni-historian share`` leaves them.
+    """
+    folder = os.path.join(root, ".karni", "history")
+    os.makedirs(folder, exist_ok=True)
+    for n in range(count):
+        session_id = f"5a4ed000-0000-4000-8000-{n:012d}"
+        day = f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}"
+        compartments = [
+            {
+                "sequence": k,
+                "start": 1 + k * 10,
+                "end": 10 + k * 10,
+                "title": f"Session {n} episode {k}",
+                "type": "implementation",
+                "importance": 50,
+                "start_date": day,
+                "end_date": day,
+                "p1": f"Asked to change {touching} ({n}/{k}); edited it and ran the tests.",
+                "p2": f"Changed {touching}.",
+                "p3": "Changed it.",
+                "p4": touching,
+            }
+            for k in range(2)
+        ]
+        request = {
+            "request": 1,
+            "time": f"{day}T10:00:00Z",
+            "text": f"Refactor {touching} step {n}",
+            "added": 3,
+            "removed": 1,
+            "edits": [2, 12],
+            "ranges": [
+                {
+                    "ordinal": 2,
+                    "position": 0,
+                    "time": f"{day}T10:01:00Z",
+                    "hash": f"blake2b:{n:016x}",
+                    "lines": f"{n:08x} {n + 1:08x} {n + 2:08x}",
+                    "loose": f"{n:08x} {n + 1:08x} {n + 2:08x}",
+                }
+            ],
+        }
+        document = {
+            "format": 1,
+            "session": {
+                "id": session_id,
+                "harness": "claude-code",
+                "title": f"Session {n}",
+                "started": f"{day}T10:00:00Z",
+                "ended": f"{day}T11:00:00Z",
+                "messages": 20,
+            },
+            "compartments": compartments,
+            "facts": [
+                {
+                    "category": "DECISIONS",
+                    "content": f"Decision {n} about the file.",
+                    "origin": "user",
+                    "start": 1,
+                    "end": 10,
+                    "message": 1,
+                }
+            ],
+            "files": {
+                touching: {
+                    "requests": [request, {**request, "request": 11}],
+                    "notes": [
+                        {
+                            "kind": "decision",
+                            "request": 1,
+                            "message": 5,
+                            "text": f"Kept the API of {touching} ({n}).",
+                            "weight": 70,
+                        }
+                    ],
+                }
+            },
+            "commits": [
+                {
+                    "ordinal": 3,
+                    "request": 1,
+                    "hash": f"{n:07x}",
+                    "subject": f"Refactor {touching} step {n}",
+                    "time": f"{day}T10:02:00Z",
+                    "request_text": f"Refactor {touching} step {n}",
+                    "request_time": f"{day}T10:00:00Z",
+                }
+            ],
+        }
+        with open(os.path.join(folder, f"{session_id}.json"), "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(document, sort_keys=True, indent=1) + "\n")
+
+
 def bench_render(count: int = 10_000) -> None:
     """Print the time to render ``count`` compartments, as a function and as the command."""
     from karni_historian.brief.render import render_history

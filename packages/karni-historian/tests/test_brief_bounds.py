@@ -148,6 +148,7 @@ FILE_BRIEF_MODULES = {
         "karni_historian.store",
         "karni_historian.edits",
         "karni_historian.prompts",
+        "karni_historian.shared_folder",  # one listing: has the shared history changed?
     ),
     *(f"karni_historian.brief.{name}" for name in ("briefs", "decay", "fit", "lines")),
     *(f"karni_historian.brief.{name}" for name in ("notes", "paraphrase", "provider", "shaped")),

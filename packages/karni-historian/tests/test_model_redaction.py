@@ -81,3 +81,10 @@ def test_env_file_values_come_from_the_files_the_agent_read():
         Message(2, "user", (TextPart("SECRET=typed-by-user"),)),
     ]
     assert env_file_values(messages) == ["https://internal.example", "hello-world", "q-123456"]
+
+
+def test_private_spans_never_leave_the_machine():
+    redact = Redactor()
+    text = "Fix the invoice view. <private>Client: Globex, contract 4471</private> Keep the API."
+    assert redact(text) == "Fix the invoice view. [private] Keep the API."
+    assert redact("Start <PRIVATE>unclosed secret plan") == "Start [private]"

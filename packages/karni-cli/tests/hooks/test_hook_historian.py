@@ -111,3 +111,16 @@ def test_a_historian_in_the_working_folder_is_never_found(tmp_path, monkeypatch)
     assert historian.find_historian() is None
     monkeypatch.setenv("PATH", f".{os.pathsep}{installed.parent}")
     assert historian.find_historian() == str(installed)
+
+
+def test_share_ends_the_run_with_share_auto(project, run_hook, fake_historian, waiter):
+    transcript = project / "session.jsonl"
+    transcript.write_text("{}\n")
+    result = run_hook(project, stop_event(project, transcript), "claude-code", "Stop", "--share")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert fake_historian.release_after_start(3) == [
+        ["--project", str(project), "ingest", "--from", str(transcript)],
+        ["--project", str(project), "run"],
+        ["--project", str(project), "share", "--auto"],
+    ]
+    waiter(lambda: any("share --auto` exited 0" in line for line in log_lines(project)), "the log")

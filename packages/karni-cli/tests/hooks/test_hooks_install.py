@@ -270,3 +270,22 @@ def test_a_karni_missing_from_path_is_pointed_out(project, monkeypatch, capsys, 
     )
     assert main(["hooks", "status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["karni_on_path"] is False
+
+
+def test_share_adds_share_to_the_end_of_session_hooks_only(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    out = karni(capsys, "hooks", "install", "--agent", "claude-code", "--share")
+    assert out.endswith("(before an edit: context; at the end: share, when your settings opt in)\n")
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
+    commands = {
+        event: groups[0]["hooks"][0]["command"] for event, groups in settings["hooks"].items()
+    }
+    assert commands == {
+        "PreToolUse": "karni hook claude-code PreToolUse",
+        "SessionStart": "karni hook claude-code SessionStart",
+        "Stop": "karni hook claude-code Stop --share",
+        "SessionEnd": "karni hook claude-code SessionEnd --share",
+    }
+    karni(capsys, "hooks", "install", "--agent", "pi", "--share")
+    script = (project / ".pi" / "extensions" / "karni-history.js").read_text()
+    assert "const SHARE = true;" in script

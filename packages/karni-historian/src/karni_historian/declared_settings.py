@@ -13,6 +13,7 @@ is cheap.
 from __future__ import annotations
 
 from karni.agent.common.settings import (
+    PROJECT,
     USER,
     AnyOf,
     Boolean,
@@ -270,6 +271,22 @@ _GENERAL = [
         AnyOf(Text(check=_template_problem, label="a template"), Boolean(only=False)),
         "how a tool's call is shown to the historian (a template), or false for the summary",
         default_text="built-ins",
+    ),
+    Setting(
+        "historian.share",
+        AnyOf(Boolean(), ListOf(Text(label="a project folder"))),
+        "share your condensed sessions at session end (`karni hooks install --share`): "
+        "true for every project, or a list of project folders; only your own settings can",
+        scope=USER,
+        default=False,
+    ),
+    Setting(
+        "historian.share_recommended",
+        Boolean(),
+        "recommend to this project's users that they share their condensed history "
+        "(`karni doctor` says so; it switches nothing on)",
+        scope=PROJECT,
+        default=False,
     ),
     Setting(
         "historian.disable",

@@ -20,6 +20,8 @@ modules can share them without importing each other.
     ├── IngestError                 a ``--from`` path that does not exist or cannot be read
     ├── BlameError                  a file ``blame`` cannot ask git about
     ├── QueryError                  (also a ValueError) a search query the index cannot read
+    ├── SharedFileProblem           a file under ``.karni/history/`` that cannot be used
+    ├── ShareError                  a session ``share`` refuses or cannot write
     └── ModelError                  a historian model could not be used
         ├── ModelCallError          one call failed (transient or permanent)
         └── ChainExhaustedError     every model of the chain failed: the run fails
@@ -39,6 +41,8 @@ __all__ = [
     "ModelError",
     "QueryError",
     "RecompError",
+    "ShareError",
+    "SharedFileProblem",
     "StoreError",
     "TemplateError",
 ]
@@ -167,3 +171,15 @@ class BlameError(HistorianError):
     the file (or the folder) and what to do; ``karni-historian blame`` prints
     it and exits 1.
     """
+
+
+class SharedFileProblem(HistorianError):
+    """A shared history file (``.karni/history/``) that cannot be used; the message is why.
+
+    Raised by :func:`karni_historian.ingest.shared_format.parse`; the file is
+    skipped and ``karni doctor`` names it with this line.
+    """
+
+
+class ShareError(HistorianError):
+    """``share`` refuses a session (a secret left after redaction) or cannot write its file."""

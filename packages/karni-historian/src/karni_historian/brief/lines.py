@@ -36,10 +36,12 @@ def _body(episode: BriefEpisode, tier: int) -> str:
 
 
 def anchor_line(episode: BriefEpisode, sessions: int) -> str:
-    """``- DATE TITLE (messages S-E)``: the episode's anchor."""
+    """``- DATE TITLE (messages S-E)``: the episode's anchor (``by NAME, …`` for a teammate's)."""
     where = f"messages {episode.start}-{episode.end}"
     if sessions > 1:
         where = f"session {episode.session_id[:8]} {where}"
+    if episode.author:
+        where = f"by {_one_line(episode.author)}, {where}"
     date = f"{_one_line(episode.start_date)} " if episode.start_date else ""
     return f"- {date}{_one_line(episode.title)} ({where})"
 

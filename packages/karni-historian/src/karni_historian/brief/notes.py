@@ -44,12 +44,13 @@ def _key(text: str) -> str:
     return "".join(char for char in text.lower() if char.isalnum())
 
 
-def _line(text: str, date: str, room: int | None) -> str:
+def _line(text: str, date: str, room: int | None, author: str | None = None) -> str:
     # bench row "karni context … (historian store, 1,000 compartments)" runs without it
     from karni_historian.cut import shorten
 
     line = f"- {date}{text}" if date else f"- {text}"
-    return line if room is None else shorten(line, LINE_CHARS)
+    by = f" \u2014 by {author}" if author else ""
+    return line + by if room is None else shorten(line, LINE_CHARS - len(by)) + by
 
 
 def _day(timestamp: str | None) -> str:
@@ -57,7 +58,9 @@ def _day(timestamp: str | None) -> str:
 
 
 def _candidates(
-    rows: Sequence[tuple[str, int, int, str, str, int, str | None]], room: int | None
+    rows: Sequence[tuple[str, int, int, str, str, int, str | None]],
+    room: int | None,
+    authors: dict[str, str] | None = None,
 ) -> dict[str, list[tuple[int, str]]]:
     """Each section's lines with the rank that decides which fit first.
 
@@ -71,6 +74,7 @@ def _candidates(
     seen: set[str] = set()
     positions: dict[tuple[str, str, int], int] = {}  # each request's place in its section
     taken: dict[tuple[str, str, int], int] = {}  # notes of each request a section has
+    counts = dict.fromkeys(HEADINGS, 0)  # requests each section has placed
     for session, request, _ordinal, kind, text, weight, last_ts in rows:
         section = "failed" if kind == "rejected" else kind
         key = _key(text)
@@ -82,14 +86,25 @@ def _candidates(
         if slot not in positions:
             if section == "outcome" and sections["outcome"]:
                 continue
-            positions[slot] = sum(1 for other in positions if other[0] == section)
+            positions[slot] = counts[section]
+            counts[section] += 1
         within = taken.get(slot, 0)
         taken[slot] = within + 1
         seen.add(key)
-        line = _line(text, _day(last_ts) if dated else "", room)
+        author = (authors or {}).get(session)
+        line = _line(text, _day(last_ts) if dated else "", room, author)
         tier = 0 if weight >= STRONG else 1
         sections[section].append((tier * 10_000_000 + within * 100_000 + positions[slot], line))
     return sections
+
+
+ROOM_PER_NOTE = 50
+"""Sized to a room, the notes read are at most one per this many characters of it
+(a shown line takes more), so a file noted by a thousand sessions costs what a few do."""
+
+
+def _rows_for(room: int) -> int:
+    return max(40, room // ROOM_PER_NOTE)
 
 
 def note_sections(
@@ -103,19 +118,20 @@ def note_sections(
     request_key = _key(shown_request)
     rows = [
         row
-        for row in store.file_note_rows(path)
+        for row in store.file_note_rows(path, None if room is None else _rows_for(room))
         if not (row[3] == "constraint" and request_key and _key(row[4]) in request_key)
     ]
     if not rows:
         return []
+    authors = store.shared_authors()
     if room is None:
-        candidates = _candidates(rows, None)
+        candidates = _candidates(rows, None, authors)
         out: list[str] = []
         for kind, heading in HEADINGS.items():
             lines = [line for _, line in sorted(candidates[kind])]
             out += [heading, *lines] if lines else []
         return out
-    return _fitted(_candidates(rows, room), room)
+    return _fitted(_candidates(rows, room, authors), room)
 
 
 def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str]:

@@ -7,7 +7,11 @@ Karni tells the provider how many characters its brief may use (``room``);
 the briefs (:mod:`karni_historian.brief.briefs`) fit themselves into it
 instead of being cut off, reading only what they can show. The project brief
 is handed cache-safe (:mod:`karni_historian.brief.handover`): the same bytes
-between ordinary turns, what was learnt since after them.
+between ordinary turns, what was learnt since after them. The team's shared
+history (``.karni/history/``) is read through the store's index: one listing
+of that folder tells whether it changed since the index was refreshed, and
+only then is the store opened for writing and the index brought up to date
+(:mod:`karni_historian.ingest.shared`) before the brief reads it.
 ``karni-historian brief [PATH]`` prints the same briefs in a larger room
 (``--all``: everything, every episode at full detail).
 """
@@ -23,7 +27,10 @@ if TYPE_CHECKING:
 __all__ = ["HistorianProvider"]
 
 _DB = os.path.join(".karni", "local", "historian.db")
+_SHARED = os.path.join(".karni", "history")
 _MAX_TITLES = 30
+_BRIEF_BUSY_MS = 1000
+"""How long a brief waits for another writer before serving the shared index as it is."""
 
 
 def _room(room: int | None) -> int:
@@ -44,8 +51,8 @@ class HistorianProvider:
     accepts_room = True
     """Karni passes ``room=N``, the characters the brief body may use."""
 
-    store_markers = (_DB,)
-    """Karni's speed hint: without the database there is no store."""
+    store_markers = (_DB, _SHARED)
+    """Karni's speed hint: without the database or shared history there is no store."""
 
     accepts_str_root = True
     """Every method takes the root as a ``str`` too, so Karni need not import ``pathlib``."""
@@ -54,9 +61,12 @@ class HistorianProvider:
     """Its calls never end the process, so Karni makes them in its own, without a child."""
 
     def detect(self, project_root: str | os.PathLike[str]) -> bool:
-        """Whether the project has a historian store (a file check)."""
+        """Whether the project has a historian store or shared history (two file checks)."""
         try:
-            return os.path.isfile(os.path.join(project_root, _DB))
+            if os.path.isfile(os.path.join(project_root, _DB)):
+                return True
+            shared = os.path.join(project_root, _SHARED)
+            return os.path.isdir(shared) and not os.path.islink(shared)
         except (TypeError, ValueError, OSError):
             return False
 
@@ -68,7 +78,7 @@ class HistorianProvider:
             # bench row "karni doctor" runs without it
             from karni_historian.brief.briefs import file_brief
 
-            store = _open(project_root)
+            store = _open_fresh(project_root)
             try:
                 return file_brief(store, path, room_chars=_room(room))
             finally:
@@ -84,7 +94,7 @@ class HistorianProvider:
             # bench row "karni doctor" runs without it
             from karni_historian.brief.handover import handed_project_brief
 
-            store = _open(project_root)
+            store = _open_fresh(project_root)
             try:
                 return handed_project_brief(store, max_titles=_MAX_TITLES, room_chars=_room(room))
             finally:
@@ -99,6 +109,13 @@ class HistorianProvider:
         except Exception:
             return None
 
+    def doctor_notes(self, project_root: str | os.PathLike[str]) -> str | None:
+        """For ``karni doctor``: each skipped shared history file, and a recommendation to share."""
+        try:
+            return "\n".join(_shared_notes(os.fspath(project_root))) or None
+        except Exception:
+            return None
+
     def full_command(self, project_root: str | os.PathLike[str], path: str | None) -> str | None:
         """The command that prints the full, uncapped brief."""
         try:
@@ -110,6 +127,29 @@ class HistorianProvider:
             return f"karni-historian brief {shlex.quote(path)}"
         except Exception:
             return None
+
+
+def _shared_notes(root: str) -> list[str]:
+    """One line per shared history file that is skipped, then the project's recommendation."""
+    # bench row "karni doctor" runs without it
+    from karni_historian.consent import consented, recommended
+    from karni_historian.ingest.shared import check_shared_file
+    from karni_historian.shared_folder import listing
+
+    notes = []
+    for name, size, _mtime, kind in listing(root):
+        if name.startswith("."):
+            continue
+        problem = check_shared_file(root, name, kind, size)[1]
+        if problem is not None:
+            shown = "".join(char if char.isprintable() else "?" for char in name)
+            notes.append(f".karni/history/{shown} is skipped: it {problem}")
+    if recommended(root) and not consented(root):
+        notes.append(
+            "this project recommends sharing your condensed history (historian.share_recommended): "
+            "run `karni-historian share`, or set historian.share in your user configuration"
+        )
+    return notes
 
 
 def _store_problem(project_root: str | os.PathLike[str]) -> str | None:
@@ -138,6 +178,55 @@ def _store_problem(project_root: str | os.PathLike[str]) -> str | None:
         f"(it keeps what it holds, for sqlite3's .recover) and run `karni-historian ingest` "
         f"to start a new store"
     )
+
+
+def _open_fresh(project_root: str | os.PathLike[str]) -> BriefTables:
+    """The store read-only, its shared history index refreshed first when the folder changed."""
+    root = os.fspath(project_root)
+    store = _open_if_fresh(root)
+    if store is None:
+        try:
+            refresh_shared_history(root, busy_ms=_BRIEF_BUSY_MS)
+        except Exception:
+            pass  # a busy or read-only store: the brief serves the index as it is
+        store = _open(root)
+    return store
+
+
+def _open_if_fresh(root: str) -> BriefTables | None:
+    """The store read-only when its shared history index is up to date, else None.
+
+    Without a store and without shared history this raises, as :func:`_open` does.
+    """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
+    from karni_historian.shared_folder import fingerprint
+
+    current = fingerprint(root)
+    if not os.path.isfile(os.path.join(root, _DB)):
+        return _open(root) if not current else None
+    store = _open(root)
+    known = store.shared_fingerprint()
+    if known == current or (known is None and not current):
+        return store
+    store.close()
+    return None
+
+
+def refresh_shared_history(project_root: str | os.PathLike[str], busy_ms: int | None = None) -> int:
+    """Bring the store's index of ``.karni/history/`` up to date (creating the store if need be).
+
+    ``busy_ms`` bounds the wait for another writer (a brief waits little, then
+    serves the index it has).
+    """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
+    from karni_historian.ingest.shared import refresh_shared
+    from karni_historian.store import Store
+
+    root = os.fspath(project_root)
+    with Store.open(root, create=True) as store:
+        if busy_ms is not None:
+            store.connection.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+        return refresh_shared(store, root)
 
 
 def _open(project_root: str | os.PathLike[str]) -> BriefTables:

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = ["REQUEST_CHARS", "Shaping", "shaping_line", "shaping_requests"]
 
+_READ_PER_SHOWN = 8
+"""Sized to a limit, the noted requests read per request shown (repeats are skipped)."""
+
 REQUEST_CHARS = 100
 """The longest request quoted in a line of what shaped a file."""
 
@@ -45,9 +48,10 @@ class Shaping:
         timestamp: When the request was made (else the first edit), ISO 8601.
         added: Lines the edits added.
         removed: Lines the edits removed.
+        author: The teammate who shared the session, from git (None: the user's own).
     """
 
-    __slots__ = ("added", "ordinal", "removed", "request", "session_id", "timestamp")
+    __slots__ = ("added", "author", "ordinal", "removed", "request", "session_id", "timestamp")
 
     def __init__(
         self,
@@ -65,6 +69,8 @@ class Shaping:
         self.timestamp = timestamp
         self.added = added
         self.removed = removed
+        self.author: str | None = None
+        """The teammate who shared the session (None: the user's own)."""
 
     def __repr__(self) -> str:
         return f"Shaping({self.session_id!r}, {self.ordinal}, +{self.added} -{self.removed})"
@@ -176,7 +182,9 @@ def shaping_requests(store: BriefTables, path: str, limit: int | None = None) ->
     noted = store.noted_session_ids()
     shapings: list[Shaping] = []
     asked: set[str] = set()
-    for session, request, timestamp, text, added, removed in store.file_request_rows(path):
+    # A request asked again in another session is shown once: read a few more than shown.
+    read = None if limit is None else limit * _READ_PER_SHOWN
+    for session, request, timestamp, text, added, removed in store.file_request_rows(path, read):
         line = _one_line(text)
         if line and line in asked:
             continue  # the same request asked again in another session: the newest says it
@@ -191,6 +199,9 @@ def shaping_requests(store: BriefTables, path: str, limit: int | None = None) ->
         shapings += _session_shapings(store, session_id, path, limit)
         shapings.sort(key=Shaping.key, reverse=True)
         del shapings[len(shapings) if limit is None else limit :]
+    authors = store.shared_authors()
+    for shaping in shapings if authors else ():
+        shaping.author = authors.get(shaping.session_id)
     return shapings
 
 
@@ -293,8 +304,9 @@ def _sentence_cut(request: str, limit: int) -> str:
 
 
 def shaping_line(number: int, shaping: Shaping, *, request_chars: int = REQUEST_CHARS) -> str:
-    """``N. DATE +A −R — "request…"``, one line."""
+    """``N. DATE +A −R — "request…"``, one line; ``— by NAME`` ends a teammate's."""
     date = _minute(shaping.timestamp)
     head = f"{number}. {date} " if date else f"{number}. "
     counts = f"+{shaping.added} \u2212{shaping.removed}"
-    return f"{head}{counts} \u2014 {_quoted(shaping.request, request_chars)}"
+    line = f"{head}{counts} \u2014 {_quoted(shaping.request, request_chars)}"
+    return f"{line} \u2014 by {_one_line(shaping.author)}" if shaping.author else line

@@ -14,6 +14,7 @@ from karni_historian.budget import estimate_tokens
 from karni_historian.condense.models.dumps import DUMP_FOLDER
 from karni_historian.condense.models.session import chain_for_session
 from karni_historian.condense.runner import plan_run
+from karni_historian.shared_folder import listing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,7 +67,15 @@ def status_data(
             "last_error": last_error if failures else None,
             "latest_dump": _latest_dump(store.root) if failures else None,
         },
+        "shared": _shared_data(store.root, session_id),
     }
+
+
+def _shared_data(root: str, session_id: str) -> dict[str, Any]:
+    """The sizes of the shared history: this session's file, and the folder's files in all."""
+    files = [(name, size) for name, size, _mtime, kind in listing(root) if kind == "file"]
+    own = next((size for name, size in files if name == f"{session_id}.json"), None)
+    return {"session_bytes": own, "files": len(files), "bytes": sum(s for _, s in files)}
 
 
 def _chain_data(chain: ResolvedChain) -> dict[str, Any]:
@@ -150,6 +159,7 @@ def status_text(data: dict[str, Any], *, verbose: bool = False) -> str:
     lines.append(_trigger_line(data["trigger"]))
     lines.append(_last_run_line(data["last_run"]))
     lines.append(_rebuild_line(data["rebuild"]))
+    lines += _shared_lines(data["shared"])
     tokens, budget = data["history"]["tokens"], data["history"]["budget"]
     lines += [
         "",
@@ -160,6 +170,18 @@ def status_text(data: dict[str, Any], *, verbose: bool = False) -> str:
         "- Older compartments demote tiers automatically at render time to fit the budget",
     ]
     return "\n".join(lines)
+
+
+def _shared_lines(shared: dict[str, Any]) -> list[str]:
+    """``- Shared: …`` when the project has shared history; nothing otherwise."""
+    if not shared["files"]:
+        return []
+    mine = shared["session_bytes"]
+    this = "not shared" if mine is None else f"{mine:,} bytes"
+    return [
+        f"- Shared: this session {this}; .karni/history/ holds {shared['files']} file(s), "
+        f"{shared['bytes']:,} bytes"
+    ]
 
 
 def _chain_lines(chain: dict[str, Any]) -> list[str]:

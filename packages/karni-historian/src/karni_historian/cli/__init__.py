@@ -2,6 +2,8 @@
 
 Subcommands: ``ingest``, ``run``, ``wrapup``, ``recomp``, ``render``, ``status``,
 ``expand``, ``sessions``, ``brief``, ``timeline``, ``blame`` and ``models check``, each in its own
+Subcommands: ``ingest``, ``run``, ``wrapup``, ``share``, ``recomp``, ``render``, ``status``,
+``expand``, ``sessions``, ``brief`` and ``models check``, each in its own
 module of this package (its name), imported only when it runs. The project
 is the nearest directory at or above the working directory holding
 ``manage.py`` or ``karni.rules.py`` (or ``--project DIR``). Errors are one

@@ -9,6 +9,8 @@ from karni.agent.common.paths import project_relative
 from karni_historian.brief.briefs import file_brief, project_brief
 from karni_historian.budget import CHARS_PER_TOKEN_FALLBACK
 from karni_historian.cli.common import PROG, CliError, open_store, settings_of
+from karni_historian.ingest.shared import refresh_if_changed
+from karni_historian.shared_folder import fingerprint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +28,8 @@ def run(args: argparse.Namespace, root: str) -> int:
     """Print the brief, in the history budget's room unless ``--all``."""
     room = None if args.all else _brief_room(root)
     relative = None if args.path is None else _project_path(root, args.path)
-    with open_store(root) as store:
+    with open_store(root, create=bool(fingerprint(root))) as store:
+        refresh_if_changed(store, root)  # the team's shared history, as the provider reads it
         if relative is None:
             titles = None if room is None else BRIEF_TITLES
             text = project_brief(store, max_titles=titles, room_chars=room)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PROG",
     "CliError",
+    "condensable",
     "config_files",
     "open_store",
     "positive",
@@ -109,13 +110,29 @@ def session_of(store: Store, wanted: str | None) -> str:
 
 
 def sessions_to_run(store: Store, wanted: str | None) -> list[str]:
-    """The session ``--session`` names, else every stored session, in id order."""
+    """The session ``--session`` names, else every stored session, in id order.
+
+    A session imported from the team's shared history has no raw messages
+    here: it is never condensed (:func:`condensable`).
+    """
     if wanted is not None:
-        return [session_of(store, wanted)]
-    ids = [s.id for s in store.sessions()]
+        return [condensable(store, session_of(store, wanted))]
+    shared = store.imported_sessions()
+    ids = [s.id for s in store.sessions() if s.id not in shared]
     if not ids:
-        raise CliError(f"the store has no session yet; run `{PROG} ingest` first")
+        mine = "of your own (only shared ones) " if shared else ""
+        raise CliError(f"the store has no session {mine}yet; run `{PROG} ingest` first")
     return sorted(ids)
+
+
+def condensable(store: Store, session_id: str) -> str:
+    """``session_id``, unless it came from shared history (then a one-line error)."""
+    if session_id in store.imported_sessions():
+        raise CliError(
+            f"session {session_id} came from the team's shared history (.karni/history/): "
+            f"its raw messages are not here; condense it where it was recorded"
+        )
+    return session_id
 
 
 def positive(value: str, what: str) -> int:

@@ -1,4 +1,4 @@
-"""``karni-historian ingest``: import new transcript lines, then note the sessions' files."""
+"""``karni-historian ingest``: import new transcript lines, note the files, read shared history."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from karni_historian.cli.common import PROG, CliError, open_store, progress_stream
 from karni_historian.condense.file_notes import note_sessions
 from karni_historian.ingest import IngestError, check_sources, ingest
+from karni_historian.ingest.shared import refresh_if_changed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +28,9 @@ def run(args: argparse.Namespace, root: str) -> int:
                 progress_stream=progress_stream(args),
                 other_projects=args.accept_other_project,
             )
+            store.reclaim_ingested()  # one's own shared session, ingested here too: local wins
             note_sessions(store, report.sessions)
+            refresh_if_changed(store, root)  # the team's shared history, into the same store
     except IngestError as error:
         raise CliError(str(error), 2) from None
     for warning in report.warnings():

@@ -83,7 +83,7 @@ def _add_model_commands(commands: Any) -> None:
 
 
 def _add_writing_commands(commands: Any) -> None:
-    """``ingest``, ``run`` and ``wrapup``: the commands that change the store."""
+    """``ingest``, ``run``, ``wrapup``, ``share`` and ``recomp``: the commands that write."""
     ingest = commands.add_parser("ingest", help="import new transcript lines into the store")
     ingest.add_argument(
         "--from",
@@ -123,6 +123,8 @@ def _add_writing_commands(commands: Any) -> None:
         default=argparse.SUPPRESS,
     )
 
+    _add_share(commands)
+
     recomp = commands.add_parser(
         "recomp", help="rebuild compartments from the raw messages (resumes an interrupted one)"
     )
@@ -131,6 +133,27 @@ def _add_writing_commands(commands: Any) -> None:
     )
     recomp.add_argument(
         "--session", metavar="ID", help="default: the newest session", default=argparse.SUPPRESS
+    )
+
+
+def _add_share(commands: Any) -> None:
+    """``share``: the user's sessions, condensed, into ``.karni/history/`` for the team."""
+    share = commands.add_parser(
+        "share", help="write sessions' condensed history to .karni/history/ for the team"
+    )
+    chosen = share.add_mutually_exclusive_group()
+    chosen.add_argument(
+        "--session", dest="share_session", metavar="ID", help="this session (default: the newest)"
+    )
+    chosen.add_argument("--all", action="store_true", help="every session of yours")
+    share.add_argument(
+        "--dry-run", action="store_true", help="print each file's text instead of writing it"
+    )
+    share.add_argument(
+        "--auto",
+        action="store_true",
+        help="share only when your user settings opt this project in (historian.share); "
+        "what the end-of-session hook runs",
     )
 
 

@@ -7,6 +7,7 @@ import sys
 from karni_historian.cli.common import (
     PROG,
     CliError,
+    condensable,
     config_files,
     open_store,
     positive,
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace, root: str) -> int:
     settings = settings_of(root)
     files = config_files(root)
     with open_store(root) as store:
-        session_id = session_of(store, args.session)
+        session_id = condensable(store, session_of(store, args.session))
         session = prepared(store, session_id, settings, files)
         if session is None:
             return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from karni_historian.store.database import Database
 from karni_historian.store.records import BriefEpisode, FactRecord
-from karni_historian.store.schema import NOTES_VERSION, P1_ONLY_VERSION
+from karni_historian.store.schema import NOTES_VERSION, P1_ONLY_VERSION, SHARED_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class BriefTables(Database):
             batch = wanted[offset : offset + 500]
             marks = ",".join("?" * len(batch))
             for row in self.connection.execute(f"{select} WHERE c.id IN ({marks})", batch):
-                found[row[0]] = BriefEpisode(row)
+                found[row[0]] = self._attributed(BriefEpisode(row))
         return found
 
     def newest_episodes(self, limit: int | None = None) -> list[BriefEpisode]:
@@ -131,7 +131,7 @@ class BriefTables(Database):
                 f"{self._episodes()} WHERE c.session_id = ? ORDER BY c.sequence DESC LIMIT ?",
                 (session_id, left),
             )
-            found += [BriefEpisode(row) for row in rows]
+            found += [self._attributed(BriefEpisode(row)) for row in rows]
         return found
 
     def episodes_after(self, max_id: int, limit: int) -> list[BriefEpisode]:
@@ -139,7 +139,15 @@ class BriefTables(Database):
         rows = self.connection.execute(
             f"{self._episodes()} WHERE c.id > ? ORDER BY c.id LIMIT ?", (max_id, limit)
         )
-        return [BriefEpisode(row) for row in rows]
+        return [self._attributed(BriefEpisode(row)) for row in rows]
+
+    def _attributed(self, episode: BriefEpisode) -> BriefEpisode:
+        """``episode`` with the teammate who shared its session, when one did."""
+        authors: dict[str, str] | None = getattr(self, "_authors", None)
+        if authors is None:
+            authors = self._authors = self.shared_authors()
+        episode.author = authors.get(episode.session_id)
+        return episode
 
     def newest_compartment_id(self) -> int:
         """The row id of the newest compartment, 0 when there is none."""
@@ -252,15 +260,37 @@ class BriefTables(Database):
             self._episode_select = select
         return select
 
+    def shared_fingerprint(self) -> str | None:
+        """The shared history folder's fingerprint at the last refresh; None if never (or older)."""
+        if self.schema_version < SHARED_VERSION:
+            return None
+        row = self.connection.execute(
+            "SELECT value FROM shared_state WHERE key = 'fingerprint'"
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def shared_authors(self) -> dict[str, str]:
+        """Session id → the teammate who committed its shared file (the user's own: absent)."""
+        if self.schema_version < SHARED_VERSION:
+            return {}
+        rows = self.connection.execute(
+            "SELECT session_id, author FROM shared_files WHERE state = 'imported'"
+            " AND author IS NOT NULL AND session_id IS NOT NULL"
+        )
+        return dict(rows.fetchall())
+
     def _has_notes(self) -> bool:
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""
         return self.schema_version >= NOTES_VERSION
 
-    def file_note_rows(self, path: str) -> list[tuple[str, int, int, str, str, int, str | None]]:
+    def file_note_rows(
+        self, path: str, limit: int | None = None
+    ) -> list[tuple[str, int, int, str, str, int, str | None]]:
         """``(session_id, request, ordinal, kind, text, weight, last_ts)`` of ``path``'s notes.
 
         Notes of the files under ``path`` too when it is a folder; newest
-        session first. None on a store older than the notes.
+        session first; at most ``limit`` (None: all). None on a store older
+        than the notes.
         """
         if not self._has_notes():
             return []
@@ -270,20 +300,26 @@ class BriefTables(Database):
             " FROM file_notes n JOIN sessions s ON s.id = n.session_id"
             " WHERE n.path = ? OR (n.path >= ? AND n.path < ?)"
             " ORDER BY COALESCE(s.last_ts, '') DESC, n.session_id DESC, n.request DESC,"
-            " n.weight DESC, n.ordinal DESC",
-            (path, low, high),
+            " n.weight DESC, n.ordinal DESC LIMIT ?",
+            (path, low, high, -1 if limit is None else limit),
         ).fetchall()
 
-    def file_request_rows(self, path: str) -> list[tuple[str, int, str | None, str, int, int]]:
-        """``(session_id, request, timestamp, text, added, removed)`` of ``path``'s requests."""
+    def file_request_rows(
+        self, path: str, limit: int | None = None
+    ) -> list[tuple[str, int, str | None, str, int, int]]:
+        """``(session_id, request, timestamp, text, added, removed)`` of ``path``'s requests.
+
+        Newest first; at most ``limit`` (None: all).
+        """
         if not self._has_notes():
             return []
         low, high = _under(path)
         return self.connection.execute(
             "SELECT session_id, request, timestamp, text, SUM(added), SUM(removed)"
             " FROM file_requests WHERE path = ? OR (path >= ? AND path < ?)"
-            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC, request DESC",
-            (path, low, high),
+            " GROUP BY session_id, request ORDER BY COALESCE(timestamp, '') DESC, request DESC"
+            " LIMIT ?",
+            (path, low, high, -1 if limit is None else limit),
         ).fetchall()
 
     def noted_session_ids(self) -> set[str]:
@@ -343,17 +379,25 @@ def _first_at_least(keys: list[int], value: int) -> int:
     return low
 
 
+_BATCH = 400
+"""Sessions asked about in one statement (SQLite's default limit is 999 parameters)."""
+
+
 def span_fact_rows(
     connection: sqlite3.Connection, spans: Iterable[tuple[str, int, int]]
 ) -> list[tuple[str, str]]:
     """``(category, content)`` of the facts promoted from a run overlapping one of ``spans``.
 
     Each span is ``(session, start, end)``; facts by category, then first promotion.
+    The sources are read for up to :data:`_BATCH` sessions at a time, so a
+    file touched by a thousand sessions (a team's shared history) costs a
+    few statements, not one per session.
     """
     by_session: dict[str, list[tuple[int, int]]] = {}
     for session_id, start, end in spans:
         by_session.setdefault(session_id, []).append((start, end))
     found: dict[int, tuple[str, str]] = {}
+    tests: dict[str, tuple[list[int], list[int]]] = {}
     for session_id, ranges in by_session.items():
         # Sort by end, and keep the smallest start reaching each end, for overlap tests.
         ends = sorted(ranges, key=lambda r: r[1])
@@ -361,12 +405,18 @@ def span_fact_rows(
         lowest = [start for start, _ in ends]
         for i in range(len(lowest) - 2, -1, -1):
             lowest[i] = min(lowest[i], lowest[i + 1])
-        for memory_id, category, content, start, end in connection.execute(
-            "SELECT m.id, m.category, m.content, s.start_message, s.end_message"
+        tests[session_id] = (end_keys, lowest)
+    sessions = list(tests)
+    for offset in range(0, len(sessions), _BATCH):
+        batch = sessions[offset : offset + _BATCH]
+        marks = ",".join("?" * len(batch))
+        for memory_id, category, content, session_id, start, end in connection.execute(
+            "SELECT m.id, m.category, m.content, s.session_id, s.start_message, s.end_message"
             " FROM memories m JOIN memory_sources s ON s.memory_id = m.id"
-            " WHERE s.session_id = ?",
-            (session_id,),
+            f" WHERE s.session_id IN ({marks})",
+            batch,
         ):
+            end_keys, lowest = tests[session_id]
             i = _first_at_least(end_keys, start)
             if i < len(end_keys) and lowest[i] <= end:
                 found[memory_id] = (category, content)

@@ -29,11 +29,16 @@ class FileNoteTables(Database):
     """The ``file_notes``, ``file_requests``, ``file_edits`` and ``noted_sessions`` tables."""
 
     def sessions_to_note(self, version: int) -> list[str]:
-        """The sessions whose notes are missing, older than ``version`` or behind their messages."""
+        """The sessions whose notes are missing, older than ``version`` or behind their messages.
+
+        A session imported from shared history has no raw messages here: its
+        notes are the ones its file brought, never worked out again.
+        """
         rows = self.connection.execute(
             "SELECT s.id FROM sessions s LEFT JOIN noted_sessions n ON n.session_id = s.id"
-            " WHERE n.session_id IS NULL OR n.version != ? OR n.message_count != s.message_count"
-            " ORDER BY s.id",
+            " WHERE (n.session_id IS NULL OR n.version != ? OR n.message_count != s.message_count)"
+            " AND NOT EXISTS (SELECT 1 FROM shared_files f WHERE f.session_id = s.id"
+            " AND f.state = 'imported') ORDER BY s.id",
             (version,),
         )
         return [row[0] for row in rows]

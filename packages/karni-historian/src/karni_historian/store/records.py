@@ -74,6 +74,7 @@ class BriefEpisode:
     """
 
     __slots__ = (
+        "author",
         "content",
         "end",
         "episode_type",
@@ -115,6 +116,8 @@ class BriefEpisode:
         self.p2 = p2 if p2 is not None else ""
         self.p3 = p3 if p3 is not None else ""
         self.p4 = p4 if p4 is not None else ""
+        self.author: str | None = None
+        """The teammate who shared the episode's session (None: the user's own)."""
 
 
 class FactRecord:

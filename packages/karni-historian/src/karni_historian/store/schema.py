@@ -24,6 +24,7 @@ __all__ = [
     "RESTAGED_VERSION",
     "SCHEMA_VERSION",
     "SEARCH_VERSION",
+    "SHARED_VERSION",
     "TOOL_PARTS_OF_MESSAGES",
     "db_path",
 ]
@@ -356,6 +357,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # and kept by the store's own writers; and ``sessions.author``, who ran a session (NULL:
     # the local user).
     SEARCH_MIGRATION,
+    # Version 11, shared history (``docs/how-to/team-history.md``): the index of the files under
+    # ``.karni/history/`` (each file's size and time, the session it holds, what became
+    # of it and who committed it) and the fingerprint of the folder when last read.
+    # Shared sessions land in ``sessions``, ``compartments``, ``memories``,
+    # ``file_requests``, ``file_notes``, ``written_ranges`` and ``session_commits``
+    # like any other.
+    (
+        """CREATE TABLE shared_files (
+            name TEXT PRIMARY KEY,
+            session_id TEXT,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            problem TEXT,
+            author TEXT,
+            author_email TEXT,
+            committed_at TEXT
+        ) WITHOUT ROWID""",
+        "CREATE INDEX idx_shared_files_session ON shared_files(session_id)",
+        """CREATE TABLE shared_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID""",
+    ),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -378,8 +403,9 @@ when they are there (7, the files' notes: :data:`NOTES_VERSION`), or drop a
 column a brief reads only from older stores (8, ``compartments.content``:
 :data:`P1_ONLY_VERSION`), or add tables only ``blame`` reads (9, ``written_ranges``,
 ``session_commits``), or add the full-text index and ``sessions.author``,
-which a brief never reads (10, :data:`SEARCH_VERSION`), so a brief can read an
-older store before the next ``ingest`` upgrades it.
+which a brief never reads (10, :data:`SEARCH_VERSION`), or add the shared
+history's index (11, :data:`SHARED_VERSION`), so a brief can read an older
+store before the next ``ingest`` upgrades it.
 """
 
 SEARCH_VERSION = MIGRATIONS.index(SEARCH_MIGRATION) + 1
@@ -396,6 +422,18 @@ P1_ONLY_VERSION = 8
 
 A brief reading an older store as it is takes a row's body from ``content``
 when its ``p1`` is empty, as the migration to this version does.
+"""
+
+
+SHARED_VERSION = next(
+    number
+    for number, statements in enumerate(MIGRATIONS, 1)
+    if any("CREATE TABLE shared_files" in statement for statement in statements)
+)
+"""The first schema version with the shared history's index (``shared_files``, ``shared_state``).
+
+A brief reading an older store as it is knows no shared session; the next
+writable open upgrades it.
 """
 
 

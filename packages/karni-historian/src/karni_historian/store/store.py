@@ -21,6 +21,7 @@ from karni_historian.store.runs import RunTables
 from karni_historian.store.search import SearchTables, SearchTimelineTables
 from karni_historian.store.search_sql import KIND_COMPARTMENT, unindex_rows
 from karni_historian.store.sessions import SessionTables
+from karni_historian.store.shared import SharedTables
 from karni_historian.store.staging import StagingTables
 from karni_historian.store.timeline import TimelineTables
 
@@ -40,6 +41,7 @@ class Store(
     MessageTables,
     IngestStateTables,
     CompartmentTables,
+    SharedTables,
     MemoryTables,
     RunTables,
     StagingTables,

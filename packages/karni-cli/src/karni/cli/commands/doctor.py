@@ -3,10 +3,12 @@
 The report names the project root, the interpreter, whether the agent
 adapters are fresh, and every installed history provider: its distribution
 and version, whether it detects a store for this project, every provider
-that failed to load with its error, and every store a walk-up passed over
-because another user owns it. Detection only: no provider is asked for
-a brief. It exits 0 unless the CLI itself is broken; ``--json`` gives the
-same facts for machines (and never a tip). ``-v`` adds where things are and
+that failed to load with its error, every note a provider has about its
+store (a shared history file it skipped, a setting the project recommends),
+and every store a walk-up passed over because another user owns it.
+Detection only: no provider is asked for a brief. It exits 0 unless the
+CLI itself is broken; ``--json`` gives the same facts for machines (and
+never a tip). ``-v`` adds where things are and
 how long each provider took: its entry point, load and detect times and the
 store marker it was seen by, Karni's own folder and its cache folder.
 """
@@ -166,12 +168,13 @@ def _detection(installed: InstalledProvider, root: str | None, verbose: bool) ->
     """Whether the provider detects a store; with ``verbose``, also how it was found and timed."""
     started = time.perf_counter()
     detected = None if root is None else detect(installed.provider, root)
-    found: dict[str, Any] = {"detects_store": detected, "store_problem": None}
+    found: dict[str, Any] = {"detects_store": detected, "store_problem": None, "notes": []}
     if detected and root is not None:
         # bench row "karni doctor" runs without it
-        from karni.agent.history import store_problem
+        from karni.agent.history import doctor_notes, store_problem
 
         found["store_problem"] = store_problem(installed.provider, root)
+        found["notes"] = doctor_notes(installed.provider, root)
     if verbose:
         load = installed.load_seconds
         found["entry_point"] = installed.value
@@ -274,6 +277,10 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
     if unusable:
         lines.append("history stores that cannot be read:")
         lines += [f"  {p['name']}: {p['store_problem']}" for p in unusable]
+    noted = [p for p in facts["history"]["providers"] if p.get("notes")]
+    if noted:
+        lines.append("history notes:")
+        lines += [f"  {p['name']}: {note}" for p in noted for note in p["notes"]]
     failures = facts["history"]["failures"]
     if failures:
         lines.append("history providers that failed to load:")

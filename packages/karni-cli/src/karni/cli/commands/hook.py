@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 SUMMARY = "run a harness hook (AGENT EVENT, the event as JSON on stdin); see `karni hooks`"
 
-USAGE = "usage: karni hook AGENT EVENT [--before-edit context|block-first]"
+USAGE = "usage: karni hook AGENT EVENT [--before-edit context|block-first] [--share]"
 
 HELP = f"""{USAGE}
 
@@ -47,12 +47,14 @@ options:
   --before-edit context      before the first edit of a file with history, add
                              its brief to what the model reads (the default)
   --before-edit block-first  deny that first edit instead, the brief as the reason
+  --share                    after a session, also run `karni-historian share --auto`
   -h, --help                 show this help and exit
 """
 
 
-def _parse(argv: list[str]) -> tuple[str, str, str]:
+def _parse(argv: list[str]) -> tuple[str, str, str, bool]:
     mode = CONTEXT
+    share = False
     positionals: list[str] = []
     arguments = iter(argv)
     for argument in arguments:
@@ -60,6 +62,8 @@ def _parse(argv: list[str]) -> tuple[str, str, str]:
             mode = next(arguments, "")
         elif argument.startswith("--before-edit="):
             mode = argument.partition("=")[2]
+        elif argument == "--share":
+            share = True
         elif argument.startswith("-"):
             raise ValueError(f"unknown option `{argument}`; {USAGE}")
         else:
@@ -71,7 +75,7 @@ def _parse(argv: list[str]) -> tuple[str, str, str]:
     agent, event = positionals
     if event not in EVENTS.get(agent, {}):
         raise ValueError(f"unknown agent or event `{agent} {event}`; run `karni hook --help`")
-    return agent, event, mode
+    return agent, event, mode, share
 
 
 def _project_path(root: str, event: HookEvent, path: str) -> str | None:
@@ -132,7 +136,7 @@ def _session_start(root: str, event: HookEvent) -> str:
     return session_start(event.agent, brief) if brief else ""
 
 
-def _answer(root: str, event: HookEvent, mode: str) -> str:
+def _answer(root: str, event: HookEvent, mode: str, share: bool = False) -> str:
     if event.kind == EDIT:
         return _before_edit(root, event, mode)
     if event.kind == SESSION_START:
@@ -141,7 +145,7 @@ def _answer(root: str, event: HookEvent, mode: str) -> str:
     from karni.cli.hooks.historian import start
     from karni.cli.hooks.local import append_log
 
-    append_log(root, f"{event.agent} {event.name}: {start(root, event.transcript)}")
+    append_log(root, f"{event.agent} {event.name}: {start(root, event.transcript, share=share)}")
     return ""
 
 
@@ -164,12 +168,12 @@ def run(argv: list[str]) -> int:
     where = " ".join(argv[:2])
     try:
         data = sys.stdin.buffer.read()
-        agent, name, mode = _parse(argv)
+        agent, name, mode, share = _parse(argv)
         event = read_event(agent, name, data)
         root = _root(event.cwd)
         if root is None:
             return 0  # not a Karni project: nothing to say, nowhere to log
-        output = _answer(root, event, mode)
+        output = _answer(root, event, mode, share)
     except Exception as error:  # a hook never fails the agent
         root = root or _root(None)
         if root is not None:

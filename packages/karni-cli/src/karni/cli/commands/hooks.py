@@ -31,7 +31,7 @@ SUMMARY = "install, remove or show the hooks that brief agents before every edit
 
 USAGE = (
     "usage: karni hooks install|uninstall|status [--agent claude-code|opencode|pi|codex|gemini] "
-    "[--scope local|project|user] [--before-edit context|block-first] [--json]"
+    "[--scope local|project|user] [--before-edit context|block-first] [--share] [--json]"
 )
 
 HELP = f"""{USAGE}
@@ -60,6 +60,10 @@ options:
   --before-edit MODE   context: add the brief to what the model reads (default);
                        block-first: deny the first edit of a file with history,
                        the brief as the reason, so the agent reconsiders with it
+  --share              at the end of a session, also run `karni-historian share
+                       --auto`: your condensed session is written to
+                       .karni/history/ for you to commit, only when your own
+                       settings opt the project in (historian.share)
   --json               status as JSON
   -h, --help           show this help and exit
 """
@@ -76,6 +80,7 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
     hooks.add_argument("--agent", choices=(*AGENTS, *HOOKLESS))
     hooks.add_argument("--scope", choices=SCOPES)
     hooks.add_argument("--before-edit", dest="before_edit", choices=BEFORE_EDIT_MODES)
+    hooks.add_argument("--share", action="store_true")
     hooks.add_argument("--json", action="store_true")
     hooks.add_argument("-h", "--help", action="store_true")
     try:
@@ -156,7 +161,7 @@ def run(argv: list[str]) -> int:
             return 0
         sys.stdout.write(f"hooks of {root}:\n" + render_status(rows) + render_mcp(mcp_status(root)))
     elif options["command"] == "install":
-        print(install.install(root, agent, scope, options["before_edit"]))
+        print(install.install(root, agent, scope, options["before_edit"], options["share"]))
         _also(register(root, agent, scope))
     else:
         print(install.uninstall(root, agent, scope))

@@ -1,7 +1,7 @@
 """The detached historian run a hook starts: ingest one transcript, then condense.
 
 Run as ``python -m karni.cli.hooks.background ROOT HISTORIAN REQUESTED
-[TRANSCRIPT]`` by :func:`karni.cli.hooks.historian.start`, with stdout and
+[TRANSCRIPT [share]]`` by :func:`karni.cli.hooks.historian.start`, with stdout and
 stderr already appended to ``.karni/local/hooks.log``. One run at a time per
 project: the run holds ``.karni/local/hooks-historian.lock``; a run that
 waited for it skips its work when a run of the same transcript started
@@ -54,8 +54,13 @@ def _historian(root: str, historian: str, *arguments: str) -> int:
     return status
 
 
-def run(root: str, historian: str, requested: float, transcript: str | None) -> None:
-    """Ingest ``transcript`` (None: the historian's own sources) and condense, under the lock."""
+def run(
+    root: str, historian: str, requested: float, transcript: str | None, share: bool = False
+) -> None:
+    """Ingest ``transcript`` (None: the historian's own sources) and condense, under the lock.
+
+    With ``share``, then ``share --auto``: the user's settings decide whether it writes.
+    """
     folder = ensure_local_dir(root)
     key = transcript or ""
     with ExclusiveLock(os.path.join(folder, _LOCK_FILE)):
@@ -67,16 +72,18 @@ def run(root: str, historian: str, requested: float, transcript: str | None) -> 
         runs[key] = time.time()
         write_atomic(runs_path, json.dumps(runs, indent=1, sort_keys=True) + "\n", within=root)
         ingest = ["ingest", "--from", transcript] if transcript else ["ingest"]
-        if _historian(root, historian, *ingest) == 0:
-            _historian(root, historian, "run")
+        ran = _historian(root, historian, *ingest) == 0 and _historian(root, historian, "run") == 0
+        if ran and share:
+            _historian(root, historian, "share", "--auto")
 
 
 def main(argv: list[str]) -> int:
     """Run the background job; every failure goes to the log, never further."""
     root, historian, requested, *rest = argv
     transcript = rest[0] if rest and rest[0] else None
+    share = len(rest) > 1 and rest[1] == "share"
     try:
-        run(root, historian, float(requested), transcript)
+        run(root, historian, float(requested), transcript, share)
     except Exception as error:  # the log is the only place left to tell
         append_log(root, f"historian: background run failed: {type(error).__name__}: {error}")
     return 0

@@ -79,6 +79,8 @@ _TIMEOUTS = {"claude-code": HOOK_TIMEOUT, "codex": HOOK_TIMEOUT, "gemini": HOOK_
 """Claude Code and Codex count a hook's timeout in seconds, Gemini CLI in milliseconds."""
 
 _EDIT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "BeforeTool", "AfterTool"})
+_END_EVENTS = frozenset({"Stop", "SessionEnd", "AfterAgent"})
+"""The events after which the historian runs (and, with ``--share``, shares)."""
 
 
 class SettingsError(ValueError):
@@ -90,8 +92,10 @@ def command_prefix(agent: str) -> str:
     return f"karni hook {agent} "
 
 
-def karni_hooks(before_edit: str, agent: str = "claude-code") -> dict[str, dict[str, Any]]:
-    """Event → the matcher group Karni adds for it."""
+def karni_hooks(
+    before_edit: str, agent: str = "claude-code", share: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Event → the matcher group Karni adds for it (``share``: the end events add ``--share``)."""
     mode = "" if before_edit == "context" else f" --before-edit {before_edit}"
     groups: dict[str, dict[str, Any]] = {}
     for event, matcher in EVENTS[agent][before_edit]:
@@ -99,6 +103,8 @@ def karni_hooks(before_edit: str, agent: str = "claude-code") -> dict[str, dict[
         if agent == "gemini":
             hook["name"] = "karni-history"
         hook["command"] = f"{command_prefix(agent)}{event}{mode if event in _EDIT_EVENTS else ''}"
+        if share and event in _END_EVENTS:
+            hook["command"] += " --share"
         hook["timeout"] = _TIMEOUTS[agent]
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}
         group["hooks"] = [hook]
@@ -202,12 +208,12 @@ def remove_hooks(settings: dict[str, Any], agent: str = "claude-code") -> dict[s
 
 
 def add_hooks(
-    settings: dict[str, Any], before_edit: str, agent: str = "claude-code"
+    settings: dict[str, Any], before_edit: str, agent: str = "claude-code", share: bool = False
 ) -> dict[str, Any]:
     """A copy of ``settings`` with Karni's hooks (replacing any older Karni entries)."""
     result = remove_hooks(settings, agent)
     hooks = result.setdefault("hooks", {})
-    for event, group in karni_hooks(before_edit, agent).items():
+    for event, group in karni_hooks(before_edit, agent, share).items():
         if not isinstance(hooks.setdefault(event, []), list):
             raise SettingsError(f'"hooks.{event}" is not a list of hook groups')
         hooks[event].append(group)

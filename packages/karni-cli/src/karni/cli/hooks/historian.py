@@ -46,8 +46,10 @@ def find_historian() -> str | None:
     return find_program(HISTORIAN)  # absolute PATH entries only: never the project's folder
 
 
-def start(root: str, transcript: str | None) -> str:
+def start(root: str, transcript: str | None, *, share: bool = False) -> str:
     """Start the background historian run for ``transcript`` (None: its own sources).
+
+    With ``share``, the run ends with ``karni-historian share --auto``.
 
     Returns:
         What happened, for the log.
@@ -65,7 +67,7 @@ def start(root: str, transcript: str | None) -> str:
     # that folder first on sys.path, so a `karni/` folder in a cloned
     # repository would be imported instead of Karni (docs/security.md).
     command = [sys.executable, "-P", "-m", "karni.cli.hooks.background", root, historian]
-    command += [repr(time.time()), transcript or ""]
+    command += [repr(time.time()), transcript or "", "share" if share else ""]
     if sys.platform == "win32":
         flags, new_session = (
             subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP,
@@ -84,4 +86,5 @@ def start(root: str, transcript: str | None) -> str:
             creationflags=flags,
             start_new_session=new_session,
         )
-    return f"started {HISTORIAN} ingest {transcript or '(its own sources)'} and run"
+    then = " and share --auto" if share else ""
+    return f"started {HISTORIAN} ingest {transcript or '(its own sources)'}, run{then}"

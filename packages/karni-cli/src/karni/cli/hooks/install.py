@@ -185,10 +185,12 @@ def _settings(root: str, path: str, agent: str = "claude-code") -> tuple[str, di
         ) from None
 
 
-def _install_claude(root: str, path: str, before_edit: str, agent: str = "claude-code") -> bool:
+def _install_claude(
+    root: str, path: str, before_edit: str, agent: str = "claude-code", share: bool = False
+) -> bool:
     text, settings = _settings(root, path, agent)
     try:
-        updated = add_hooks(settings, before_edit, agent)
+        updated = add_hooks(settings, before_edit, agent, share)
     except SettingsError as error:
         raise HooksError(
             f"cannot add to {_shown(root, path)}: {error}; fix it and run again"
@@ -228,22 +230,26 @@ def _remove(root: str, path: str) -> None:
         raise HooksError(f"cannot remove {_shown(root, path)}: {error}") from None
 
 
-def install(root: str, agent: str, scope: str, before_edit: str) -> str:
+def install(root: str, agent: str, scope: str, before_edit: str, share: bool = False) -> str:
     """Install Karni's hooks for ``agent`` at ``scope``; returns the line to print.
+
+    With ``share``, the end-of-session hook also runs ``karni-historian share
+    --auto``, which shares only when the user's own settings opt the project in.
 
     Raises:
         HooksError: A link on the way, a file that is not Karni's, or bad settings.
     """
     path = target(root, agent, scope)
     if agent == "claude-code" or agent in _JSON_FILES:
-        changed = _install_claude(root, path, before_edit, agent)
+        changed = _install_claude(root, path, before_edit, agent, share)
     else:
-        text = script(agent, before_edit)
+        text = script(agent, before_edit, share)
         changed = _script(root, path) != text
         if changed:
             _write(root, path, text)
     verb = "installed" if changed else "already installed"
-    return f"{agent} hooks {verb} in {_shown(root, path)} (before an edit: {before_edit})"
+    sharing = "; at the end: share, when your settings opt in" if share else ""
+    return f"{agent} hooks {verb} in {_shown(root, path)} (before an edit: {before_edit}{sharing})"
 
 
 def uninstall(root: str, agent: str, scope: str) -> str:

@@ -30,7 +30,7 @@ def _template(name: str) -> str:
         return handle.read()
 
 
-def script(agent: str, before_edit: str) -> str:
+def script(agent: str, before_edit: str, share: bool = False) -> str:
     """The generated module for ``agent`` (``opencode`` or ``pi``)."""
     # bench row "karni doctor" runs without it
     import json
@@ -46,6 +46,7 @@ def script(agent: str, before_edit: str) -> str:
         _template("ask_karni.js")
         .replace("__BEFORE_EDIT__", json.dumps(before_edit))
         .replace("__EDIT_TOOLS__", json.dumps(edit_tools(agent)))
+        .replace("__SHARE__", json.dumps(share))
     )
     return header + shared + "\n" + _template(f"{agent}.js")
 

@@ -58,6 +58,7 @@ __all__ = [
     "detect",
     "detecting_providers",
     "discover",
+    "doctor_notes",
     "estimate_tokens",
     "named_providers",
     "provider_name",
@@ -74,7 +75,7 @@ if TYPE_CHECKING:
         ProviderLoadError,
         UnknownProviderError,
     )
-    from karni.agent.history.health import store_problem
+    from karni.agent.history.health import doctor_notes, store_problem
     from karni.agent.history.isolation import (
         DEFAULT_PROVIDER_TIMEOUT,
         ProviderCallOutcome,
@@ -94,6 +95,7 @@ _LAZY = {
     "call_isolated": "isolation",
     "HistoryProvider": "protocol",
     "store_problem": "health",
+    "doctor_notes": "health",
 }
 """Names loaded on first use: a run with no store needs neither the errors nor the
 isolated call, and the typing-only protocol imports `typing`."""

@@ -2,11 +2,13 @@
 
 Before a prompt is sent to a model, and before an error, a note or a failure
 dump is written, the text goes through :class:`Redactor`, which replaces each
-secret by :data:`MARKER`: API keys and tokens of the common providers,
+secret by :data:`MARKER` (and text the user wrapped in ``<private>…</private>``
+by :data:`PRIVATE_MARK`): API keys and tokens of the common providers,
 private key blocks, ``Authorization`` (and ``x-api-key``) header values,
 values assigned to names that say they are secret, the values of ``.env``
 files the agent read, and the credentials Karni itself took from the
-environment. The list is documented in ``docs/historian-models.md``.
+environment. The patterns are :mod:`karni_historian.secret_patterns`' list,
+documented in ``docs/historian-models.md``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,13 @@ from __future__ import annotations
 import re
 
 from karni_historian.model import PATH_KEYS, ToolPart
+from karni_historian.secret_patterns import (
+    ASSIGNMENT,
+    BEARER,
+    HEADER,
+    PRIVATE_KEY,
+    TOKEN_PATTERNS,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,44 +30,30 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Message
 
-__all__ = ["MARKER", "Redactor", "env_file_values"]
+__all__ = ["MARKER", "PRIVATE_MARK", "PRIVATE_SPAN", "Redactor", "env_file_values"]
 
 MARKER = "[REDACTED]"
 """What a secret is replaced by."""
 
-_TOKEN_PATTERNS = (
-    r"sk-ant-[A-Za-z0-9_\-]{16,}",  # Anthropic
-    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",  # OpenAI and look-alikes
-    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
-    r"github_pat_[A-Za-z0-9_]{22,}",
-    r"glpat-[A-Za-z0-9_\-]{20,}",  # GitLab
-    r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack
-    r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
-    r"AIza[0-9A-Za-z_\-]{35}",  # Google API keys
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"npm_[A-Za-z0-9]{36}",  # npm
-    r"pypi-[A-Za-z0-9_\-]{40,}",  # PyPI upload tokens
-    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JSON Web Tokens
-)
-_PRIVATE_KEY = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|.*)"  # noqa: E501
-_HEADER = r"(?i)\b((?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key)(\"?\s*[:=]\s*\"?)((?:bearer|basic|token)\s+)?[^\s\"',;]+"  # noqa: E501
-_BEARER = r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{12,}=*"
-_ASSIGNMENT = (
-    r"(?i)\b([A-Z0-9_.\-]*(?:secret|token|passw(?:or)?d|api[_\-]?key|access[_\-]?key|private[_\-]?key"
-    r"|credentials?)[A-Z0-9_.\-]*)(\"?\s*[:=]\s*[\"']?)([^\s\"',;]{6,})"
-)
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.\-]*\s*=\s*(.*?)\s*$")
 _ENV_FILE = re.compile(r"(?:^|[\\/])\.env(?:\.[A-Za-z0-9_\-]+)?$|(?:^|[\\/])[^\\/]+\.env$")
 _MIN_SECRET = 6
 
 
+PRIVATE_MARK = "[private]"
+"""What text the user wrapped in ``<private>…</private>`` is replaced by."""
+
+PRIVATE_SPAN = r"(?i)<private>.*?(?:</private>|\Z)"
+"""A ``<private>`` span of a prompt (an unclosed one runs to the end of the text)."""
+
+
 def _compiled() -> list[tuple[re.Pattern[str], str]]:
-    patterns = [(re.compile(_PRIVATE_KEY, re.DOTALL), MARKER)]
-    patterns += [(re.compile(_HEADER), rf"\1\2\3{MARKER}")]
-    patterns += [(re.compile(_BEARER), rf"\1{MARKER}")]
-    patterns += [(re.compile(rf"(?<![A-Za-z0-9]){p}"), MARKER) for p in _TOKEN_PATTERNS]
-    patterns += [(re.compile(_ASSIGNMENT), rf"\1\2{MARKER}")]
+    patterns = [(re.compile(PRIVATE_SPAN, re.DOTALL), PRIVATE_MARK)]
+    patterns += [(re.compile(PRIVATE_KEY, re.DOTALL), MARKER)]
+    patterns += [(re.compile(HEADER), rf"\1\2\3{MARKER}")]
+    patterns += [(re.compile(BEARER), rf"\1{MARKER}")]
+    patterns += [(re.compile(rf"(?<![A-Za-z0-9]){p}"), MARKER) for _, p in TOKEN_PATTERNS]
+    patterns += [(re.compile(ASSIGNMENT), rf"\1\2{MARKER}")]
     return patterns
 
 

@@ -1,5 +1,6 @@
 const KARNI = "karni";
 const BEFORE_EDIT = __BEFORE_EDIT__;
+const SHARE = __SHARE__; // `karni hooks install --share`: share at the end (your settings decide)
 const EDIT_TOOLS = new Set(__EDIT_TOOLS__);
 const TIMEOUT_MS = 30000;
 
@@ -15,7 +16,8 @@ function askKarni(agent, event, payload) {
       resolve(answer);
     };
     try {
-      child = spawn(KARNI, ["hook", agent, event, "--before-edit", BEFORE_EDIT], {
+      const share = SHARE ? ["--share"] : [];
+      child = spawn(KARNI, ["hook", agent, event, "--before-edit", BEFORE_EDIT, ...share], {
         cwd: payload.cwd || undefined,
         stdio: ["pipe", "pipe", "ignore"],
         windowsHide: true,
