@@ -447,3 +447,22 @@ def test_a_settled_folder_is_trusted_until_a_file_comes_or_goes(roots):
         assert store.shared_fingerprint("stamp") == folder_stamp(theirs)
     os.unlink(folder / f"{SESSION}.json")  # a `git rm`: the folder's own time moves
     assert "payment history" not in (provider.context(theirs, "apps/models.py") or "")
+
+
+def test_expand_of_a_shared_session_gives_its_episodes(roots, capsys):
+    from karni_historian.cli import main
+
+    mine, theirs = roots
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+        share_session(store, str(mine), SESSION)
+    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    with Store.open(theirs, create=True) as store:
+        refresh_shared(store, str(theirs))
+    capsys.readouterr()
+    assert main(["--project", str(theirs), "expand", "--session", SESSION, "2", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "raw messages stay on the machine it ran on" in out
+    assert "[1-6] Hard delete tried and reverted" in out and "payment history" in out
+    assert main(["--project", str(theirs), "expand", "--session", SESSION, "9", "12"]) == 0
+    assert "No episode of it covers messages 9-12" in capsys.readouterr().out
