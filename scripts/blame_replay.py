@@ -77,7 +77,8 @@ def moment(stamp: str) -> datetime:
 
 
 def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def pi_steps(path: Path, root: str) -> list[Step]:
