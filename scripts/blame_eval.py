@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent.parent
 BIN = HERE / ".venv" / "bin"
 sys.path.insert(0, str(HERE / "packages" / "karni-historian" / "tests"))
 
+from blame_real import REAL_NAMES, real_cases, short  # noqa: E402
 from git_sessions import Project  # noqa: E402
 
 TARGETS = {"precision": 0.9, "coverage": 0.6}
@@ -63,6 +64,9 @@ class Label:
     last: str
     session: str | None = None
     request: str | None = None
+    lines: tuple[int, int] | None = None
+    at: str | None = None
+    """When the request was asked (the real cases name it so: its words may be pasted output)."""
 
 
 @dataclass
@@ -83,6 +87,7 @@ class Score:
     right: int = 0
     seconds: float = 0.0
     wrong: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- generated cases
@@ -416,6 +421,8 @@ def _run(args: list[str], root: Path, env: dict[str, str]) -> subprocess.Complet
 
 def _line_span(lines: list[str], label: Label) -> range:
     """The line numbers (1-based) a label names: its first line's text, to its last's after it."""
+    if label.lines:
+        return range(label.lines[0], label.lines[1] + 1)
     start = next(i for i, text in enumerate(lines) if text.startswith(label.first))
     end = next(i for i in range(start, len(lines)) if lines[i].startswith(label.last))
     return range(start + 1, end + 2)
@@ -430,8 +437,9 @@ def evaluate(name: str, build, work: Path) -> Score:
     labels = build(project)
     transcripts = work / "transcripts"
     transcripts.mkdir()
-    if build is example:
-        install("claude-code", [EXAMPLE], str(project.root), env)
+    if build is example or hasattr(build, "install"):
+        harness, session = getattr(build, "install", ("claude-code", EXAMPLE))
+        install(harness, [session], str(project.root), env)
         ingest = _run([str(BIN / "karni-historian"), "-q", "ingest"], project.root, env)
     else:
         for recorder in project.recorders:
@@ -452,18 +460,20 @@ def evaluate(name: str, build, work: Path) -> Score:
 
 
 def _score_file(score: Score, path: str, data: dict, labels: list[Label], root: Path) -> None:
-    by_line: dict[int, tuple[str | None, str | None]] = {}
+    by_line: dict[int, tuple[str | None, dict]] = {}
     for item in data["ranges"]:
         session = item["session"]["id"] if item["session"] else None
-        request = (item["request"] or {}).get("text")
+        request = item["request"] or {}
         for number in range(item["start_line"], item["end_line"] + 1):
             by_line[number] = (session, request)
     lines = (root / path).read_text().splitlines()
     for label in (x for x in labels if x.path == path):
-        told = [by_line.get(n, (None, None)) for n in _line_span(lines, label)]
+        told = [by_line.get(n, (None, {})) for n in _line_span(lines, label)]
         score.ranges += 1
         score.written += label.session is not None
         if not any(session for session, _ in told):
+            if label.session:
+                score.missed.append(f"{path}:{label.lines or ''} {label.first!r}")
             continue
         score.attributed += 1
         named = [(session, request) for session, request in told if session]
@@ -471,19 +481,28 @@ def _score_file(score: Score, path: str, data: dict, labels: list[Label], root: 
             label.session is not None
             and len(named) * 2 >= len(told)
             and all(
-                session == label.session and (request or "").startswith(label.request or "\0")
-                for session, request in named
+                session == label.session and _same(request, label) for session, request in named
             )
         )
         if right:
             score.right += 1
         else:
-            score.wrong.append(f"{path}: {label.first!r}: {sorted(set(told), key=str)}")
+            said = sorted(
+                {(s, r.get("ordinal"), short(r.get("text") or "")) for s, r in told}, key=str
+            )
+            score.wrong.append(f"{path}: {label.first!r} ({label.at or label.request}): {said}")
+
+
+def _same(request: dict, label: Label) -> bool:
+    """Whether blame's request is the labelled one: asked at its time, else in its words."""
+    if label.at:
+        return (request.get("timestamp") or "")[:19] == label.at[:19]
+    return short(request.get("text") or "").startswith(short(label.request or "\0"))
 
 
 def run_all(only: str | None = None) -> list[Score]:
     """Every case (whose name holds ``only``, when given), each in its own temporary folder."""
-    cases = {"example": example, **GENERATED}
+    cases = {"example": example, **GENERATED, **real_cases()}
     scores = []
     for name, build in cases.items():
         if only and only not in name and only not in "blame":
@@ -505,20 +524,48 @@ def totals(scores: list[Score]) -> dict[str, float]:
     }
 
 
-def report(scores: list[Score], verbose: bool) -> tuple[dict[str, float], list[str]]:
-    """Print the blame figures; return them and the targets missed."""
+def _row(s: Score) -> str:
+    precision = s.right / s.attributed if s.attributed else 1.0
+    coverage = s.right / s.written if s.written else 1.0
+    cells = (s.ranges, s.written, s.attributed, s.right, f"{precision:.2f}", f"{coverage:.2f}")
+    return f"{s.name:<44} " + " ".join(f"{c:>7}" for c in cells) + f" {s.seconds:>6.2f}s"
+
+
+def _sum(name: str, scores: list[Score]) -> Score:
+    fields = ("ranges", "written", "attributed", "right")
+    total = Score(name, **{f: sum(getattr(s, f) for s in scores) for f in fields})
+    total.seconds = max((s.seconds for s in scores), default=0.0)
+    return total
+
+
+def report(scores: list[Score], verbose: bool) -> tuple[dict, list[str]]:
+    """Print the blame figures, per case and for the bundled and real cases; return them and the
+    targets missed."""
     print()
     header = ("ranges", "written", "named", "right", "prec.", "cover.", "slowest")
     print(f"{'blame case':<44} " + " ".join(f"{c:>7}" for c in header))
     for s in scores:
-        precision = s.right / s.attributed if s.attributed else 1.0
-        coverage = s.right / s.written if s.written else 1.0
-        cells = (s.ranges, s.written, s.attributed, s.right, f"{precision:.2f}", f"{coverage:.2f}")
-        print(f"{s.name:<44} " + " ".join(f"{c:>7}" for c in cells) + f" {s.seconds:>6.2f}s")
-        if verbose:
-            for line in s.wrong:
-                print(f"     wrong: {line}")
-    figures = totals(scores)
+        print(_row(s))
+        for kind, lines in (("wrong", s.wrong), ("missed", s.missed)) if verbose else ():
+            for line in lines:
+                print(f"     {kind}: {line}")
+    real = [s for s in scores if s.name in REAL_NAMES]
+    for name, part in (
+        ("(the bundled cases)", [s for s in scores if s not in real]),
+        ("(the real sessions)", real),
+    ):
+        if part and len(part) < len(scores):
+            print(_row(_sum(name, part)))
+    figures: dict = totals(scores)
+    figures["cases"] = {
+        s.name: {
+            "ranges": s.ranges,
+            "written": s.written,
+            "attributed": s.attributed,
+            "right": s.right,
+        }
+        for s in scores
+    }
     print(
         f"blame: precision {figures['precision']:.2f} (target >= {TARGETS['precision']}),"
         f" coverage {figures['coverage']:.2f} (target >= {TARGETS['coverage']}),"

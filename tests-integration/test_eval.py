@@ -15,12 +15,14 @@ import json
 import subprocess
 import sys
 import tomllib
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = sorted((ROOT / "eval" / "labels").glob("*.toml"))
+BLAME_LABELS = sorted((ROOT / "eval" / "blame").glob("*.toml"))
 KINDS = {"request", "decision", "constraint", "failed", "outcome"}
 
 
@@ -45,6 +47,24 @@ def test_a_label_file_labels_at_least_five_items_of_each_file(path):
             assert item["kind"] in KINDS and item["terms"] and item["text"], item
 
 
+@pytest.mark.parametrize("path", BLAME_LABELS, ids=lambda p: p.stem)
+def test_a_blame_label_file_covers_each_file_in_order_and_names_its_skips(path):
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data["source"].startswith("data:") and data["harness"] in ("pi", "claude-code")
+    assert data["files"] and data["session"]
+    for skipped in data.get("skipped", []):
+        assert skipped["path"] and skipped["reason"], skipped
+    for entry in data["files"]:
+        end = 0
+        for item in entry["ranges"]:
+            first, last = item["lines"]
+            assert end < first <= last and item["first"], (entry["path"], item)
+            end = last
+            if "request" in item:  # who asked, when, in their first words
+                assert item["request"] >= 1 and item["asked"], item
+                assert datetime.fromisoformat(item["at"].replace("Z", "+00:00")).year >= 2025
+
+
 def test_the_eval_meets_its_targets():
     done = run_eval("--check", "--json")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -57,3 +77,8 @@ def test_the_eval_meets_its_targets():
     blame = figures["blame"]
     assert blame["ranges"] >= 30
     assert blame["precision"] >= 0.9 and blame["coverage"] >= 0.6
+    # and per case, the real sessions' among them when ../shared/data/real-transcripts/ is here
+    assert {"example", "squash-merge"} <= set(blame["cases"])
+    if (ROOT.parent / "shared" / "data" / "real-transcripts").is_dir():
+        real = blame["cases"]["pi-themes"]
+        assert real["ranges"] >= 100 and real["right"] >= 0.9 * real["attributed"]
