@@ -62,6 +62,59 @@ class FileNoteTables(Database):
             (session_id, before),
         ).fetchall()
 
+    def latest_edit(self, session_id: str, path: str, forward: str, before: int) -> int | None:
+        """The message of the latest landed edit of ``path`` before ``before``, digest ``forward``.
+
+        What an edit writing it back undid; None when there is none.
+        """
+        row = self.connection.execute(
+            "SELECT max(ordinal) FROM file_edits"
+            " WHERE session_id = ? AND path = ? AND forward = ? AND ordinal < ?",
+            (session_id, path, forward, before),
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def clear_file_notes(self, session_id: str, start: int) -> None:
+        """Remove the session's notes, requests and edit digests from request ``start`` on."""
+        execute = self.connection.execute
+        execute("DELETE FROM file_notes WHERE session_id = ? AND request >= ?", (session_id, start))
+        execute(
+            "DELETE FROM file_requests WHERE session_id = ? AND request >= ?", (session_id, start)
+        )
+        execute("DELETE FROM file_edits WHERE session_id = ? AND ordinal >= ?", (session_id, start))
+
+    def add_file_notes(self, session_id: str, rows: Iterable[Sequence[object]]) -> None:
+        """Add ``(path, request, ordinal, kind, text, weight)`` notes (a repeat is ignored)."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO file_notes (path, session_id, request, ordinal, kind, text,"
+            " weight) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ((row[0], session_id, *row[1:]) for row in rows),
+        )
+
+    def add_file_requests(self, session_id: str, rows: Iterable[Sequence[object]]) -> None:
+        """Add ``(path, request, timestamp, text, added, removed)`` shaping requests."""
+        self.connection.executemany(
+            "INSERT OR REPLACE INTO file_requests (path, session_id, request, timestamp, text,"
+            " added, removed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ((row[0], session_id, *row[1:]) for row in rows),
+        )
+
+    def add_file_edits(self, session_id: str, rows: Iterable[Sequence[object]]) -> None:
+        """Add ``(ordinal, path, forward, inverse)`` digests of landed edits."""
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO file_edits (session_id, ordinal, path, forward, inverse)"
+            " VALUES (?, ?, ?, ?, ?)",
+            ((session_id, *row) for row in rows),
+        )
+
+    def set_noted_state(self, session_id: str, state: NotedState) -> None:
+        """Record ``(message_count, version, resume_from)`` after a reading of the session."""
+        self.connection.execute(
+            "INSERT OR REPLACE INTO noted_sessions (session_id, message_count, version,"
+            " resume_from) VALUES (?, ?, ?, ?)",
+            (session_id, *state),
+        )
+
     def replace_file_notes(
         self,
         session_id: str,
@@ -83,34 +136,8 @@ class FileNoteTables(Database):
         """
         notes, requests, edits = rows
         with self.transaction():
-            execute = self.connection.execute
-            execute(
-                "DELETE FROM file_notes WHERE session_id = ? AND request >= ?", (session_id, start)
-            )
-            execute(
-                "DELETE FROM file_requests WHERE session_id = ? AND request >= ?",
-                (session_id, start),
-            )
-            execute(
-                "DELETE FROM file_edits WHERE session_id = ? AND ordinal >= ?", (session_id, start)
-            )
-            self.connection.executemany(
-                "INSERT OR IGNORE INTO file_notes (path, session_id, request, ordinal, kind, text,"
-                " weight) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((row[0], session_id, *row[1:]) for row in notes),
-            )
-            self.connection.executemany(
-                "INSERT OR REPLACE INTO file_requests (path, session_id, request, timestamp, text,"
-                " added, removed) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((row[0], session_id, *row[1:]) for row in requests),
-            )
-            self.connection.executemany(
-                "INSERT OR IGNORE INTO file_edits (session_id, ordinal, path, forward, inverse)"
-                " VALUES (?, ?, ?, ?, ?)",
-                ((session_id, *row) for row in edits),
-            )
-            execute(
-                "INSERT OR REPLACE INTO noted_sessions (session_id, message_count, version,"
-                " resume_from) VALUES (?, ?, ?, ?)",
-                (session_id, *state),
-            )
+            self.clear_file_notes(session_id, start)
+            self.add_file_notes(session_id, notes)
+            self.add_file_requests(session_id, requests)
+            self.add_file_edits(session_id, edits)
+            self.set_noted_state(session_id, state)

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from karni_historian.condense.file_notes.extract import SessionNotes
+    from karni_historian.condense.file_notes.outline import Outline
     from karni_historian.condense.file_notes.session import Edit, Request
     from karni_historian.store import Store
 
@@ -49,52 +49,99 @@ def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
 
 
 def note_session(store: Store, session_id: str) -> None:
-    """Read one session from where its notes must be worked out again, and store them."""
+    """Read one session from where its notes must be worked out again, and store them.
+
+    Two passes in one transaction (:mod:`.outline`): the outline writes every
+    request's lines of what shaped its files and its edits' digests, then
+    the requests worth noting are read whole and their notes written.
+    """
     # bench row "karni-historian wrapup" runs without it
-    from karni_historian.condense.file_notes.extract import file_notes
-    from karni_historian.condense.file_notes.session import read_requests
-    from karni_historian.condense.file_notes.view import Prior
+    from karni_historian.condense.file_notes.outline import Outline, outline_requests
 
     count = store.message_count(session_id)
     state = store.noted_state(session_id)
     start = state[2] if state is not None and state[1] == EXTRACTION_VERSION else 1
-    requests = read_requests(stream_messages(store, session_id, start))
-    prior = Prior(
-        store.edited_paths(session_id),
-        store.edit_digests(session_id, start) if start > 1 else [],
-        lambda ordinal, path: _edit_at(store, session_id, ordinal, path),
-    )
-    found = file_notes(requests, prior)
-    resume = _resume_point(requests, start)
-    store.replace_file_notes(
-        session_id, start, _rows(found, store.root), (count, EXTRACTION_VERSION, resume)
-    )
+    root = store.root
+    with store.transaction():
+        store.clear_file_notes(session_id, start)
+        outline = Outline(start)
+        shaped: list[tuple[object, ...]] = []
+        digests: list[tuple[object, ...]] = []
+        for request in outline_requests(store, session_id, start):
+            outline.add(request)
+            _shaped_rows(request, root, shaped, digests)
+            if len(shaped) + len(digests) >= _ROWS_HELD:
+                _flush(store, session_id, shaped, digests)
+        _flush(store, session_id, shaped, digests)
+        _note_chosen(store, session_id, outline)
+        store.set_noted_state(session_id, (count, EXTRACTION_VERSION, outline.resume_point()))
 
 
-def _resume_point(requests: list[Request], start: int) -> int:
-    """Where the next reading starts: the second to last request (the last two may change)."""
-    starts = [request.ordinal for request in requests if request.ordinal >= start]
-    return starts[-2] if len(starts) >= 2 else start
+_ROWS_HELD = 4096
+"""Rows of what shaped the files and of edit digests written at once."""
 
 
-def _rows(
-    found: SessionNotes, root: str
-) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]], list[tuple[object, ...]]]:
-    notes: list[tuple[object, ...]] = [
-        (n.path, n.request, n.ordinal, n.kind, in_project_terms(n.text, root), n.weight)
-        for n in found.notes
-    ]
-    requests: list[tuple[object, ...]] = [
-        (r.path, r.request, r.timestamp, in_project_terms(r.text, root), r.added, r.removed)
-        for r in found.requests
-    ]
-    return notes, requests, list(found.digests)
+def _shaped_rows(
+    request: Request,
+    root: str,
+    shaped: list[tuple[object, ...]],
+    digests: list[tuple[object, ...]],
+) -> None:
+    """Add the request's lines of what shaped its files, and its edits' digests, to the rows."""
+    # bench row "karni-historian wrapup" runs without it
+    from karni_historian.condense.file_notes.extract import digests_of, shaping_of
+
+    for r in shaping_of(request):
+        shaped.append(
+            (r.path, r.request, r.timestamp, in_project_terms(r.text, root), r.added, r.removed)
+        )
+    digests += digests_of(request)
 
 
-def _edit_at(store: Store, session_id: str, ordinal: int, path: str) -> Edit | None:
-    """The edit of ``path`` in the message at ``ordinal``, read back from the store."""
+def _flush(
+    store: Store,
+    session_id: str,
+    shaped: list[tuple[object, ...]],
+    digests: list[tuple[object, ...]],
+) -> None:
+    store.add_file_requests(session_id, shaped)
+    store.add_file_edits(session_id, digests)
+    shaped.clear()
+    digests.clear()
+
+
+def _note_chosen(store: Store, session_id: str, outline: Outline) -> None:
+    """Work out and write the notes of each file's newest requests, read again whole."""
+    # bench row "karni-historian wrapup" runs without it
+    from karni_historian.condense.file_notes.extract import request_notes
+    from karni_historian.condense.file_notes.outline import chosen_requests
+    from karni_historian.condense.file_notes.session import Edit
+    from karni_historian.condense.file_notes.view import SessionView
+
+    def earlier(path: str, forward: str, before: int) -> Edit | None:
+        ordinal = store.latest_edit(session_id, path, forward, before)
+        if ordinal is None:
+            return None
+        found = _edit_at(store, session_id, ordinal, path, forward)
+        return found or Edit(ordinal, path, "edit", [], None, None)
+
+    session = SessionView(outline.paths | store.edited_paths(session_id), earlier)
+    chosen = outline.chosen()
+    root = store.root
+    for index, request, following in chosen_requests(store, session_id, outline, chosen):
+        paths = [path for path in request.all_edited() if (index, path) in chosen]
+        rows = [
+            (n.path, n.request, n.ordinal, n.kind, in_project_terms(n.text, root), n.weight)
+            for n in request_notes(request, paths, following, session)
+        ]
+        store.add_file_notes(session_id, rows)
+
+
+def _edit_at(store: Store, session_id: str, ordinal: int, path: str, forward: str) -> Edit | None:
+    """The landed edit of ``path`` with digest ``forward`` in the message at ``ordinal``."""
     # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.session import read_requests
+    from karni_historian.condense.file_notes.view import edit_digests
 
     for message in stream_messages(store, session_id, ordinal, batch=1):
         if message.ordinal != ordinal:
@@ -102,7 +149,7 @@ def _edit_at(store: Store, session_id: str, ordinal: int, path: str) -> Edit | N
         for request in read_requests([message]):
             for attempt in request.attempts:
                 for edit in attempt.edits(path):
-                    if edit.error is None:
+                    if edit.error is None and edit.pairs and edit_digests(edit.pairs)[0] == forward:
                         return edit
         break
     return None

@@ -27,11 +27,26 @@ from karni_historian.condense.file_notes.findings import constraints_of, decisio
 from karni_historian.condense.file_notes.prompts import CORRECTION, without_pasted_output
 from karni_historian.condense.file_notes.session import Attempt, Edit, Request
 from karni_historian.condense.file_notes.undone import discards, rejections, self_reverts
-from karni_historian.condense.file_notes.view import FileView, Note, NoteList, Prior, SessionView
+from karni_historian.condense.file_notes.view import (
+    FileView,
+    Note,
+    NoteList,
+    Prior,
+    SessionView,
+    edit_digests,
+)
 from karni_historian.cut import shorten
 from karni_historian.edits import diff_counts
 
-__all__ = ["FileRequest", "SessionNotes", "file_notes"]
+__all__ = [
+    "NOTED_REQUESTS",
+    "FileRequest",
+    "SessionNotes",
+    "digests_of",
+    "file_notes",
+    "request_notes",
+    "shaping_of",
+]
 
 
 @dataclass(frozen=True)
@@ -122,30 +137,66 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
     """The notes and the shaping requests of every file the requests edited.
 
     ``prior`` holds what earlier readings of the same session knew (the
-    requests are then the session's later ones).
+    requests are then the session's later ones). Everything is held in
+    memory; ``ingest`` reads a session in two passes instead
+    (:mod:`.outline`), with the same result.
     """
-    session = SessionView(requests, prior or Prior())
+    session = SessionView.of_requests(requests, prior or Prior())
     found: list[Note] = []
     shaped: list[FileRequest] = []
+    digests: list[tuple[int, str, str, str]] = []
     noted = _newest_per_file(requests)
     for index, request in enumerate(requests):
-        following = requests[index + 1].attempts[0] if index + 1 < len(requests) else None
-        for path in request.all_edited():
-            shaped += _file_requests(path, request)
-            if (index, path) not in noted:
-                continue
-            notes = NoteList(FileView(path, request, session))
-            failed_edits(notes)
-            failed_runs(notes, session.names)
-            pasted_failures(notes)
-            rejections(notes, following, session)
-            self_reverts(notes, session)
-            discards(notes)
-            decisions(notes)
-            constraints_of(notes)
-            outcomes(notes)
-            found += notes.items
-    return SessionNotes(found, shaped, session.digests)
+        following = requests[index + 1] if index + 1 < len(requests) else None
+        shaped += shaping_of(request)
+        digests += digests_of(request)
+        paths = [path for path in request.all_edited() if (index, path) in noted]
+        found += request_notes(request, paths, following, session)
+    return SessionNotes(found, shaped, digests)
+
+
+def shaping_of(request: Request) -> list[FileRequest]:
+    """The lines of what shaped each file the request edited."""
+    found: list[FileRequest] = []
+    for path in request.all_edited():
+        found += _file_requests(path, request)
+    return found
+
+
+def digests_of(request: Request) -> list[tuple[int, str, str, str]]:
+    """``(ordinal, path, forward, inverse)`` digests of the request's landed edits."""
+    found = []
+    for attempt in request.attempts:
+        for edit in attempt.edits():
+            if edit.error is None and edit.pairs:
+                forward, inverse = edit_digests(edit.pairs)
+                found.append((edit.ordinal, edit.path, forward, inverse))
+    return found
+
+
+def request_notes(
+    request: Request, paths: list[str], following: Request | None, session: SessionView
+) -> list[Note]:
+    """The notes of ``paths`` (files the request edited) in one request.
+
+    ``following`` is the next request (only its first attempt is read: what
+    the user said next).
+    """
+    after = following.attempts[0] if following is not None and following.attempts else None
+    found: list[Note] = []
+    for path in paths:
+        notes = NoteList(FileView(path, request, session))
+        failed_edits(notes)
+        failed_runs(notes, session.names)
+        pasted_failures(notes)
+        rejections(notes, after, session)
+        self_reverts(notes, session)
+        discards(notes)
+        decisions(notes)
+        constraints_of(notes)
+        outcomes(notes)
+        found += notes.items
+    return found
 
 
 def _newest_per_file(requests: list[Request]) -> set[tuple[int, str]]:

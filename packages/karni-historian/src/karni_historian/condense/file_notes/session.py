@@ -33,11 +33,22 @@ from karni_historian.prompts import prompt_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from karni_historian.model import Message
 
-__all__ = ["SHELL_WRITE", "Attempt", "Edit", "Event", "Request", "Said", "Shell", "read_requests"]
+__all__ = [
+    "SHELL_WRITE",
+    "Attempt",
+    "Edit",
+    "Event",
+    "Request",
+    "RequestReader",
+    "Said",
+    "Shell",
+    "iter_requests",
+    "read_requests",
+]
 
 _SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "subagent"})
 SHELL_WRITE = "shell"
@@ -167,22 +178,36 @@ def _first_line(text: str | None) -> str:
     return "failed"
 
 
-class _Reader:
-    """Builds the requests of a session, one message at a time."""
+class RequestReader:
+    """Builds the requests of a session, one message at a time, and hands out each finished one.
 
-    def __init__(self) -> None:
-        self.requests: list[Request] = []
+    ``light``: only what says which files each request edited and how (the
+    prompts, the edits, the subagents' tasks); the agent's words are kept
+    only while the request has no text of its own (see :func:`_resumed_task`),
+    and shell commands only for the files they write.
+    """
+
+    def __init__(self, light: bool = False) -> None:
+        self.current: Request | None = None
+        self.finished: list[Request] = []
         self.group: str | None = None
+        self.light = light
+
+    def wants_words(self) -> bool:
+        """Whether the agent's words are read: always, unless ``light`` and the request has text."""
+        return not self.light or self.current is None or not self.current.text
 
     def attempt(self) -> Attempt:
-        if not self.requests:
-            self.requests.append(Request(0, "", None))
-        request = self.requests[-1]
+        """The attempt the agent's work goes to (a request before any prompt is opened)."""
+        if self.current is None:
+            self.current = Request(0, "", None)
+        request = self.current
         if not request.attempts:
             request.attempts.append(Attempt(request.ordinal, REQUEST, request.text, None))
         return request.attempts[-1]
 
     def user(self, message: Message) -> None:
+        """Read a user message: a prompt opens a request or a later attempt of it."""
         texts = [p.text for p in message.parts if isinstance(p, TextPart) and not p.ignored]
         text = prompt_text(texts, lines=True)
         if not text:
@@ -191,23 +216,29 @@ class _Reader:
         if kind == LOCAL:
             return
         self.group = None
-        if kind == REQUEST or not self.requests:
-            request = Request(message.ordinal, text if kind == REQUEST else "", message.timestamp)
-            self.requests.append(request)
+        if kind == REQUEST or self.current is None:
+            if self.current is not None:
+                self.finished.append(_finished(self.current))
+            self.current = Request(
+                message.ordinal, text if kind == REQUEST else "", message.timestamp
+            )
         attempt = Attempt(message.ordinal, kind, text, message.timestamp)
-        self.requests[-1].attempts.append(attempt)
+        self.current.attempts.append(attempt)
 
     def assistant(self, message: Message) -> None:
+        """Read an agent's message: its words, edits, commands and subagents."""
         self.group = _group(message, self.group)
         attempt = self.attempt()
+        words = self.wants_words()
         for part in message.parts:
             if isinstance(part, TextPart):
-                if not part.ignored and part.text.strip():
+                if words and not part.ignored and part.text.strip():
                     attempt.events.append(Said(message.ordinal, part.text, self.group))
             elif isinstance(part, ToolPart):
                 self.tool(message, part, attempt)
 
     def tool(self, message: Message, part: ToolPart, attempt: Attempt) -> None:
+        """Read one tool call of an agent's message into ``attempt``."""
         meta = part.metadata if isinstance(part.metadata, dict) else {}
         group = meta.get("subagent") if isinstance(meta.get("subagent"), str) else None
         if is_edit_tool(part.name):
@@ -215,8 +246,9 @@ class _Reader:
             return
         command = command_of(part.name, part.input)
         if command is not None:
-            run = read_run(command, part.output, part.is_error)
-            attempt.events.append(Shell(message.ordinal, run, group))
+            if not self.light:
+                run = read_run(command, part.output, part.is_error)
+                attempt.events.append(Shell(message.ordinal, run, group))
             for raw, body in shell_writes(command) if not part.is_error else ():
                 path = _project_path(raw)
                 if path is not None:
@@ -227,9 +259,9 @@ class _Reader:
         elif part.name.lower() in _SUBAGENT_TOOLS and part.call_id:
             data = part.input if isinstance(part.input, dict) else {}
             task = data.get("description") or data.get("prompt") or ""
-            if isinstance(task, str) and task.strip():
-                self.requests[-1].subtasks[part.call_id] = " ".join(task.split())
-            if part.output and not part.is_error:
+            if isinstance(task, str) and task.strip() and self.current is not None:
+                self.current.subtasks[part.call_id] = " ".join(task.split())
+            if part.output and not part.is_error and not self.light:
                 attempt.events.append(Said(message.ordinal, part.output, part.call_id))
 
 
@@ -240,16 +272,37 @@ def read_requests(messages: Iterable[Message]) -> list[Request]:
     assistant message already holds; only user messages with the person's
     text count as prompts.
     """
-    reader = _Reader()
+    return list(iter_requests(messages))
+
+
+def iter_requests(
+    messages: Iterable[Message], *, light: bool = False, reader: RequestReader | None = None
+) -> Iterator[Request]:
+    """The requests of :func:`read_requests`, each handed out once the next one starts.
+
+    So only one request's work is held at a time. ``light`` reads what says
+    which files each request edited and how, not what the notes quote
+    (:class:`RequestReader`); ``reader`` is the reader to use (one made here when None).
+    """
+    reader = reader or RequestReader(light)
     for message in messages:
         if message.role == "user":
             reader.user(message)
         elif message.role == "assistant":
             reader.assistant(message)
-    for request in reader.requests:
-        if not request.text:
-            request.text = _resumed_task(request)
-    return reader.requests
+        if reader.finished:
+            yield from reader.finished
+            reader.finished.clear()
+    if reader.current is not None:
+        yield _finished(reader.current)
+        reader.current = None
+
+
+def _finished(request: Request) -> Request:
+    """``request``, its text resolved when it has none of its own."""
+    if not request.text:
+        request.text = _resumed_task(request)
+    return request
 
 
 def _resumed_task(request: Request) -> str:
