@@ -21,6 +21,7 @@ and the same session always gives the same notes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from karni_historian.condense.file_notes.failures import failed_edits, failed_runs, pasted_failures
 from karni_historian.condense.file_notes.findings import constraints_of, decisions, outcomes
@@ -49,8 +50,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class FileRequest:
+class FileRequest(NamedTuple):
     """A request that edited a file, with the lines its edits added and removed there."""
 
     path: str
@@ -72,24 +72,6 @@ def _pair_counts(edit: Edit) -> tuple[int, int]:
             plus, minus = diff_counts(old, new)
             added, removed = added + plus, removed + minus
     return added, removed
-
-
-def _file_requests(path: str, request: Request) -> list[FileRequest]:
-    """What shaped the file in this request: a line per prompt that asked for its edits.
-
-    The request and each correction of it ask; a bare continuation's edits
-    count for the prompt it continued.
-    """
-    asked: list[tuple[Attempt, list[Edit]]] = []
-    for attempt in request.attempts:
-        if attempt.kind == CORRECTION or not asked:
-            asked.append((attempt, []))
-        asked[-1][1].extend(e for e in attempt.edits(path) if e.error is None)
-    found = []
-    for attempt, landed in asked:
-        if landed:
-            found.append(_file_request(path, request, attempt, landed))
-    return found
 
 
 def _file_request(path: str, request: Request, attempt: Attempt, landed: list[Edit]) -> FileRequest:
@@ -156,10 +138,29 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
 
 
 def shaping_of(request: Request) -> list[FileRequest]:
-    """The lines of what shaped each file the request edited."""
-    found: list[FileRequest] = []
-    for path in request.all_edited():
-        found += _file_requests(path, request)
+    """The lines of what shaped each file the request edited, file by file.
+
+    A line per prompt that asked for a file's edits: the request and each
+    correction of it ask; a bare continuation's edits count for the prompt
+    it continued.
+    """
+    asked: list[tuple[Attempt, dict[str, list[Edit]]]] = []
+    paths: dict[str, None] = {}
+    for attempt in request.attempts:
+        if attempt.kind == CORRECTION or not asked:
+            asked.append((attempt, {}))
+        landed = asked[-1][1]
+        for event in attempt.events:
+            if type(event) is Edit:
+                paths.setdefault(event.path)
+                if event.error is None:
+                    landed.setdefault(event.path, []).append(event)
+    found = []
+    for path in paths:
+        for attempt, landed in asked:
+            edits = landed.get(path)
+            if edits:
+                found.append(_file_request(path, request, attempt, edits))
     return found
 
 

@@ -208,15 +208,15 @@ class SessionView:
 
 def edit_digests(pairs: Sequence[tuple[str, str]]) -> tuple[str, str]:
     """Digests of an edit's ``(replaced, written)`` pairs, and of the edit that would undo it."""
-
-    def digest(items: Iterable[str]) -> str:
-        return hashlib.blake2b(
-            "\x00".join(items).encode("utf-8", "surrogatepass"), digest_size=12
-        ).hexdigest()
-
-    forward = digest(normal(text) for pair in pairs for text in pair)
-    inverse = digest(normal(text) for old, new in reversed(pairs) for text in (new, old))
+    texts = [(normal(old), normal(new)) for old, new in pairs]
+    forward = _digest([text for pair in texts for text in pair])
+    inverse = _digest([text for old, new in reversed(texts) for text in (new, old)])
     return forward, inverse
+
+
+def _digest(texts: list[str]) -> str:
+    joined = "\x00".join(texts).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(joined, digest_size=12).hexdigest()
 
 
 class FileView:
