@@ -5,10 +5,11 @@ went through (:mod:`karni_historian.condense.file_notes`) and writes it here.
 A session is read incrementally: ``noted_sessions`` remembers the request the
 next reading starts from (the last two requests are read again, since they
 may still grow or be answered), the messages the session had, and the
-version of the extraction; rows from that request on are replaced in one
-transaction. ``file_edits`` keeps a digest of every landed edit, so an edit
-that writes back an earlier one is recognised across readings
-(``docs/historian/file-notes.md``).
+version of the extraction; rows from that request on are cleared and written
+again in one transaction (the reader's, which writes them as it goes).
+``file_edits`` keeps a digest of every landed edit, so an edit that writes
+back an earlier one is recognised without holding the earlier one, in the
+same reading or a later one (``docs/historian/file-notes.md``).
 """
 
 from __future__ import annotations
@@ -53,14 +54,6 @@ class FileNoteTables(Database):
             (session_id,),
         )
         return {row[0] for row in rows}
-
-    def edit_digests(self, session_id: str, before: int) -> list[tuple[int, str, str, str]]:
-        """``(ordinal, path, forward, inverse)`` of the session's landed edits before ``before``."""
-        return self.connection.execute(
-            "SELECT ordinal, path, forward, inverse FROM file_edits"
-            " WHERE session_id = ? AND ordinal < ? ORDER BY ordinal",
-            (session_id, before),
-        ).fetchall()
 
     def latest_edit(self, session_id: str, path: str, forward: str, before: int) -> int | None:
         """The message of the latest landed edit of ``path`` before ``before``, digest ``forward``.
@@ -114,30 +107,3 @@ class FileNoteTables(Database):
             " resume_from) VALUES (?, ?, ?, ?)",
             (session_id, *state),
         )
-
-    def replace_file_notes(
-        self,
-        session_id: str,
-        start: int,
-        rows: tuple[
-            Iterable[Sequence[object]], Iterable[Sequence[object]], Iterable[Sequence[object]]
-        ],
-        state: NotedState,
-    ) -> None:
-        """Replace the session's rows from request ``start`` on, and record how far it was read.
-
-        Args:
-            session_id: The session.
-            start: The first request (or edit) read this time; rows before it stay.
-            rows: ``(path, request, ordinal, kind, text, weight)`` notes,
-                ``(path, request, timestamp, text, added, removed)`` requests and
-                ``(ordinal, path, forward, inverse)`` edit digests.
-            state: ``(message_count, version, resume_from)`` after this reading.
-        """
-        notes, requests, edits = rows
-        with self.transaction():
-            self.clear_file_notes(session_id, start)
-            self.add_file_notes(session_id, notes)
-            self.add_file_requests(session_id, requests)
-            self.add_file_edits(session_id, edits)
-            self.set_noted_state(session_id, state)
