@@ -31,6 +31,7 @@ from collections import deque
 from karni_historian.condense.file_notes import extract
 from karni_historian.condense.file_notes.session import Request, RequestReader, iter_requests
 from karni_historian.condense.project_view import input_view
+from karni_historian.edits import EDIT_TOOLS
 from karni_historian.model import Message, TextPart, ToolPart
 from karni_historian.store.codec import json_reader
 
@@ -139,19 +140,20 @@ def _lean_messages(
         if role == "user":
             if '"text"' not in parts_json:
                 continue  # only tool results: no prompt
-            items = loads(parts_json)
-            texts = tuple(
+            texts = [
                 TextPart(item.get("text", ""), bool(item.get("ignored")))
-                for item in items
+                for item in loads(parts_json)
                 if item.get("type") != "tool"
-            )
-            yield Message(ordinal, role, texts, session_id, timestamp)
+            ]
+            yield Message(ordinal, role, tuple(texts), session_id, timestamp)
         elif role == "assistant":
             words = wants_words()
             if not words and '"tool"' not in parts_json:
                 continue  # only the agent's words
             items = loads(parts_json)
-            if any("copy_of" in item for item in items if item.get("type") == "tool"):
+            if '"copy_of"' in parts_json and any(
+                "copy_of" in item for item in items if item.get("type") == "tool"
+            ):
                 yield from store.message_batch(session_id, ordinal, 1, tool_input=view)
                 continue  # a reference to a call, read as the store reads it
             parts = _assistant_parts(items, words, view)
@@ -166,16 +168,19 @@ def _assistant_parts(
     for item in items:
         get = item.get
         if get("type") == "tool":
-            parts.append(
-                ToolPart(
-                    get("name", ""),
-                    view(get("input")),
-                    get("output"),
-                    get("call_id", ""),
-                    bool(get("is_error")),
-                    get("metadata"),
-                )
+            name = get("name", "")
+            data = get("input")
+            if type(name) is str and name.lower() in EDIT_TOOLS:
+                data = view(data)  # only an edit reads the paths the view changes
+            tool = ToolPart(
+                name,
+                data,
+                get("output"),
+                get("call_id", ""),
+                bool(get("is_error")),
+                get("metadata"),
             )
+            parts.append(tool)
         elif words:
             parts.append(TextPart(get("text", ""), bool(get("ignored"))))
     return tuple(parts)

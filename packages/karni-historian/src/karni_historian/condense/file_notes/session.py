@@ -136,9 +136,24 @@ class Request:
         return list(dict.fromkeys(e.path for a in self.attempts for e in a.edits()))
 
 
+_PATHS: dict[str, str | None] = {}
+"""Each raw path's project-relative form: a session names the same files over and over."""
+
+
 def _project_path(raw: str | None) -> str | None:
     """A project-relative POSIX path from a tool input (absolute paths lie outside the project)."""
-    if not raw or raw.startswith(("/", "~")) or ":\\" in raw[:3]:
+    if not raw:
+        return None
+    found = _PATHS.get(raw, "")
+    if found == "":
+        if len(_PATHS) >= 4096:
+            _PATHS.clear()
+        found = _PATHS[raw] = _relative_path(raw)
+    return found
+
+
+def _relative_path(raw: str) -> str | None:
+    if raw.startswith(("/", "~")) or ":\\" in raw[:3]:
         return None
     normal = posixpath.normpath(raw.replace("\\", "/"))
     return None if normal.startswith("..") or normal == "." else normal
