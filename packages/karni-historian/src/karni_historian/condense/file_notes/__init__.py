@@ -11,7 +11,9 @@ The pipeline: :mod:`.session` reads a session as requests and attempts,
 :mod:`.commands` and :mod:`.changes` read its shell commands and edits,
 :mod:`.prompts` and :mod:`.prose` its prompts and the agent's words, and
 :mod:`.extract` turns all that into notes. A session is read incrementally:
-each ``ingest`` reads it again only from its last two requests.
+each ``ingest`` reads it again only from its last two requests, in two
+passes (:mod:`.outline`): every request lightly, then only each file's
+newest requests whole, so its memory stays flat however long it is.
 """
 
 from __future__ import annotations
