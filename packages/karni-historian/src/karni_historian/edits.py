@@ -48,7 +48,12 @@ def is_edit_tool(name: str) -> bool:
 
 
 def _text(data: dict[str, Any], keys: Sequence[str]) -> str | None:
-    return next((data[k] for k in keys if isinstance(data.get(k), str)), None)
+    """The first of ``keys`` whose value is text."""
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def named_path(data: dict[str, Any]) -> str | None:
