@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["FileNoteTables", "NotedState"]
+__all__ = ["FileNoteTables", "NoteStaging", "NotedState"]
 
 NotedState = tuple[int, int, int]
 """``(message_count, version, resume_from)`` of a noted session."""
@@ -55,55 +55,109 @@ class FileNoteTables(Database):
         )
         return {row[0] for row in rows}
 
-    def latest_edit(self, session_id: str, path: str, forward: str, before: int) -> int | None:
+    def stage_file_notes(self, session_id: str, start: int) -> NoteStaging:
+        """Begin a reading of the session from request ``start``: rows go to a staging area.
+
+        The connection's own temporary tables hold them (so the store is not
+        locked while the session is read); :meth:`NoteStaging.publish`
+        replaces the session's rows from ``start`` on with them in one
+        transaction.
+        """
+        return NoteStaging(self, session_id, start)
+
+
+_STAGED = (
+    ("file_notes", "path, request, ordinal, kind, text, weight", "INSERT OR IGNORE"),
+    ("file_requests", "path, request, timestamp, text, added, removed", "INSERT OR REPLACE"),
+    ("file_edits", "ordinal, path, forward, inverse", "INSERT OR IGNORE"),
+)
+"""Each table a reading writes: its columns (besides the session) and how a row joins it."""
+
+
+class NoteStaging:
+    """One reading's rows, staged in the connection's temporary tables until published.
+
+    Rows are kept in the order they were added, and join the store's tables
+    in that order (a repeated note keeps its first row, a repeated request
+    its last), as if written there directly.
+    """
+
+    def __init__(self, tables: FileNoteTables, session_id: str, start: int) -> None:
+        self.connection = tables.connection
+        self.tables = tables
+        self.session_id = session_id
+        self.start = start
+        execute = self.connection.execute
+        for table, columns, _insert in _STAGED:
+            execute(f"CREATE TEMP TABLE IF NOT EXISTS staged_{table} ({columns})")
+            execute(f"DELETE FROM temp.staged_{table}")
+        execute("DROP INDEX IF EXISTS temp.staged_edit_content")
+        self._indexed = False  # made at the first look-up: after the rows, in one sort
+
+    def add_notes(self, rows: Iterable[Sequence[object]]) -> None:
+        """Add ``(path, request, ordinal, kind, text, weight)`` notes."""
+        self.connection.executemany(
+            "INSERT INTO temp.staged_file_notes VALUES (?, ?, ?, ?, ?, ?)", rows
+        )
+
+    def add_requests(self, rows: Iterable[Sequence[object]]) -> None:
+        """Add ``(path, request, timestamp, text, added, removed)`` shaping requests."""
+        self.connection.executemany(
+            "INSERT INTO temp.staged_file_requests VALUES (?, ?, ?, ?, ?, ?)", rows
+        )
+
+    def add_edits(self, rows: Iterable[Sequence[object]]) -> None:
+        """Add ``(ordinal, path, forward, inverse)`` digests of landed edits."""
+        self.connection.executemany("INSERT INTO temp.staged_file_edits VALUES (?, ?, ?, ?)", rows)
+
+    def latest_edit(self, path: str, forward: str, before: int) -> int | None:
         """The message of the latest landed edit of ``path`` before ``before``, digest ``forward``.
 
-        What an edit writing it back undid; None when there is none.
+        Among the session's edits read before this reading and those staged;
+        what an edit writing it back undid, None when there is none.
         """
+        if not self._indexed:
+            self.connection.execute(
+                "CREATE INDEX temp.staged_edit_content ON staged_file_edits (path, forward)"
+            )
+            self._indexed = True
         row = self.connection.execute(
-            "SELECT max(ordinal) FROM file_edits"
-            " WHERE session_id = ? AND path = ? AND forward = ? AND ordinal < ?",
-            (session_id, path, forward, before),
+            "SELECT max(ordinal) FROM (SELECT ordinal FROM file_edits"
+            " WHERE session_id = ? AND path = ? AND forward = ? AND ordinal < ? AND ordinal < ?"
+            " UNION ALL SELECT ordinal FROM temp.staged_file_edits"
+            " WHERE path = ? AND forward = ? AND ordinal < ?)",
+            (self.session_id, path, forward, before, self.start, path, forward, before),
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
-    def clear_file_notes(self, session_id: str, start: int) -> None:
-        """Remove the session's notes, requests and edit digests from request ``start`` on."""
+    def publish(self, state: NotedState) -> None:
+        """Replace the session's rows from ``start`` on with the staged ones, record ``state``.
+
+        ``state`` is ``(message_count, version, resume_from)`` after this reading.
+        """
+        session_id, start = self.session_id, self.start
         execute = self.connection.execute
-        execute("DELETE FROM file_notes WHERE session_id = ? AND request >= ?", (session_id, start))
-        execute(
-            "DELETE FROM file_requests WHERE session_id = ? AND request >= ?", (session_id, start)
-        )
-        execute("DELETE FROM file_edits WHERE session_id = ? AND ordinal >= ?", (session_id, start))
-
-    def add_file_notes(self, session_id: str, rows: Iterable[Sequence[object]]) -> None:
-        """Add ``(path, request, ordinal, kind, text, weight)`` notes (a repeat is ignored)."""
-        self.connection.executemany(
-            "INSERT OR IGNORE INTO file_notes (path, session_id, request, ordinal, kind, text,"
-            " weight) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ((row[0], session_id, *row[1:]) for row in rows),
-        )
-
-    def add_file_requests(self, session_id: str, rows: Iterable[Sequence[object]]) -> None:
-        """Add ``(path, request, timestamp, text, added, removed)`` shaping requests."""
-        self.connection.executemany(
-            "INSERT OR REPLACE INTO file_requests (path, session_id, request, timestamp, text,"
-            " added, removed) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ((row[0], session_id, *row[1:]) for row in rows),
-        )
-
-    def add_file_edits(self, session_id: str, rows: Iterable[Sequence[object]]) -> None:
-        """Add ``(ordinal, path, forward, inverse)`` digests of landed edits."""
-        self.connection.executemany(
-            "INSERT OR IGNORE INTO file_edits (session_id, ordinal, path, forward, inverse)"
-            " VALUES (?, ?, ?, ?, ?)",
-            ((session_id, *row) for row in rows),
-        )
-
-    def set_noted_state(self, session_id: str, state: NotedState) -> None:
-        """Record ``(message_count, version, resume_from)`` after a reading of the session."""
-        self.connection.execute(
-            "INSERT OR REPLACE INTO noted_sessions (session_id, message_count, version,"
-            " resume_from) VALUES (?, ?, ?, ?)",
-            (session_id, *state),
-        )
+        with self.tables.transaction():
+            execute(
+                "DELETE FROM file_notes WHERE session_id = ? AND request >= ?", (session_id, start)
+            )
+            execute(
+                "DELETE FROM file_requests WHERE session_id = ? AND request >= ?",
+                (session_id, start),
+            )
+            execute(
+                "DELETE FROM file_edits WHERE session_id = ? AND ordinal >= ?", (session_id, start)
+            )
+            for table, columns, insert in _STAGED:
+                execute(
+                    f"{insert} INTO {table} (session_id, {columns})"
+                    f" SELECT ?, {columns} FROM temp.staged_{table} ORDER BY rowid",
+                    (session_id,),
+                )
+            execute(
+                "INSERT OR REPLACE INTO noted_sessions (session_id, message_count, version,"
+                " resume_from) VALUES (?, ?, ?, ?)",
+                (session_id, *state),
+            )
+        for table, _columns, _insert in _STAGED:
+            execute(f"DELETE FROM temp.staged_{table}")

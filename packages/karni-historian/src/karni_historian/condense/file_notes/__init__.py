@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from karni_historian.condense.file_notes.outline import Outline
     from karni_historian.condense.file_notes.session import Edit, Request
     from karni_historian.store import Store
+    from karni_historian.store.file_notes import NoteStaging
 
 __all__ = ["EXTRACTION_VERSION", "note_session", "note_sessions"]
 
@@ -53,9 +54,10 @@ def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
 def note_session(store: Store, session_id: str) -> None:
     """Read one session from where its notes must be worked out again, and store them.
 
-    Two passes in one transaction (:mod:`.outline`): the outline writes every
-    request's lines of what shaped its files and its edits' digests, then
-    the requests worth noting are read whole and their notes written.
+    Two passes (:mod:`.outline`): the outline stages every request's lines of
+    what shaped its files and its edits' digests, then the requests worth
+    noting are read whole and their notes staged; the staged rows replace
+    the session's in one transaction.
     """
     # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.outline import Outline, outline_requests
@@ -64,23 +66,22 @@ def note_session(store: Store, session_id: str) -> None:
     state = store.noted_state(session_id)
     start = state[2] if state is not None and state[1] == EXTRACTION_VERSION else 1
     root = store.root
-    with store.transaction():
-        store.clear_file_notes(session_id, start)
-        outline = Outline(start)
-        shaped: list[tuple[object, ...]] = []
-        digests: list[tuple[object, ...]] = []
-        for request in outline_requests(store, session_id, start):
-            outline.add(request)
-            _shaped_rows(request, root, shaped, digests)
-            if len(shaped) + len(digests) >= _ROWS_HELD:
-                _flush(store, session_id, shaped, digests)
-        _flush(store, session_id, shaped, digests)
-        _note_chosen(store, session_id, outline)
-        store.set_noted_state(session_id, (count, EXTRACTION_VERSION, outline.resume_point()))
+    staging = store.stage_file_notes(session_id, start)
+    outline = Outline(start)
+    shaped: list[tuple[object, ...]] = []
+    digests: list[tuple[object, ...]] = []
+    for request in outline_requests(store, session_id, start):
+        outline.add(request)
+        _shaped_rows(request, root, shaped, digests)
+        if len(shaped) + len(digests) >= _ROWS_HELD:
+            _flush(staging, shaped, digests)
+    _flush(staging, shaped, digests)
+    _note_chosen(store, staging, outline)
+    staging.publish((count, EXTRACTION_VERSION, outline.resume_point()))
 
 
 _ROWS_HELD = 4096
-"""Rows of what shaped the files and of edit digests written at once."""
+"""Rows of what shaped the files and of edit digests staged at once."""
 
 
 def _shaped_rows(
@@ -94,34 +95,32 @@ def _shaped_rows(
     from karni_historian.condense.file_notes.extract import digests_of, shaping_of
 
     for r in shaping_of(request):
-        shaped.append(
-            (r.path, r.request, r.timestamp, in_project_terms(r.text, root), r.added, r.removed)
-        )
+        text = in_project_terms(r.text, root)
+        shaped.append((r.path, r.request, r.timestamp, text, r.added, r.removed))
     digests += digests_of(request)
 
 
 def _flush(
-    store: Store,
-    session_id: str,
-    shaped: list[tuple[object, ...]],
-    digests: list[tuple[object, ...]],
+    staging: NoteStaging, shaped: list[tuple[object, ...]], digests: list[tuple[object, ...]]
 ) -> None:
-    store.add_file_requests(session_id, shaped)
-    store.add_file_edits(session_id, digests)
+    staging.add_requests(shaped)
+    staging.add_edits(digests)
     shaped.clear()
     digests.clear()
 
 
-def _note_chosen(store: Store, session_id: str, outline: Outline) -> None:
-    """Work out and write the notes of each file's newest requests, read again whole."""
+def _note_chosen(store: Store, staging: NoteStaging, outline: Outline) -> None:
+    """Work out and stage the notes of each file's newest requests, read again whole."""
     # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.extract import request_notes
     from karni_historian.condense.file_notes.outline import chosen_requests
     from karni_historian.condense.file_notes.session import Edit
     from karni_historian.condense.file_notes.view import SessionView
 
+    session_id = staging.session_id
+
     def earlier(path: str, forward: str, before: int) -> Edit | None:
-        ordinal = store.latest_edit(session_id, path, forward, before)
+        ordinal = staging.latest_edit(path, forward, before)
         if ordinal is None:
             return None
         found = _edit_at(store, session_id, ordinal, path, forward)
@@ -136,7 +135,7 @@ def _note_chosen(store: Store, session_id: str, outline: Outline) -> None:
             (n.path, n.request, n.ordinal, n.kind, in_project_terms(n.text, root), n.weight)
             for n in request_notes(request, paths, following, session)
         ]
-        store.add_file_notes(session_id, rows)
+        staging.add_notes(rows)
 
 
 def _edit_at(store: Store, session_id: str, ordinal: int, path: str, forward: str) -> Edit | None:
