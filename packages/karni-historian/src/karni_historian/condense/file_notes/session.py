@@ -133,7 +133,12 @@ class Request:
 
     def all_edited(self) -> list[str]:
         """Every file an attempt edited or tried to, in the order first named."""
-        return list(dict.fromkeys(e.path for a in self.attempts for e in a.edits()))
+        found: dict[str, None] = {}
+        for attempt in self.attempts:
+            for event in attempt.events:
+                if type(event) is Edit:
+                    found[event.path] = None
+        return list(found)
 
 
 _PATHS: dict[str, str | None] = {}
