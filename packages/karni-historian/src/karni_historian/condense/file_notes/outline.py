@@ -4,11 +4,13 @@
 however long the session is, and the costly extraction is spent only where a
 brief will show it (``docs/historian/file-notes.md``):
 
-1. The *outline* reads every stored message from the rows, without building
-   the messages: the user's prompts, and the tool calls of the agent's
-   messages (a message without one is skipped unread). Each request is handed
-   out as soon as the next one starts, its lines of what shaped each file and
-   the digests of its landed edits are written, and then it is forgotten. The
+1. The *outline* reads every stored row, decoding only the user's prompts
+   and the agent's messages that call a tool (any other row is skipped
+   undecoded), and builds only the parts a request's edits need. Each
+   request is handed out as soon as the next one starts; its lines of what
+   shaped each file and the digests of its landed edits are staged
+   (:meth:`karni_historian.store.Store.stage_file_notes`), and then it is
+   forgotten. The
    outline keeps only each request's first message and the start of its
    second attempt, the files the session edited, and each file's
    :data:`~karni_historian.condense.file_notes.extract.NOTED_REQUESTS`
