@@ -249,3 +249,27 @@ def test_only_the_requests_worth_noting_are_read_whole(root, monkeypatch):
     # back (to name what it undid).
     assert sorted(set(read)) == [asked_step_1 + 1, *range(noted_from, count + 1)]
     assert noted_from > asked_step_1 + 1
+
+
+def test_the_store_is_not_locked_while_a_session_is_read(root, monkeypatch):
+    from karni_historian.condense.file_notes import outline
+
+    monkeypatch.setenv("KARNI_HISTORIAN_BUSY_TIMEOUT", "0")
+    written: list[str] = []
+    lean = outline._lean_messages
+
+    def lean_and_another_writer(store, session_id, start, wants_words):
+        for message in lean(store, session_id, start, wants_words):
+            if message.ordinal == 40:  # midway: another process writes to the store
+                with Store.open(root) as other, other.transaction():
+                    other.ensure_session("other", "pi")
+                    written.append("other")
+            yield message
+
+    monkeypatch.setattr(outline, "_lean_messages", lean_and_another_writer)
+    with Store.open(root, create=True) as store:
+        _long_session(store)
+        assert note_sessions(store) == 1
+        assert store.noted_state("long")[0] == store.message_count("long")
+        assert store.file_request_rows("flow.py")
+    assert written == ["other"]  # it did not wait for the reading (nor fail: no busy store)
