@@ -252,21 +252,19 @@ def test_only_the_requests_worth_noting_are_read_whole(root, monkeypatch):
 
 
 def test_the_store_is_not_locked_while_a_session_is_read(root, monkeypatch):
-    from karni_historian.condense.file_notes import outline
-
     monkeypatch.setenv("KARNI_HISTORIAN_BUSY_TIMEOUT", "0")
     written: list[str] = []
-    lean = outline._lean_messages
+    rows = Store.stored_messages
 
-    def lean_and_another_writer(store, session_id, start, wants_words):
-        for message in lean(store, session_id, start, wants_words):
-            if message.ordinal == 40:  # midway: another process writes to the store
+    def rows_and_another_writer(self, session_id, start):
+        for row in rows(self, session_id, start):
+            if row[0] == 40:  # midway: another process writes to the store
                 with Store.open(root) as other, other.transaction():
                     other.ensure_session("other", "pi")
                     written.append("other")
-            yield message
+            yield row
 
-    monkeypatch.setattr(outline, "_lean_messages", lean_and_another_writer)
+    monkeypatch.setattr(Store, "stored_messages", rows_and_another_writer)
     with Store.open(root, create=True) as store:
         _long_session(store)
         assert note_sessions(store) == 1

@@ -34,7 +34,7 @@ from karni_historian.condense.file_notes import extract
 from karni_historian.condense.file_notes.session import Request, RequestReader, iter_requests
 from karni_historian.condense.project_view import input_view
 from karni_historian.edits import EDIT_TOOLS
-from karni_historian.model import Message, TextPart, ToolPart
+from karni_historian.model import TextPart, ToolPart
 from karni_historian.store.codec import json_reader
 
 TYPE_CHECKING = False
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    from karni_historian.model import Message
     from karni_historian.store import Store
 
 __all__ = ["Outline", "chosen_requests", "outline_requests"]
@@ -121,45 +122,40 @@ def outline_requests(store: Store, session_id: str, start: int) -> Iterator[Requ
 
     What they edited is complete (files, texts, errors, the subagents' tasks);
     what the agent said is kept only for a request with no text of its own,
-    and shell commands only for the files they write.
+    and shell commands only for the files they write. A user message without
+    a text part, and an agent's message without a tool call (unless the
+    request has no text yet), are skipped without decoding.
     """
     reader = RequestReader(light=True)
-    messages = _lean_messages(store, session_id, start, reader.wants_words)
-    return iter_requests(messages, reader=reader)
-
-
-def _lean_messages(
-    store: Store, session_id: str, start: int, wants_words: Callable[[], bool]
-) -> Iterator[Message]:
-    """The messages a light reading needs, with only the parts it reads.
-
-    A user message without a text part, and an agent's message without a
-    tool call (unless ``wants_words()``), are skipped without decoding.
-    """
     loads = json_reader()
     view = input_view(store.root, {})
+    finished = reader.finished
     for ordinal, role, parts_json, timestamp in store.stored_messages(session_id, start):
         if role == "user":
-            if '"text"' not in parts_json:
-                continue  # only tool results: no prompt
-            texts = [
-                TextPart(item.get("text", ""), bool(item.get("ignored")))
-                for item in loads(parts_json)
-                if item.get("type") != "tool"
-            ]
-            yield Message(ordinal, role, tuple(texts), session_id, timestamp)
+            if '"text"' in parts_json:  # else only tool results: no prompt
+                texts = [
+                    item.get("text", "")
+                    for item in loads(parts_json)
+                    if item.get("type") != "tool" and not item.get("ignored")
+                ]
+                reader.prompt(ordinal, timestamp, texts)
         elif role == "assistant":
-            words = wants_words()
-            if not words and '"tool"' not in parts_json:
-                continue  # only the agent's words
-            items = loads(parts_json)
-            if '"copy_of"' in parts_json and any(
-                "copy_of" in item for item in items if item.get("type") == "tool"
-            ):
-                yield from store.message_batch(session_id, ordinal, 1, tool_input=view)
-                continue  # a reference to a call, read as the store reads it
-            parts = _assistant_parts(items, words, view)
-            yield Message(ordinal, role, parts, session_id, timestamp)
+            words = reader.wants_words()
+            if words or '"tool"' in parts_json:  # else only the agent's words
+                items = loads(parts_json)
+                if '"copy_of"' in parts_json and any(
+                    "copy_of" in item for item in items if item.get("type") == "tool"
+                ):  # a reference to a call, read as the store reads it
+                    for message in store.message_batch(session_id, ordinal, 1, tool_input=view):
+                        reader.assistant(message)
+                else:
+                    reader.agent(ordinal, _assistant_parts(items, words, view))
+        if finished:
+            yield from finished
+            finished.clear()
+    last = reader.close()
+    if last is not None:
+        yield last
 
 
 def _assistant_parts(

@@ -164,9 +164,9 @@ def _relative_path(raw: str) -> str | None:
     return None if normal.startswith("..") or normal == "." else normal
 
 
-def _group(message: Message, current: str | None) -> str | None:
+def _group(parts: Iterable[TextPart | ToolPart], current: str | None) -> str | None:
     """The worker of an assistant message: a subagent's call id, or None for the main agent."""
-    for part in message.parts:
+    for part in parts:
         if isinstance(part, ToolPart):
             meta = part.metadata if isinstance(part.metadata, dict) else {}
             subagent = meta.get("subagent")
@@ -174,7 +174,7 @@ def _group(message: Message, current: str | None) -> str | None:
     return current
 
 
-def _edits(message: Message, part: ToolPart, group: str | None) -> list[Edit]:
+def _edits(ordinal: int, part: ToolPart, group: str | None) -> list[Edit]:
     data = part.input if isinstance(part.input, dict) else {}
     if part.name.lower() in PATCH_TOOLS:
         patch = next((v for k, v in data.items() if k in ("patchText", "patch", "input")), "")
@@ -187,7 +187,7 @@ def _edits(message: Message, part: ToolPart, group: str | None) -> list[Edit]:
         path = _project_path(raw)
         if path is not None:
             pairs = edited_text(part.name, data, raw)
-            found.append(Edit(message.ordinal, path, part.name, pairs, error, group))
+            found.append(Edit(ordinal, path, part.name, pairs, error, group))
     return found
 
 
@@ -217,6 +217,11 @@ class RequestReader:
         """Whether the agent's words are read: always, unless ``light`` and the request has text."""
         return not self.light or self.current is None or not self.current.text
 
+    def close(self) -> Request | None:
+        """The last request, finished (None when there was none); the reader starts over."""
+        last, self.current = self.current, None
+        return None if last is None else _finished(last)
+
     def attempt(self) -> Attempt:
         """The attempt the agent's work goes to (a request before any prompt is opened)."""
         if self.current is None:
@@ -229,6 +234,10 @@ class RequestReader:
     def user(self, message: Message) -> None:
         """Read a user message: a prompt opens a request or a later attempt of it."""
         texts = [p.text for p in message.parts if isinstance(p, TextPart) and not p.ignored]
+        self.prompt(message.ordinal, message.timestamp, texts)
+
+    def prompt(self, ordinal: int, timestamp: str | None, texts: list[str]) -> None:
+        """Read the (not ignored) text parts of the user message at ``ordinal``."""
         text = prompt_text(texts, lines=True)
         if not text:
             return
@@ -239,50 +248,50 @@ class RequestReader:
         if kind == REQUEST or self.current is None:
             if self.current is not None:
                 self.finished.append(_finished(self.current))
-            self.current = Request(
-                message.ordinal, text if kind == REQUEST else "", message.timestamp
-            )
-        attempt = Attempt(message.ordinal, kind, text, message.timestamp)
-        self.current.attempts.append(attempt)
+            self.current = Request(ordinal, text if kind == REQUEST else "", timestamp)
+        self.current.attempts.append(Attempt(ordinal, kind, text, timestamp))
 
     def assistant(self, message: Message) -> None:
         """Read an agent's message: its words, edits, commands and subagents."""
-        self.group = _group(message, self.group)
+        self.agent(message.ordinal, message.parts)
+
+    def agent(self, ordinal: int, parts: Iterable[TextPart | ToolPart]) -> None:
+        """Read the parts of the agent's message at ``ordinal``."""
+        parts = tuple(parts)
+        self.group = _group(parts, self.group)
         attempt = self.attempt()
         words = self.wants_words()
-        for part in message.parts:
+        for part in parts:
             if isinstance(part, TextPart):
                 if words and not part.ignored and part.text.strip():
-                    attempt.events.append(Said(message.ordinal, part.text, self.group))
+                    attempt.events.append(Said(ordinal, part.text, self.group))
             elif isinstance(part, ToolPart):
-                self.tool(message, part, attempt)
+                self.tool(ordinal, part, attempt)
 
-    def tool(self, message: Message, part: ToolPart, attempt: Attempt) -> None:
+    def tool(self, ordinal: int, part: ToolPart, attempt: Attempt) -> None:
         """Read one tool call of an agent's message into ``attempt``."""
         meta = part.metadata if isinstance(part.metadata, dict) else {}
         group = meta.get("subagent") if isinstance(meta.get("subagent"), str) else None
         if is_edit_tool(part.name):
-            attempt.events.extend(_edits(message, part, group))
+            attempt.events.extend(_edits(ordinal, part, group))
             return
         command = command_of(part.name, part.input)
         if command is not None:
             if not self.light:
                 run = read_run(command, part.output, part.is_error)
-                attempt.events.append(Shell(message.ordinal, run, group))
+                attempt.events.append(Shell(ordinal, run, group))
             for raw, body in shell_writes(command) if not part.is_error else ():
                 path = _project_path(raw)
                 if path is not None:
                     pairs = [("", body)] if body is not None else []
-                    attempt.events.append(
-                        Edit(message.ordinal, path, SHELL_WRITE, pairs, None, group)
-                    )
+                    attempt.events.append(Edit(ordinal, path, SHELL_WRITE, pairs, None, group))
         elif part.name.lower() in _SUBAGENT_TOOLS and part.call_id:
             data = part.input if isinstance(part.input, dict) else {}
             task = data.get("description") or data.get("prompt") or ""
             if isinstance(task, str) and task.strip() and self.current is not None:
                 self.current.subtasks[part.call_id] = " ".join(task.split())
             if part.output and not part.is_error and not self.light:
-                attempt.events.append(Said(message.ordinal, part.output, part.call_id))
+                attempt.events.append(Said(ordinal, part.output, part.call_id))
 
 
 def read_requests(messages: Iterable[Message]) -> list[Request]:
@@ -313,9 +322,9 @@ def iter_requests(
         if reader.finished:
             yield from reader.finished
             reader.finished.clear()
-    if reader.current is not None:
-        yield _finished(reader.current)
-        reader.current = None
+    last = reader.close()
+    if last is not None:
+        yield last
 
 
 def _finished(request: Request) -> Request:
