@@ -71,8 +71,7 @@ def note_session(store: Store, session_id: str) -> None:
     shaped: list[tuple[object, ...]] = []
     digests: list[tuple[object, ...]] = []
     for request in outline_requests(store, session_id, start):
-        outline.add(request)
-        _shaped_rows(request, root, shaped, digests)
+        _outline_rows(request, outline, root, shaped, digests)
         if len(shaped) + len(digests) >= _ROWS_HELD:
             _flush(staging, shaped, digests)
     _flush(staging, shaped, digests)
@@ -84,20 +83,23 @@ _ROWS_HELD = 4096
 """Rows of what shaped the files and of edit digests staged at once."""
 
 
-def _shaped_rows(
+def _outline_rows(
     request: Request,
+    outline: Outline,
     root: str,
     shaped: list[tuple[object, ...]],
     digests: list[tuple[object, ...]],
 ) -> None:
-    """Add the request's lines of what shaped its files, and its edits' digests, to the rows."""
+    """Add the request to the outline, and its shaping lines and edit digests to the rows."""
     # bench row "karni-historian wrapup" runs without it
-    from karni_historian.condense.file_notes.extract import digests_of, shaping_of
+    from karni_historian.condense.file_notes.extract import outline_of
 
-    for r in shaping_of(request):
+    paths, requests, found = outline_of(request)
+    outline.add(request, paths)
+    for r in requests:
         text = in_project_terms(r.text, root)
         shaped.append((r.path, r.request, r.timestamp, text, r.added, r.removed))
-    digests += digests_of(request)
+    digests += found
 
 
 def _flush(

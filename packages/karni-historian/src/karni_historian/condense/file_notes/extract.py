@@ -45,6 +45,7 @@ __all__ = [
     "SessionNotes",
     "digests_of",
     "file_notes",
+    "outline_of",
     "request_notes",
     "shaping_of",
 ]
@@ -144,8 +145,19 @@ def shaping_of(request: Request) -> list[FileRequest]:
     correction of it ask; a bare continuation's edits count for the prompt
     it continued.
     """
+    return outline_of(request)[1]
+
+
+def outline_of(
+    request: Request,
+) -> tuple[list[str], list[FileRequest], list[tuple[int, str, str, str]]]:
+    """The request's files, :func:`shaping_of` lines and :func:`digests_of`, in one walk.
+
+    The files are every one the request edited or tried to, in the order first named.
+    """
     asked: list[tuple[Attempt, dict[str, list[Edit]]]] = []
     paths: dict[str, None] = {}
+    digests = []
     for attempt in request.attempts:
         if attempt.kind == CORRECTION or not asked:
             asked.append((attempt, {}))
@@ -155,13 +167,16 @@ def shaping_of(request: Request) -> list[FileRequest]:
                 paths.setdefault(event.path)
                 if event.error is None:
                     landed.setdefault(event.path, []).append(event)
+                    if event.pairs:
+                        forward, inverse = edit_digests(event.pairs)
+                        digests.append((event.ordinal, event.path, forward, inverse))
     found = []
     for path in paths:
         for attempt, landed in asked:
             edits = landed.get(path)
             if edits:
                 found.append(_file_request(path, request, attempt, edits))
-    return found
+    return list(paths), found, digests
 
 
 def digests_of(request: Request) -> list[tuple[int, str, str, str]]:

@@ -69,13 +69,13 @@ class Outline:
         self._newest: dict[str, deque[int]] = {}
         self._last: list[int] = []
 
-    def add(self, request: Request) -> None:
-        """Remember a finished request (the next in order)."""
+    def add(self, request: Request, paths: list[str]) -> None:
+        """Remember a finished request (the next in order), which edited ``paths``."""
         index = len(self.starts)
         self.starts.append(request.ordinal if index else self.start)
         attempts = request.attempts
         self.seconds.append(attempts[1].ordinal if len(attempts) > 1 else 0)
-        for path in request.all_edited():
+        for path in paths:
             self.paths.add(path)
             newest = self._newest.get(path)
             if newest is None:
