@@ -271,3 +271,111 @@ def test_the_store_is_not_locked_while_a_session_is_read(root, monkeypatch):
         assert store.noted_state("long")[0] == store.message_count("long")
         assert store.file_request_rows("flow.py")
     assert written == ["other"]  # it did not wait for the reading (nor fail: no busy store)
+
+
+# --- what blame reads, worked out in the outline's pass -----------------------------------------
+
+_TABLES = {
+    "file_notes": "path, request, ordinal, kind, text, weight",
+    "file_requests": "path, request, timestamp, text, added, removed",
+    "file_edits": "ordinal, path, forward, inverse",
+    "written_ranges": "path, request, ordinal, position, timestamp, hash, lines, loose",
+    "session_commits": "ordinal, request, hash, subject, timestamp, request_text, request_time",
+}
+
+
+def _rows(store: Store, session_id: str) -> dict[str, list[tuple]]:
+    return {
+        table: store.connection.execute(
+            f"SELECT {columns} FROM {table} WHERE session_id = ? ORDER BY {columns}",
+            (session_id,),
+        ).fetchall()
+        for table, columns in _TABLES.items()
+    }
+
+
+def test_blames_rows_cover_every_edit_as_a_reading_in_memory_would(root):
+    from karni_historian.condense.file_notes.attribution import attribution_rows
+    from karni_historian.condense.file_notes.extract import request_words
+    from karni_historian.condense.file_notes.prose import in_project_terms
+    from karni_historian.condense.file_notes.session import read_requests
+    from karni_historian.condense.window import stream_messages
+
+    with Store.open(root, create=True) as store:
+        s = _long_session(store)
+        s.run('git commit -am "stages in flow.py"', "[main 1a2b3c4] stages in flow.py\n 2 files")
+        commit_at = s.ordinal
+        note_sessions(store)
+        rows = _rows(store, "long")
+        written, commits = attribution_rows(
+            read_requests(stream_messages(store, "long", 1)),
+            lambda text: in_project_terms(request_words(text), str(root)),
+        )
+        noted_from = store.connection.execute(
+            "SELECT min(request) FROM file_notes WHERE path = 'flow.py'"
+        ).fetchone()[0]
+        stamps = dict(
+            store.connection.execute("SELECT ordinal, timestamp FROM raw_messages").fetchall()
+        )
+    assert rows["written_ranges"] == sorted(written)
+    assert rows["session_commits"] == sorted(commits)
+    # Every request that wrote flow.py has its ranges, not only those whose notes were worked out.
+    requests = {row[1] for row in rows["written_ranges"] if row[0] == "flow.py"}
+    assert min(requests) < noted_from
+    assert len(requests) == len({row[1] for row in rows["file_requests"] if row[0] == "flow.py"})
+    assert all(row[4] == stamps[row[2]] for row in rows["written_ranges"])  # each edit's time
+    ((ordinal, request, short, subject, when, text, _asked),) = rows["session_commits"]
+    assert (ordinal, short, subject, when) == (
+        commit_at,
+        "1a2b3c4",
+        "stages in flow.py",
+        stamps[commit_at],
+    )
+    assert text == "undo the rename of step_1, it broke the import"
+    assert request < commit_at
+
+
+def test_a_resumed_reading_leaves_every_table_as_a_whole_reading_would(root):
+    with Store.open(root, create=True) as store:
+        s = _long_session(store)
+        note_sessions(store)
+        resumed_from = store.noted_state("long")[2]
+        assert resumed_from > 1
+        s.ask("commit the stages and add a changelog line")
+        s.edit("CHANGES.md", "", "- stages replace steps\n")
+        s.run('git commit -am "stages"', "[main 9f8e7d6] stages\n 2 files changed")
+        s.edit("flow.py", "stage_3 = 0", "stage_3 = 1")
+        assert note_sessions(store) == 1  # read again from its last two requests only
+        resumed = _rows(store, "long")
+        store.connection.execute("DELETE FROM noted_sessions")
+        assert note_sessions(store) == 1  # read whole, from the start
+        whole = _rows(store, "long")
+    # The notes of requests before the reading's start are the earlier reading's (it noted
+    # each file's newest requests then); every other row is as a whole reading gives it.
+    later = [row for row in resumed.pop("file_notes") if row[1] >= resumed_from]
+    assert later == [row for row in whole.pop("file_notes") if row[1] >= resumed_from]
+    assert later
+    assert resumed == whole
+    assert [row[2] for row in whole["session_commits"]] == ["9f8e7d6"]
+    assert any(row[0] == "CHANGES.md" for row in whole["written_ranges"])
+
+
+def test_a_session_from_shared_history_is_never_noted_again(root):
+    with Store.open(root, create=True) as store:
+        s = Session(store, "shared")
+        s.ask("rename the helper")
+        s.edit("util.py", "def old_name():", "def new_name():")
+        with store.transaction():
+            store.connection.execute(
+                "INSERT INTO written_ranges (path, session_id, request, ordinal, position,"
+                " timestamp, hash, lines, loose) VALUES ('util.py', 'shared', 1, 2, 0, NULL,"
+                " 'h', 'l', 'l')"
+            )
+            store.connection.execute(
+                "INSERT INTO noted_sessions (session_id, message_count, version, resume_from)"
+                " VALUES ('shared', 0, -1, 0)"
+            )
+        before = _rows(store, "shared")
+        note_sessions(store, ["shared"])  # even when ingest names it
+        assert _rows(store, "shared") == before
+        assert store.noted_state("shared") == (0, -1, 0)
