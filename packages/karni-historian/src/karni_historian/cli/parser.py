@@ -198,6 +198,21 @@ def _add_reading_commands(commands: Any) -> None:
 
     _add_blame(commands)
     _add_search(commands)
+    _add_mcp(commands)
+    brief = commands.add_parser(
+        "brief", help="the history brief, sized to the history budget (--all: everything)"
+    )
+    brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
+    brief.add_argument(
+        "--all",
+        action="store_true",
+        help="every request, every episode at full detail, every title (slow on a large store)",
+    )
+    _add_timeline(commands)
+
+
+def _add_mcp(commands: Any) -> None:
+    """``mcp``: the project's history served to MCP clients (read-only)."""
     mcp = commands.add_parser(
         "mcp",
         help="serve this project's history to MCP clients over stdio (needs the mcp extra)",
@@ -210,17 +225,6 @@ def _add_reading_commands(commands: Any) -> None:
         action="store_true",
         help="only check that the MCP SDK is installed (exit 0) or say what to install (exit 1)",
     )
-
-    brief = commands.add_parser(
-        "brief", help="the history brief, sized to the history budget (--all: everything)"
-    )
-    brief.add_argument("path", nargs="?", metavar="PATH", help="a file (default: the project)")
-    brief.add_argument(
-        "--all",
-        action="store_true",
-        help="every request, every episode at full detail, every title (slow on a large store)",
-    )
-    _add_timeline(commands)
 
 
 def _add_timeline(commands: Any) -> None:
