@@ -450,3 +450,11 @@ def test_blame_and_search_find_a_teammates_shared_session(team):
     found = json.loads(bob.historian("search", "deleted", "newest", "--author", "Alice", "--json"))
     assert {hit["session"] for hit in found["hits"]} == {ALICE_LATER}, found
     assert json.loads(bob.historian("search", "newest", "--author", "Bob", "--json"))["hits"] == []
+
+    page = bob.clone.parent / "bob-timeline.html"
+    bob.historian("timeline", "--html", str(page))
+    text = page.read_text(encoding="utf-8")
+    block = text.split('<script type="application/json" id="timeline-data">', 1)[1]
+    data = json.loads(block.split("</script>", 1)[0])
+    (shared,) = [s for s in data["sessions"] if s["id"] == ALICE_LATER]
+    assert (shared["author"], shared["local"]) == ("Alice", False)

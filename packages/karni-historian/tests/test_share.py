@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 
 import pytest
 from karni_historian.brief.briefs import file_brief
@@ -21,6 +22,7 @@ from karni_historian.ingest.shared_format import MAX_FILE_BYTES, parse
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
 from karni_historian.share.fit import dumps, fit
 from karni_historian.share.write import share_session
+from karni_historian.shared_folder import folder_stamp
 from karni_historian.store import RunRecord, Store, parts_to_json
 from karni_historian.written_ranges import range_hash
 
@@ -424,3 +426,43 @@ def test_a_file_name_with_a_newline_is_one_doctor_line(roots):
     assert HistorianProvider().doctor_notes(str(theirs)) == (
         ".karni/history/evil?name.json is skipped: it has no `format` version"
     )
+
+
+def test_a_settled_folder_is_trusted_until_a_file_comes_or_goes(roots):
+    mine, theirs = roots
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+        share_session(store, str(mine), SESSION)
+    folder = theirs / ".karni" / "history"
+    shutil.copytree(mine / ".karni" / "history", folder)
+    provider = HistorianProvider()
+    os.utime(folder, (time.time(), time.time()))
+    assert "payment history" in (provider.context(theirs, "apps/models.py") or "")
+    with Store.open(theirs) as store:
+        assert store.shared_fingerprint("stamp") is None  # changed just now: not trusted yet
+    an_hour_ago = time.time() - 3600
+    os.utime(folder, (an_hour_ago, an_hour_ago))
+    assert "payment history" in (provider.context(theirs, "apps/models.py") or "")
+    with Store.open(theirs) as store:  # the brief kept the settled stamp
+        assert store.shared_fingerprint("stamp") == folder_stamp(theirs)
+    os.unlink(folder / f"{SESSION}.json")  # a `git rm`: the folder's own time moves
+    assert "payment history" not in (provider.context(theirs, "apps/models.py") or "")
+
+
+def test_expand_of_a_shared_session_gives_its_episodes(roots, capsys):
+    from karni_historian.cli import main
+
+    mine, theirs = roots
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+        share_session(store, str(mine), SESSION)
+    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    with Store.open(theirs, create=True) as store:
+        refresh_shared(store, str(theirs))
+    capsys.readouterr()
+    assert main(["--project", str(theirs), "expand", "--session", SESSION, "2", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "raw messages stay on the machine it ran on" in out
+    assert "[1-6] Hard delete tried and reverted" in out and "payment history" in out
+    assert main(["--project", str(theirs), "expand", "--session", SESSION, "9", "12"]) == 0
+    assert "No episode of it covers messages 9-12" in capsys.readouterr().out

@@ -275,7 +275,8 @@ def test_a_karni_missing_from_path_is_pointed_out(project, monkeypatch, capsys, 
 def test_share_adds_share_to_the_end_of_session_hooks_only(project, monkeypatch, capsys):
     monkeypatch.chdir(project)
     out = karni(capsys, "hooks", "install", "--agent", "claude-code", "--share")
-    assert out.endswith("(before an edit: context; at the end: share, when your settings opt in)\n")
+    first = out.splitlines()[0]
+    assert first.endswith("(before an edit: context; at the end: share, when your settings opt in)")
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     commands = {
         event: groups[0]["hooks"][0]["command"] for event, groups in settings["hooks"].items()

@@ -6,7 +6,15 @@ brief reads it. This module says, with one directory listing, one
 ``lstat`` per entry and two small reads of git's ``HEAD``, whether anything
 changed since the index was last refreshed: :func:`fingerprint` is compared
 with the one the store keeps. A commit or a pull moves ``HEAD``, which can
-change who a file is attributed to, so ``HEAD`` is part of it. Nothing here
+change who a file is attributed to, so ``HEAD`` is part of it.
+
+Before that, :func:`folder_stamp` looks at the folder alone: adding,
+removing or replacing a file (as ``share``, ``git pull``, ``git checkout``
+and ``git rm`` do, by creating or renaming) changes the folder's own
+modification time, so an unchanged stamp taken well after the folder last
+changed (:func:`settled_stamp`) spares the brief the per-file look. A file
+edited in place by hand changes no stamp; the next commit, pull or
+``karni-historian ingest`` sees it. Nothing here
 imports more than :mod:`os` and :mod:`stat`, and it lives outside ``ingest/``
 so that the brief does not load the readers to run it.
 """
@@ -16,7 +24,16 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["HISTORY_FOLDER", "Entry", "fingerprint", "git_head", "history_folder", "listing"]
+__all__ = [
+    "HISTORY_FOLDER",
+    "Entry",
+    "fingerprint",
+    "folder_stamp",
+    "git_head",
+    "history_folder",
+    "listing",
+    "settled_stamp",
+]
 
 HISTORY_FOLDER = (".karni", "history")
 """The shared history's folder, relative to the project root."""
@@ -25,6 +42,12 @@ Entry = tuple[str, int, int, str]
 """``(name, size, mtime_ns, kind)`` of an entry; kind is ``file``, ``link`` or ``other``."""
 
 _MAX_HEAD_BYTES = 4096
+_SETTLED_NS = 3_000_000_000
+"""How long before a refresh the folder must have last changed for its stamp to be trusted.
+
+A coarse clock (a second, or two on FAT) could give a change made just after
+the refresh the same modification time as the folder the refresh read.
+"""
 
 
 def history_folder(root: str | os.PathLike[str]) -> str:
@@ -101,6 +124,28 @@ def git_head(root: str | os.PathLike[str]) -> str:
     except OSError:
         return head
     return f"{head} packed {info.st_size} {info.st_mtime_ns}"
+
+
+def folder_stamp(root: str | os.PathLike[str]) -> str:
+    """``HEAD`` and the folder's own device, inode and modification time; ``""``: no folder."""
+    try:
+        info = os.lstat(history_folder(root))
+    except OSError:
+        return ""
+    if not stat.S_ISDIR(info.st_mode):
+        return ""
+    return f"{git_head(root)}\n{info.st_dev} {info.st_ino} {info.st_mtime_ns}"
+
+
+def settled_stamp(root: str | os.PathLike[str], now_ns: int) -> str | None:
+    """:func:`folder_stamp`, when the folder last changed well before ``now_ns``; else None."""
+    try:
+        changed = os.lstat(history_folder(root)).st_mtime_ns
+    except OSError:
+        return None
+    if now_ns - changed < _SETTLED_NS:
+        return None
+    return folder_stamp(root) or None
 
 
 def fingerprint(root: str | os.PathLike[str], entries: list[Entry] | None = None) -> str:

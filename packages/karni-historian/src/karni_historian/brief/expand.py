@@ -4,7 +4,9 @@ A range comes back as the compact ``U:``/``A:``/``TC:`` chunk the historian
 reads (``docs/historian/chunk.md``), within :data:`EXPAND_TOKEN_BUDGET`
 tokens; ``verbose`` gives one preview line per part instead. One message comes
 back in full. Compartments are a view on the raw messages, which are never
-deleted, so any range a compartment names can be read again.
+deleted, so any range a compartment names can be read again. A session a
+teammate shared has no raw messages here (they stay on the machine it ran
+on): :func:`shared_episodes` gives the episodes that cover the range instead.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from karni_historian.model import Message
     from karni_historian.store import Store
 
-__all__ = ["EXPAND_TOKEN_BUDGET", "expand_range", "full_message"]
+__all__ = ["EXPAND_TOKEN_BUDGET", "expand_range", "full_message", "shared_episodes"]
 
 PROG = "karni-historian"
 EXPAND_TOKEN_BUDGET = 15_000
@@ -64,6 +66,27 @@ def full_message(
         lines.append(f"  input: {json.dumps(part.input, ensure_ascii=False, sort_keys=True)}")
         if part.output is not None:
             lines += ["  output:" + (" (error)" if part.is_error else ""), part.output]
+    return _clean("\n".join(lines))
+
+
+def shared_episodes(store: Store, session_id: str, start: int, end: int) -> str:
+    """The episodes of a teammate's shared session that cover messages ``start``-``end``."""
+    author = store.shared_authors().get(session_id)
+    by = f" by {author}" if author else ""
+    head = (
+        f"Session {session_id} was shared{by} (.karni/history/{session_id}.json): its raw "
+        f"messages stay on the machine it ran on."
+    )
+    episodes = [
+        stored.compartment
+        for stored in store.compartments(session_id)
+        if stored.compartment.start <= end and stored.compartment.end >= start
+    ]
+    if not episodes:
+        return f"{head} No episode of it covers messages {start}-{end}."
+    lines = [f"{head} The episodes that cover messages {start}-{end}:"]
+    for episode in episodes:
+        lines += ["", f"[{episode.start}-{episode.end}] {episode.title}", episode.p1]
     return _clean("\n".join(lines))
 
 

@@ -199,17 +199,47 @@ def _open_if_fresh(root: str) -> BriefTables | None:
     Without a store and without shared history this raises, as :func:`_open` does.
     """
     # bench row "karni context … (historian store, 1,000 compartments)" runs without it
-    from karni_historian.shared_folder import fingerprint
+    from karni_historian.shared_folder import fingerprint, folder_stamp
 
-    current = fingerprint(root)
     if not os.path.isfile(os.path.join(root, _DB)):
-        return _open(root) if not current else None
+        return _open(root) if not fingerprint(root) else None
     store = _open(root)
+    stamp = folder_stamp(root)
+    if stamp and store.shared_fingerprint("stamp") == stamp:
+        return store  # the folder itself is as the last refresh left it
+    current = fingerprint(root)
     known = store.shared_fingerprint()
     if known == current or (known is None and not current):
+        if stamp and known is not None:
+            _remember_stamp(root, known)
         return store
     store.close()
     return None
+
+
+def _remember_stamp(root: str, known: str) -> None:
+    """Keep the folder's stamp once it has settled, so the next brief skips the per-file look.
+
+    Once after the folder changed: a short write, given up at once if another
+    process holds the store (the next brief tries again).
+    """
+    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
+    import time
+
+    from karni_historian.shared_folder import settled_stamp
+    from karni_historian.store import Store
+
+    stamp = settled_stamp(root, time.time_ns())
+    if stamp is None:
+        return
+    try:
+        with Store.open(root) as store:
+            store.connection.execute("PRAGMA busy_timeout = 0")
+            with store.transaction():
+                if store.shared_fingerprint() == known:
+                    store.set_shared_stamp(stamp)
+    except Exception:
+        pass  # busy, read-only or gone: the brief is served all the same
 
 
 def refresh_shared_history(project_root: str | os.PathLike[str], busy_ms: int | None = None) -> int:

@@ -99,8 +99,13 @@ def _between(t0: int | None, t1: int | None, share: float) -> int | None:
     return t0 + round((t1 - t0) * share)
 
 
-def _session(store: Store, info: SessionInfo, author: str, files: _Files) -> dict[str, Any]:
-    """One session: its facts, its episodes, and the messages not condensed yet (``tail``)."""
+def _session(
+    store: Store, info: SessionInfo, author: str, files: _Files, *, local: bool = True
+) -> dict[str, Any]:
+    """One session: its facts, its episodes, and the messages not condensed yet (``tail``).
+
+    ``local`` is false for a teammate's shared session, ``author`` theirs then.
+    """
     t0, t1 = epoch_ms(info.first_ts), epoch_ms(info.last_ts)
     rows = store.session_file_rows(info.id)
     count = max(info.message_count, 1)
@@ -142,7 +147,7 @@ def _session(store: Store, info: SessionInfo, author: str, files: _Files) -> dic
         "id": clean_field(info.id),
         "harness": clean_field(info.source),
         "author": author,
-        "local": True,
+        "local": local,
         "title": clean_field(info.title) if info.title else None,
         "model": clean_field(info.model) if info.model else None,
         "messages": info.message_count,
@@ -230,7 +235,18 @@ def timeline_data(
         generated: When the page was made, in milliseconds since the epoch.
     """
     files = _Files()
-    sessions = [_session(store, info, clean_field(author), files) for info in store.sessions()]
+    teammates = store.shared_authors()  # a teammate's shared session: its file's git author
+    imported = store.imported_sessions()
+    sessions = [
+        _session(
+            store,
+            info,
+            clean_field(teammates.get(info.id, author)),
+            files,
+            local=info.id not in imported,
+        )
+        for info in store.sessions()
+    ]
     axis = _place(sessions)
     shaping = [_shaping(store, path, files) for path in _shaped_paths(store, selected, files)]
     shaping = [entry for entry in shaping if entry["requests"] or entry["notes"]]

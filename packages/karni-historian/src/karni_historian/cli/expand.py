@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from karni_historian.brief.expand import expand_range, full_message
+from karni_historian.brief.expand import expand_range, full_message, shared_episodes
 from karni_historian.cli.common import PROG, CliError, open_store, positive, session_of, settings_of
 
 TYPE_CHECKING = False
@@ -33,6 +33,10 @@ def run(args: argparse.Namespace, root: str) -> int:
     verbose = args.verbose or args.expand_verbose
     with open_store(root) as store:
         session_id = session_of(store, args.session)
+        if session_id in store.imported_sessions():
+            around = (ordinal, ordinal) if args.message is not None else (start, end)
+            print(shared_episodes(store, session_id, *around))
+            return 0
         if args.message is not None:
             text = full_message(store, session_id, ordinal, verbose=verbose)
             if text is None:

@@ -199,6 +199,7 @@ def _add_reading_commands(commands: Any) -> None:
     _add_blame(commands)
     _add_search(commands)
     _add_mcp(commands)
+
     brief = commands.add_parser(
         "brief", help="the history brief, sized to the history budget (--all: everything)"
     )
@@ -212,7 +213,7 @@ def _add_reading_commands(commands: Any) -> None:
 
 
 def _add_mcp(commands: Any) -> None:
-    """``mcp``: the project's history served to MCP clients (read-only)."""
+    """``mcp``: the MCP server over stdio (read-only)."""
     mcp = commands.add_parser(
         "mcp",
         help="serve this project's history to MCP clients over stdio (needs the mcp extra)",

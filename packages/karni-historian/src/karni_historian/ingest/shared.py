@@ -16,6 +16,7 @@ each file comes from git (:mod:`.git_authors`), never from the file.
 from __future__ import annotations
 
 import os
+import time
 
 from karni.agent.common.files import read_regular_file
 
@@ -23,7 +24,7 @@ from karni_historian.errors import SharedFileProblem
 from karni_historian.ingest.git_authors import file_authors
 from karni_historian.ingest.shared_format import MAX_FILE_BYTES, parse
 from karni_historian.secret_patterns import find_secret
-from karni_historian.shared_folder import fingerprint, history_folder, listing
+from karni_historian.shared_folder import fingerprint, history_folder, listing, settled_stamp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,7 +100,9 @@ def refresh_shared(store: Store, root: str) -> int:
         store.attribute_shared_files(
             (name, *(author or (None, None, None))) for name, author in authors.items()
         )
-        store.set_shared_fingerprint(fingerprint(root, entries))
+        store.set_shared_fingerprint(
+            fingerprint(root, entries), settled_stamp(root, time.time_ns())
+        )
     return touched
 
 

@@ -260,12 +260,15 @@ class BriefTables(Database):
             self._episode_select = select
         return select
 
-    def shared_fingerprint(self) -> str | None:
-        """The shared history folder's fingerprint at the last refresh; None if never (or older)."""
+    def shared_fingerprint(self, key: str = "fingerprint") -> str | None:
+        """The shared history folder's fingerprint at the last refresh; None if never (or older).
+
+        ``key="stamp"``: the folder's own stamp then, when it was settled.
+        """
         if self.schema_version < SHARED_VERSION:
             return None
         row = self.connection.execute(
-            "SELECT value FROM shared_state WHERE key = 'fingerprint'"
+            "SELECT value FROM shared_state WHERE key = ?", (key,)
         ).fetchone()
         return None if row is None else str(row[0])
 
@@ -309,11 +312,23 @@ class BriefTables(Database):
     ) -> list[tuple[str, int, str | None, str, int, int]]:
         """``(session_id, request, timestamp, text, added, removed)`` of ``path``'s requests.
 
-        Newest first; at most ``limit`` (None: all).
+        Newest first; at most ``limit`` (None: all). A file (nothing stored
+        under it as a folder) has one row per request, read newest first along
+        ``idx_file_requests_newest`` (schema 12), so a file a thousand shared
+        sessions shaped costs ``limit`` rows, not a sort of all of them.
         """
         if not self._has_notes():
             return []
         low, high = _under(path)
+        folder = self.connection.execute(
+            "SELECT 1 FROM file_requests WHERE path >= ? AND path < ? LIMIT 1", (low, high)
+        ).fetchone()
+        if folder is None:
+            return self.connection.execute(
+                "SELECT session_id, request, timestamp, text, added, removed FROM file_requests"
+                " WHERE path = ? ORDER BY timestamp DESC, request DESC LIMIT ?",
+                (path, -1 if limit is None else limit),
+            ).fetchall()
         return self.connection.execute(
             "SELECT session_id, request, timestamp, text, SUM(added), SUM(removed)"
             " FROM file_requests WHERE path = ? OR (path >= ? AND path < ?)"

@@ -381,6 +381,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             value TEXT NOT NULL
         ) WITHOUT ROWID""",
     ),
+    # Version 12: a file's requests newest first along an index, for the brief's "what
+    # shaped this file" over many (a team's shared) sessions. An index only: nothing moves.
+    ("CREATE INDEX idx_file_requests_newest ON file_requests(path, timestamp, request)",),
 )
 """The schema, one tuple of statements per version; version N is ``MIGRATIONS[N-1]``."""
 
@@ -404,8 +407,8 @@ column a brief reads only from older stores (8, ``compartments.content``:
 :data:`P1_ONLY_VERSION`), or add tables only ``blame`` reads (9, ``written_ranges``,
 ``session_commits``), or add the full-text index and ``sessions.author``,
 which a brief never reads (10, :data:`SEARCH_VERSION`), or add the shared
-history's index (11, :data:`SHARED_VERSION`), so a brief can read an older
-store before the next ``ingest`` upgrades it.
+history's index (11, :data:`SHARED_VERSION`), or add an index (12), so a
+brief can read an older store before the next ``ingest`` upgrades it.
 """
 
 SEARCH_VERSION = MIGRATIONS.index(SEARCH_MIGRATION) + 1

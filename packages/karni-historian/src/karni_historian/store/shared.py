@@ -52,12 +52,26 @@ class SharedTables(MemoryTables):
         )
         return {name: (session, size, mtime, state) for name, session, size, mtime, state in rows}
 
-    def set_shared_fingerprint(self, fingerprint: str) -> None:
-        """Remember what the folder looked like when this refresh read it."""
+    def set_shared_fingerprint(self, fingerprint: str, stamp: str | None = None) -> None:
+        """Remember what the folder looked like when this refresh read it.
+
+        ``stamp`` is the folder's own (:func:`~karni_historian.shared_folder.settled_stamp`),
+        or None when it changed too recently to be trusted.
+        """
         self.connection.execute(
             "INSERT OR REPLACE INTO shared_state (key, value) VALUES ('fingerprint', ?)",
             (fingerprint,),
         )
+        self.set_shared_stamp(stamp)
+
+    def set_shared_stamp(self, stamp: str | None) -> None:
+        """Remember the folder's own settled stamp (None: forget it)."""
+        if stamp is None:
+            self.connection.execute("DELETE FROM shared_state WHERE key = 'stamp'")
+        else:
+            self.connection.execute(
+                "INSERT OR REPLACE INTO shared_state (key, value) VALUES ('stamp', ?)", (stamp,)
+            )
 
     def imported_sessions(self) -> set[str]:
         """The sessions imported from shared files (no raw messages here: never condensed)."""

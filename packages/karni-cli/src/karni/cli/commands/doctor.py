@@ -221,6 +221,11 @@ def _mcp(root: str | None) -> list[dict[str, Any]]:
     return [row for row in mcp_status(root) if row["state"] != "absent"]
 
 
+def _has_historian(facts: dict[str, Any]) -> bool:
+    """Whether karni-historian is among the history providers (its MCP server can be set up)."""
+    return any(p["name"] == "historian" for p in facts["history"]["providers"])
+
+
 def _mcp_line(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "karni-historian's server not registered (`karni hooks install` registers it)"
@@ -271,7 +276,8 @@ def render_text(facts: dict[str, Any], project_error: str | None = None) -> str:
     lines += [f"settings:    {problem}" for problem in facts["settings"]["problems"]]
     if facts["project"]:
         lines.append(f"hooks:       {_hooks_line(facts['hooks'])}")
-        lines.append(f"mcp:         {_mcp_line(facts['mcp_servers'])}")
+        if facts["mcp_servers"] or _has_historian(facts):
+            lines.append(f"mcp:         {_mcp_line(facts['mcp_servers'])}")
     lines += _provider_lines(facts["history"]["providers"])
     unusable = [p for p in facts["history"]["providers"] if p["store_problem"]]
     if unusable:
