@@ -6,9 +6,10 @@ brief will show it (``docs/historian/file-notes.md``):
 
 1. The *outline* reads every stored row, decoding only the user's prompts
    and the agent's messages that call a tool (any other row is skipped
-   undecoded), and builds only the parts a request's edits need. Each
-   request is handed out as soon as the next one starts; its lines of what
-   shaped each file and the digests of its landed edits are staged
+   undecoded), and builds only the parts a request's edits need (and the
+   commits its git commands printed). Each request is handed out as soon as
+   the next one starts; its lines of what shaped each file, the digests of
+   its landed edits and what ``blame`` reads (:mod:`.attribution`) are staged
    (:meth:`karni_historian.store.Store.stage_file_notes`), and then it is
    forgotten. The
    outline keeps only each request's first message and the start of its
@@ -120,9 +121,10 @@ class Outline:
 def outline_requests(store: Store, session_id: str, start: int) -> Iterator[Request]:
     """The session's requests from message ``start`` on, read lightly, one at a time.
 
-    What they edited is complete (files, texts, errors, the subagents' tasks);
-    what the agent said is kept only for a request with no text of its own,
-    and shell commands only for the files they write. A user message without
+    What they edited is complete (files, texts, errors, times, the subagents'
+    tasks); what the agent said is kept only for a request with no text of its
+    own, and shell commands only for the files they write and the commits
+    they made. A user message without
     a text part, and an agent's message without a tool call (unless the
     request has no text yet), are skipped without decoding.
     """
