@@ -411,3 +411,26 @@ def test_a_long_backlog_notes_each_files_newest_requests_and_lists_them_all():
     assert len(found.requests) == NOTED_REQUESTS + 4  # every request shaped the file
     noted = {note.request for note in found.notes}
     assert noted == {3 * n + 1 for n in range(4, NOTED_REQUESTS + 4)}  # the newest ones
+
+
+def test_names_that_start_at_the_same_place_come_in_the_same_order_in_every_process():
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "from karni_historian.condense.file_notes.changes import change_of\n"
+        "new = 'interface TodoItemProps { id: number }\\nexport function TodoItem() {}\\n'\n"
+        "print(change_of([('', new)]).added)\n"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", program],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert seen == {"['TodoItem', 'TodoItemProps']\n"}

@@ -159,3 +159,223 @@ def test_a_store_older_than_the_notes_still_briefs(root):
         store.connection.execute("PRAGMA user_version = 6")
     with Store.open(root, readonly=True) as store:
         assert '"rename total"' in brief(store, "cart.py")
+
+
+# --- a long session, read in two passes ---------------------------------------------------------
+
+
+def _long_session(store: Store) -> Session:
+    """A session longer than the notes' cap on one file, with what each kind of note reads."""
+    from karni_historian.condense.file_notes.extract import NOTED_REQUESTS
+
+    s = Session(store, "long")
+    s.add("assistant", "Resuming the migration of the flow module to stages.")
+    s.edit("flow.py", "OLD = 1", "NEW = 1")
+    s.ask("continue")
+    for n in range(NOTED_REQUESTS + 6):
+        s.ask(f"rename step_{n} in flow.py and keep the API stable, never touch api.py")
+        s.edit("flow.py", f"step_{n} = 0", f"stage_{n} = 0")
+        s.add("assistant", f"`stage_{n}` now replaces `step_{n}` in flow.py.")
+        if n % 5 == 2:
+            s.run("pytest -q", "FAILED test_flow.py::test_stage - NameError\n1 failed", failed=True)
+            s.ask("no, keep the old name for now")
+            s.edit("flow.py", f"stage_{n} = 0", f"step_{n} = 0")  # undoes the edit above
+        s.edit("notes.md", "", f"step {n} done\n")
+        s.run("pytest -q", "5 passed")
+    s.ask("undo the rename of step_1, it broke the import")
+    s.edit("flow.py", "stage_1 = 0", "step_1 = 0")  # undoes an edit of an early request
+    return s
+
+
+def test_ingest_reads_a_long_session_in_two_passes_as_it_would_in_memory(root):
+    from karni_historian.condense.file_notes.extract import file_notes
+    from karni_historian.condense.file_notes.session import read_requests
+    from karni_historian.condense.window import stream_messages
+
+    with Store.open(root, create=True) as store:
+        _long_session(store)
+        assert note_sessions(store) == 1
+        found = file_notes(read_requests(stream_messages(store, "long", 1)))
+        rows = store.connection.execute(
+            "SELECT path, request, ordinal, kind, text, weight FROM file_notes"
+            " ORDER BY 1, 2, 3, 4, 5"
+        ).fetchall()
+        shaped = store.connection.execute(
+            "SELECT path, request, timestamp, text, added, removed FROM file_requests ORDER BY 1, 2"
+        ).fetchall()
+        digests = store.connection.execute(
+            "SELECT ordinal, path, forward, inverse FROM file_edits ORDER BY 1, 2, 3"
+        ).fetchall()
+    assert rows == sorted(
+        {(n.path, n.request, n.ordinal, n.kind, n.text, n.weight) for n in found.notes}
+    )
+    assert shaped == sorted(tuple(r) for r in found.requests)
+    assert digests == sorted(set(found.digests))
+    texts = [row[4] for row in rows]
+    assert (
+        "undone on request: adds `stage_1`; removes `step_1` — user: «undo the rename of step_1,"
+        " it broke the import»" in texts
+    )
+    assert any(
+        t.startswith("`pytest -q` failed: 1 failed; FAILED test_flow.py::test_stage") for t in texts
+    )
+    # The session began with work resumed: its first request is what the agent said it resumed.
+    assert ("flow.py", 0) in {(row[0], row[1]) for row in shaped}
+    assert shaped[0][3] == "Resuming the migration of the flow module to stages."
+
+
+def test_only_the_requests_worth_noting_are_read_whole(root, monkeypatch):
+    with Store.open(root, create=True) as store:
+        _long_session(store)
+        read: list[int] = []
+        batch = Store.message_batch
+
+        def recorded(self, session_id, start, limit, **kwargs):
+            found = batch(self, session_id, start, limit, **kwargs)
+            read.extend(message.ordinal for message in found)
+            return found
+
+        monkeypatch.setattr(Store, "message_batch", recorded)
+        note_sessions(store)
+        noted_from = store.connection.execute(
+            "SELECT min(request) FROM file_notes WHERE path = 'flow.py'"
+        ).fetchone()[0]
+        asked_step_1 = store.connection.execute(
+            "SELECT request FROM file_requests WHERE text LIKE 'rename step\\_1 %' ESCAPE '\\'"
+        ).fetchone()[0]
+        count = store.message_count("long")
+    # Each file's newest requests were read whole, to the session's end; of the older
+    # ones, outlined from the stored rows, only the edit the last request undid was read
+    # back (to name what it undid).
+    assert sorted(set(read)) == [asked_step_1 + 1, *range(noted_from, count + 1)]
+    assert noted_from > asked_step_1 + 1
+
+
+def test_the_store_is_not_locked_while_a_session_is_read(root, monkeypatch):
+    monkeypatch.setenv("KARNI_HISTORIAN_BUSY_TIMEOUT", "0")
+    written: list[str] = []
+    rows = Store.stored_messages
+
+    def rows_and_another_writer(self, session_id, start):
+        for row in rows(self, session_id, start):
+            if row[0] == 40:  # midway: another process writes to the store
+                with Store.open(root) as other, other.transaction():
+                    other.ensure_session("other", "pi")
+                    written.append("other")
+            yield row
+
+    monkeypatch.setattr(Store, "stored_messages", rows_and_another_writer)
+    with Store.open(root, create=True) as store:
+        _long_session(store)
+        assert note_sessions(store) == 1
+        assert store.noted_state("long")[0] == store.message_count("long")
+        assert store.file_request_rows("flow.py")
+    assert written == ["other"]  # it did not wait for the reading (nor fail: no busy store)
+
+
+# --- what blame reads, worked out in the outline's pass -----------------------------------------
+
+_TABLES = {
+    "file_notes": "path, request, ordinal, kind, text, weight",
+    "file_requests": "path, request, timestamp, text, added, removed",
+    "file_edits": "ordinal, path, forward, inverse",
+    "written_ranges": "path, request, ordinal, position, timestamp, hash, lines, loose",
+    "session_commits": "ordinal, request, hash, subject, timestamp, request_text, request_time",
+}
+
+
+def _rows(store: Store, session_id: str) -> dict[str, list[tuple]]:
+    return {
+        table: store.connection.execute(
+            f"SELECT {columns} FROM {table} WHERE session_id = ? ORDER BY {columns}",
+            (session_id,),
+        ).fetchall()
+        for table, columns in _TABLES.items()
+    }
+
+
+def test_blames_rows_cover_every_edit_as_a_reading_in_memory_would(root):
+    from karni_historian.condense.file_notes.attribution import attribution_rows
+    from karni_historian.condense.file_notes.extract import request_words
+    from karni_historian.condense.file_notes.prose import in_project_terms
+    from karni_historian.condense.file_notes.session import read_requests
+    from karni_historian.condense.window import stream_messages
+
+    with Store.open(root, create=True) as store:
+        s = _long_session(store)
+        s.run('git commit -am "stages in flow.py"', "[main 1a2b3c4] stages in flow.py\n 2 files")
+        commit_at = s.ordinal
+        note_sessions(store)
+        rows = _rows(store, "long")
+        written, commits = attribution_rows(
+            read_requests(stream_messages(store, "long", 1)),
+            lambda text: in_project_terms(request_words(text), str(root)),
+        )
+        noted_from = store.connection.execute(
+            "SELECT min(request) FROM file_notes WHERE path = 'flow.py'"
+        ).fetchone()[0]
+        stamps = dict(
+            store.connection.execute("SELECT ordinal, timestamp FROM raw_messages").fetchall()
+        )
+    assert rows["written_ranges"] == sorted(written)
+    assert rows["session_commits"] == sorted(commits)
+    # Every request that wrote flow.py has its ranges, not only those whose notes were worked out.
+    requests = {row[1] for row in rows["written_ranges"] if row[0] == "flow.py"}
+    assert min(requests) < noted_from
+    assert len(requests) == len({row[1] for row in rows["file_requests"] if row[0] == "flow.py"})
+    assert all(row[4] == stamps[row[2]] for row in rows["written_ranges"])  # each edit's time
+    ((ordinal, request, short, subject, when, text, _asked),) = rows["session_commits"]
+    assert (ordinal, short, subject, when) == (
+        commit_at,
+        "1a2b3c4",
+        "stages in flow.py",
+        stamps[commit_at],
+    )
+    assert text == "undo the rename of step_1, it broke the import"
+    assert request < commit_at
+
+
+def test_a_resumed_reading_leaves_every_table_as_a_whole_reading_would(root):
+    with Store.open(root, create=True) as store:
+        s = _long_session(store)
+        note_sessions(store)
+        resumed_from = store.noted_state("long")[2]
+        assert resumed_from > 1
+        s.ask("commit the stages and add a changelog line")
+        s.edit("CHANGES.md", "", "- stages replace steps\n")
+        s.run('git commit -am "stages"', "[main 9f8e7d6] stages\n 2 files changed")
+        s.edit("flow.py", "stage_3 = 0", "stage_3 = 1")
+        assert note_sessions(store) == 1  # read again from its last two requests only
+        resumed = _rows(store, "long")
+        store.connection.execute("DELETE FROM noted_sessions")
+        assert note_sessions(store) == 1  # read whole, from the start
+        whole = _rows(store, "long")
+    # The notes of requests before the reading's start are the earlier reading's (it noted
+    # each file's newest requests then); every other row is as a whole reading gives it.
+    later = [row for row in resumed.pop("file_notes") if row[1] >= resumed_from]
+    assert later == [row for row in whole.pop("file_notes") if row[1] >= resumed_from]
+    assert later
+    assert resumed == whole
+    assert [row[2] for row in whole["session_commits"]] == ["9f8e7d6"]
+    assert any(row[0] == "CHANGES.md" for row in whole["written_ranges"])
+
+
+def test_a_session_from_shared_history_is_never_noted_again(root):
+    with Store.open(root, create=True) as store:
+        s = Session(store, "shared")
+        s.ask("rename the helper")
+        s.edit("util.py", "def old_name():", "def new_name():")
+        with store.transaction():
+            store.connection.execute(
+                "INSERT INTO written_ranges (path, session_id, request, ordinal, position,"
+                " timestamp, hash, lines, loose) VALUES ('util.py', 'shared', 1, 2, 0, NULL,"
+                " 'h', 'l', 'l')"
+            )
+            store.connection.execute(
+                "INSERT INTO noted_sessions (session_id, message_count, version, resume_from)"
+                " VALUES ('shared', 0, -1, 0)"
+            )
+        before = _rows(store, "shared")
+        note_sessions(store, ["shared"])  # even when ingest names it
+        assert _rows(store, "shared") == before
+        assert store.noted_state("shared") == (0, -1, 0)

@@ -48,7 +48,12 @@ def is_edit_tool(name: str) -> bool:
 
 
 def _text(data: dict[str, Any], keys: Sequence[str]) -> str | None:
-    return next((data[k] for k in keys if isinstance(data.get(k), str)), None)
+    """The first of ``keys`` whose value is text."""
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 def named_path(data: dict[str, Any]) -> str | None:
@@ -162,6 +167,13 @@ def _common_lines(before: list[str], after: list[str]) -> int:
     middle_after = after[head : len(after) - tail]
     if not middle_before or not middle_after:
         return head + tail
+    if len(middle_before) == 1 or len(middle_after) == 1:  # one line: kept if the other has it
+        one, other = (
+            (middle_before, middle_after)
+            if len(middle_before) == 1
+            else (middle_after, middle_before)
+        )
+        return head + tail + (1 if one[0] in other else 0)
     if len(middle_before) * len(middle_after) > LCS_CELLS:
         return head + tail
     return head + tail + _lcs_length(middle_before, middle_after)

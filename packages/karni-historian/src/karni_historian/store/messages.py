@@ -272,6 +272,22 @@ class MessageTables(Database):
         )
         return rows
 
+    def stored_messages(
+        self, session_id: str, start: int
+    ) -> Iterator[tuple[int, str, str, str | None]]:
+        """``(ordinal, role, parts_json, timestamp)`` of the session's messages from ``start`` on.
+
+        Undecoded, in order, through a cursor: for readers that decode only
+        the rows they need (the files' notes' outline,
+        :mod:`karni_historian.condense.file_notes.outline`).
+        """
+        rows: Iterator[tuple[int, str, str, str | None]] = self.connection.execute(
+            "SELECT ordinal, role, parts_json, timestamp FROM raw_messages"
+            " WHERE session_id = ? AND ordinal >= ? ORDER BY ordinal",
+            (session_id, start),
+        )
+        return rows
+
     def parts_reader(self, session_id: str) -> Callable[[int], str | None]:
         """A reader of the stored parts JSON of the session's message at an ordinal (None: none)."""
         execute = self.connection.execute

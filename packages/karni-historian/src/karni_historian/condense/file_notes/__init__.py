@@ -11,8 +11,12 @@ The pipeline: :mod:`.session` reads a session as requests and attempts,
 :mod:`.commands` and :mod:`.changes` read its shell commands and edits,
 :mod:`.prompts` and :mod:`.prose` its prompts and the agent's words, and
 :mod:`.extract` turns all that into notes; :mod:`.attribution` keeps what
-``blame`` needs (the ranges the edits wrote, the commits made). A session is read incrementally:
-each ``ingest`` reads it again only from its last two requests.
+``blame`` needs (the ranges the edits wrote, the commits made). A session is
+read incrementally: each ``ingest`` reads it again only from its last two
+requests, in two passes (:mod:`.outline`): every request lightly (its
+shaping lines, edit digests and ``blame``'s rows are worked out then, for
+every request), then only each file's newest requests whole, so its memory
+stays flat however long it is.
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from karni_historian.condense.file_notes.extract import SessionNotes
+    from karni_historian.condense.file_notes.outline import Outline
     from karni_historian.condense.file_notes.session import Edit, Request
     from karni_historian.store import Store
+    from karni_historian.store.file_notes import NoteStaging
 
 __all__ = ["EXTRACTION_VERSION", "note_session", "note_sessions"]
 
@@ -34,6 +39,12 @@ EXTRACTION_VERSION = 2
 """The version of the extraction: raise it when the notes improve, and the next ``ingest`` reads
 every session again from its start. Version 2 added what ``blame`` reads (written ranges and
 commits, :mod:`.attribution`)."""
+
+SHARED_VERSION = -1
+"""``noted_sessions.version`` of a session imported from shared history (never noted here)."""
+
+_ROWS_HELD = 4096
+"""Rows of the first reading (shaping lines, edit digests, ``blame``'s rows) staged at once."""
 
 
 def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
@@ -51,57 +62,116 @@ def note_sessions(store: Store, touched: Iterable[str] = ()) -> int:
 
 
 def note_session(store: Store, session_id: str) -> None:
-    """Read one session from where its notes must be worked out again, and store them."""
-    # bench row "karni-historian wrapup" runs without it
-    from karni_historian.condense.file_notes.attribution import attribution_rows
-    from karni_historian.condense.file_notes.extract import file_notes, request_words
-    from karni_historian.condense.file_notes.session import read_requests
-    from karni_historian.condense.file_notes.view import Prior
+    """Read one session from where its notes must be worked out again, and store them.
 
-    count = store.message_count(session_id)
+    Two passes (:mod:`.outline`): the outline stages every request's lines of
+    what shaped its files, its edits' digests and what ``blame`` reads (the
+    ranges its edits wrote, the commits it made: :mod:`.attribution`), then
+    the requests worth noting are read whole and their notes staged; the
+    staged rows replace the session's from ``start`` on in one transaction.
+    A session imported from shared history is left as its file brought it.
+    """
+    # bench row "karni-historian wrapup" runs without it
+    from karni_historian.condense.file_notes.outline import Outline, outline_requests
+
     state = store.noted_state(session_id)
+    if state is not None and state[1] == SHARED_VERSION:
+        return  # imported from shared history: its rows are the ones its file brought
+    count = store.message_count(session_id)
     start = state[2] if state is not None and state[1] == EXTRACTION_VERSION else 1
-    requests = read_requests(stream_messages(store, session_id, start))
-    prior = Prior(
-        store.edited_paths(session_id),
-        store.edit_digests(session_id, start) if start > 1 else [],
-        lambda ordinal, path: _edit_at(store, session_id, ordinal, path),
-    )
-    found = file_notes(requests, prior)
-    resume = _resume_point(requests, start)
-    store.replace_file_notes(
-        session_id,
-        start,
-        _rows(found, store.root),
-        (count, EXTRACTION_VERSION, resume),
-        attribution_rows(requests, lambda text: in_project_terms(request_words(text), store.root)),
-    )
+    staging = store.stage_file_notes(session_id, start)
+    outline = Outline(start)
+    rows = _Rows(store.root)
+    for request in outline_requests(store, session_id, start):
+        rows.add(request, outline)
+        if rows.held >= _ROWS_HELD:
+            rows.flush(staging)
+    rows.flush(staging)
+    _note_chosen(store, staging, outline)
+    staging.publish((count, EXTRACTION_VERSION, outline.resume_point()))
 
 
-def _resume_point(requests: list[Request], start: int) -> int:
-    """Where the next reading starts: the second to last request (the last two may change)."""
-    starts = [request.ordinal for request in requests if request.ordinal >= start]
-    return starts[-2] if len(starts) >= 2 else start
+class _Rows:
+    """The first reading's rows not staged yet: every request's, whichever its notes are."""
+
+    def __init__(self, root: str) -> None:
+        # bench row "karni-historian wrapup" runs without them
+        from karni_historian.condense.file_notes.attribution import attribution_rows
+        from karni_historian.condense.file_notes.extract import outline_of, request_words
+
+        self.root = root
+        self._outline_of = outline_of
+        self._attribution = attribution_rows
+        self._request_words = request_words
+        self.shaped: list[tuple[object, ...]] = []
+        self.digests: list[tuple[object, ...]] = []
+        self.written: list[tuple[object, ...]] = []
+        self.commits: list[tuple[object, ...]] = []
+        self.held = 0
+
+    def add(self, request: Request, outline: Outline) -> None:
+        """Add the request to the outline, and its shaping lines, edit digests and blame's rows."""
+        paths, requests, found = self._outline_of(request)
+        outline.add(request, paths)
+        root = self.root
+        for r in requests:
+            text = in_project_terms(r.text, root)
+            self.shaped.append((r.path, r.request, r.timestamp, text, r.added, r.removed))
+        self.digests += found
+        written, commits = self._attribution([request], self._words)
+        self.written += written
+        self.commits += commits
+        self.held += len(requests) + len(found) + len(written) + len(commits)
+
+    def _words(self, text: str) -> str:
+        """A prompt as a commit stores it (as a file's requests store theirs)."""
+        return in_project_terms(self._request_words(text), self.root)
+
+    def flush(self, staging: NoteStaging) -> None:
+        """Stage the rows held, and forget them."""
+        staging.add_requests(self.shaped)
+        staging.add_edits(self.digests)
+        staging.add_written(self.written)
+        staging.add_commits(self.commits)
+        for held in (self.shaped, self.digests, self.written, self.commits):
+            held.clear()
+        self.held = 0
 
 
-def _rows(
-    found: SessionNotes, root: str
-) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]], list[tuple[object, ...]]]:
-    notes: list[tuple[object, ...]] = [
-        (n.path, n.request, n.ordinal, n.kind, in_project_terms(n.text, root), n.weight)
-        for n in found.notes
-    ]
-    requests: list[tuple[object, ...]] = [
-        (r.path, r.request, r.timestamp, in_project_terms(r.text, root), r.added, r.removed)
-        for r in found.requests
-    ]
-    return notes, requests, list(found.digests)
+def _note_chosen(store: Store, staging: NoteStaging, outline: Outline) -> None:
+    """Work out and stage the notes of each file's newest requests, read again whole."""
+    # bench row "karni-historian wrapup" runs without it
+    from karni_historian.condense.file_notes.extract import request_notes
+    from karni_historian.condense.file_notes.outline import chosen_requests
+    from karni_historian.condense.file_notes.session import Edit
+    from karni_historian.condense.file_notes.view import SessionView
+
+    session_id = staging.session_id
+
+    def earlier(path: str, forward: str, before: int) -> Edit | None:
+        ordinal = staging.latest_edit(path, forward, before)
+        if ordinal is None:
+            return None
+        found = _edit_at(store, session_id, ordinal, path, forward)
+        return found or Edit(ordinal, path, "edit", [], None, None)
+
+    session = SessionView(outline.paths | store.edited_paths(session_id), earlier)
+    chosen = outline.chosen()
+    root = store.root
+    for index, request, following in chosen_requests(store, session_id, outline, chosen):
+        paths = [path for path in request.all_edited() if (index, path) in chosen]
+        rows = [
+            (n.path, n.request, n.ordinal, n.kind, in_project_terms(n.text, root), n.weight)
+            for n in request_notes(request, paths, following, session)
+        ]
+        staging.add_notes(rows)
 
 
-def _edit_at(store: Store, session_id: str, ordinal: int, path: str) -> Edit | None:
-    """The edit of ``path`` in the message at ``ordinal``, read back from the store."""
+def _edit_at(store: Store, session_id: str, ordinal: int, path: str, forward: str) -> Edit | None:
+    """The landed edit of ``path`` with digest ``forward`` in the message at ``ordinal``."""
     # bench row "karni-historian wrapup" runs without it
     from karni_historian.condense.file_notes.session import read_requests
+    from karni_historian.condense.file_notes.view import edit_digests
 
     for message in stream_messages(store, session_id, ordinal, batch=1):
         if message.ordinal != ordinal:
@@ -109,7 +179,7 @@ def _edit_at(store: Store, session_id: str, ordinal: int, path: str) -> Edit | N
         for request in read_requests([message]):
             for attempt in request.attempts:
                 for edit in attempt.edits(path):
-                    if edit.error is None:
+                    if edit.error is None and edit.pairs and edit_digests(edit.pairs)[0] == forward:
                         return edit
         break
     return None

@@ -236,6 +236,10 @@ class Change:
 def change_of(pairs: Iterable[tuple[str, str]], *, code: bool = True) -> Change:
     """The net effect of ``(replaced, written)`` text pairs, in the order they were made.
 
+    Names come in the order they first appear (by name where two start at the
+    same place: ``TodoItem`` and ``TodoItemProps``), so the same edits always
+    give the same change.
+
     In ``code`` a replacement's names that come or go count (imports, calls);
     in a data file (JSON, YAML, CSS …) only the keys it defines do.
     """
@@ -249,9 +253,9 @@ def change_of(pairs: Iterable[tuple[str, str]], *, code: bool = True) -> Change:
         if old and code:  # a replacement: names it brings in or takes out count too
             before, after = before | names_in(old), after | names_in(new)
         created = created or (not old and bool(new))
-        for name in sorted(after - before, key=new.find):
+        for name in sorted(after - before, key=lambda n: (new.find(n), n)):
             removed.pop(name, None) if name in removed else added.setdefault(name)
-        for name in sorted(before - after, key=old.find):
+        for name in sorted(before - after, key=lambda n: (old.find(n), n)):
             added.pop(name, None) if name in added else removed.setdefault(name)
         mentioned |= names_in(old) | names_in(new)
         comments += [c for c in comments_added(old, new) if c not in comments]

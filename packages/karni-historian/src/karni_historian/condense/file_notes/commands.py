@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from karni_historian.cut import shorten
 
-__all__ = ["SHELL_TOOLS", "Run", "command_of", "read_run", "shell_writes"]
+__all__ = ["SHELL_TOOLS", "Run", "command_of", "commit_of", "read_run", "shell_writes"]
 
 SHELL_TOOLS = frozenset(
     {"bash", "shell", "exec_command", "run_shell_command", "execute", "terminal", "local_shell",
@@ -40,6 +40,7 @@ _KINDS = (
               r"uv build|hatch build)"),
 )  # fmt: skip
 _KIND_PATTERNS = [(kind, re.compile(pattern)) for kind, pattern in _KINDS]
+_GIT_COMMIT = dict(_KIND_PATTERNS)["commit"]
 _MAKES_COMMIT = re.compile(r"\bgit\b[^|;&]*\b(?:revert|cherry-pick|merge|am)\b")
 """Commands besides ``git commit`` that print the commit they make (``[main 1a2b3c4] …``)."""
 _COMMIT_LINE = re.compile(r"^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
@@ -140,6 +141,20 @@ def shell_writes(command: str) -> list[tuple[str, str | None]]:
     return found
 
 
+def commit_of(command: str, output: str | None, is_error: bool) -> tuple[str, str] | None:
+    """``(short hash, subject)`` of the commit a shell call printed it made, None when none.
+
+    Cheap when it made none (most calls): the output is looked at first.
+    """
+    if is_error or not output or "] " not in output:
+        return None
+    command = " ".join(command.split())
+    if not (_GIT_COMMIT.search(command) or _MAKES_COMMIT.search(command)):
+        return None
+    found = _COMMIT_LINE.search(output)
+    return (found.group(1)[:8], found.group(2).strip()) if found else None
+
+
 def _kind(command: str) -> str:
     for kind, pattern in _KIND_PATTERNS:
         if pattern.search(command):
@@ -205,9 +220,6 @@ def read_run(command: str, output: str | None, is_error: bool) -> Run:
             failed, summary = verdict or bool(failed and not counts), counts
     if failed and not summary:
         summary = _error_line(output)
-    commit = None
-    if not is_error and (kind == "commit" or _MAKES_COMMIT.search(command)):
-        found = _COMMIT_LINE.search(output)
-        commit = (found.group(1)[:8], found.group(2).strip()) if found else None
+    commit = commit_of(command, output, is_error)
     names = frozenset(_FILE_NAME.findall(output)) if failed else frozenset()
     return Run(command, kind, failed, shorten(summary, 160), names, commit, _targets(command))

@@ -21,21 +21,38 @@ and the same session always gives the same notes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from karni_historian.condense.file_notes.failures import failed_edits, failed_runs, pasted_failures
 from karni_historian.condense.file_notes.findings import constraints_of, decisions, outcomes
 from karni_historian.condense.file_notes.prompts import CORRECTION, without_pasted_output
 from karni_historian.condense.file_notes.session import Attempt, Edit, Request
 from karni_historian.condense.file_notes.undone import discards, rejections, self_reverts
-from karni_historian.condense.file_notes.view import FileView, Note, NoteList, Prior, SessionView
+from karni_historian.condense.file_notes.view import (
+    FileView,
+    Note,
+    NoteList,
+    Prior,
+    SessionView,
+    edit_digests,
+)
 from karni_historian.cut import shorten
 from karni_historian.edits import diff_counts
 
-__all__ = ["FileRequest", "SessionNotes", "file_notes", "request_words"]
+__all__ = [
+    "NOTED_REQUESTS",
+    "FileRequest",
+    "SessionNotes",
+    "digests_of",
+    "file_notes",
+    "outline_of",
+    "request_notes",
+    "request_words",
+    "shaping_of",
+]
 
 
-@dataclass(frozen=True)
-class FileRequest:
+class FileRequest(NamedTuple):
     """A request that edited a file, with the lines its edits added and removed there."""
 
     path: str
@@ -57,24 +74,6 @@ def _pair_counts(edit: Edit) -> tuple[int, int]:
             plus, minus = diff_counts(old, new)
             added, removed = added + plus, removed + minus
     return added, removed
-
-
-def _file_requests(path: str, request: Request) -> list[FileRequest]:
-    """What shaped the file in this request: a line per prompt that asked for its edits.
-
-    The request and each correction of it ask; a bare continuation's edits
-    count for the prompt it continued.
-    """
-    asked: list[tuple[Attempt, list[Edit]]] = []
-    for attempt in request.attempts:
-        if attempt.kind == CORRECTION or not asked:
-            asked.append((attempt, []))
-        asked[-1][1].extend(e for e in attempt.edits(path) if e.error is None)
-    found = []
-    for attempt, landed in asked:
-        if landed:
-            found.append(_file_request(path, request, attempt, landed))
-    return found
 
 
 def _file_request(path: str, request: Request, attempt: Attempt, landed: list[Edit]) -> FileRequest:
@@ -122,30 +121,99 @@ def file_notes(requests: list[Request], prior: Prior | None = None) -> SessionNo
     """The notes and the shaping requests of every file the requests edited.
 
     ``prior`` holds what earlier readings of the same session knew (the
-    requests are then the session's later ones).
+    requests are then the session's later ones). Everything is held in
+    memory; ``ingest`` reads a session in two passes instead
+    (:mod:`.outline`), with the same result.
     """
-    session = SessionView(requests, prior or Prior())
+    session = SessionView.of_requests(requests, prior or Prior())
     found: list[Note] = []
     shaped: list[FileRequest] = []
+    digests: list[tuple[int, str, str, str]] = []
     noted = _newest_per_file(requests)
     for index, request in enumerate(requests):
-        following = requests[index + 1].attempts[0] if index + 1 < len(requests) else None
-        for path in request.all_edited():
-            shaped += _file_requests(path, request)
-            if (index, path) not in noted:
-                continue
-            notes = NoteList(FileView(path, request, session))
-            failed_edits(notes)
-            failed_runs(notes, session.names)
-            pasted_failures(notes)
-            rejections(notes, following, session)
-            self_reverts(notes, session)
-            discards(notes)
-            decisions(notes)
-            constraints_of(notes)
-            outcomes(notes)
-            found += notes.items
-    return SessionNotes(found, shaped, session.digests)
+        following = requests[index + 1] if index + 1 < len(requests) else None
+        shaped += shaping_of(request)
+        digests += digests_of(request)
+        paths = [path for path in request.all_edited() if (index, path) in noted]
+        found += request_notes(request, paths, following, session)
+    return SessionNotes(found, shaped, digests)
+
+
+def shaping_of(request: Request) -> list[FileRequest]:
+    """The lines of what shaped each file the request edited, file by file.
+
+    A line per prompt that asked for a file's edits: the request and each
+    correction of it ask; a bare continuation's edits count for the prompt
+    it continued.
+    """
+    return outline_of(request)[1]
+
+
+def outline_of(
+    request: Request,
+) -> tuple[list[str], list[FileRequest], list[tuple[int, str, str, str]]]:
+    """The request's files, :func:`shaping_of` lines and :func:`digests_of`, in one walk.
+
+    The files are every one the request edited or tried to, in the order first named.
+    """
+    asked: list[tuple[Attempt, dict[str, list[Edit]]]] = []
+    paths: dict[str, None] = {}
+    digests = []
+    for attempt in request.attempts:
+        if attempt.kind == CORRECTION or not asked:
+            asked.append((attempt, {}))
+        landed = asked[-1][1]
+        for event in attempt.events:
+            if type(event) is Edit:
+                paths.setdefault(event.path)
+                if event.error is None:
+                    landed.setdefault(event.path, []).append(event)
+                    if event.pairs:
+                        forward, inverse = edit_digests(event.pairs)
+                        digests.append((event.ordinal, event.path, forward, inverse))
+    found = []
+    for path in paths:
+        for attempt, landed in asked:
+            edits = landed.get(path)
+            if edits:
+                found.append(_file_request(path, request, attempt, edits))
+    return list(paths), found, digests
+
+
+def digests_of(request: Request) -> list[tuple[int, str, str, str]]:
+    """``(ordinal, path, forward, inverse)`` digests of the request's landed edits."""
+    found = []
+    for attempt in request.attempts:
+        for edit in attempt.edits():
+            if edit.error is None and edit.pairs:
+                forward, inverse = edit_digests(edit.pairs)
+                found.append((edit.ordinal, edit.path, forward, inverse))
+    return found
+
+
+def request_notes(
+    request: Request, paths: list[str], following: Request | None, session: SessionView
+) -> list[Note]:
+    """The notes of ``paths`` (files the request edited) in one request.
+
+    ``following`` is the next request (only its first attempt is read: what
+    the user said next).
+    """
+    after = following.attempts[0] if following is not None and following.attempts else None
+    found: list[Note] = []
+    for path in paths:
+        notes = NoteList(FileView(path, request, session))
+        failed_edits(notes)
+        failed_runs(notes, session.names)
+        pasted_failures(notes)
+        rejections(notes, after, session)
+        self_reverts(notes, session)
+        discards(notes)
+        decisions(notes)
+        constraints_of(notes)
+        outcomes(notes)
+        found += notes.items
+    return found
 
 
 def _newest_per_file(requests: list[Request]) -> set[tuple[int, str]]:

@@ -105,10 +105,13 @@ _UNDONE = re.compile(
 )
 _COMMAND = re.compile(r"^/[\w:.-]+$")
 _PASTED = re.compile(
-    r"^\s*(?:➜|❯|\$ |>>> |at [\w.<>$]+ \(|at /|File \"|Traceback|Debugger attached|Waiting for|"
-    r"\[[\w-]+\] |npm (?:warn|ERR)|\d+ \||\+ ?\d+(?: |$)|- ?\d+(?: [-+] |$))|[─━│┃╭╮╰╯]{2,}|"
-    r"^\s*['\"]?/(?:var|tmp|Users|home|private)/.*\.(?:png|jpe?g|gif|webp)['\"]?\s*$"
+    r"\s*(?:➜|❯|\$ |>>> |at [\w.<>$]+ \(|at /|File \"|Traceback|Debugger attached|Waiting for|"
+    r"\[[\w-]+\] |npm (?:warn|ERR)|\d+ \||\+ ?\d+(?: |$)|- ?\d+(?: [-+] |$))|"
+    r"\s*['\"]?/(?:var|tmp|Users|home|private)/.*\.(?:png|jpe?g|gif|webp)['\"]?\s*$"
 )
+"""How a line of pasted output starts (matched at the line's start), or a screenshot's path."""
+_BOX = re.compile("[─━│┃╭╮╰╯]{2,}")
+"""Box drawing anywhere in a line: a terminal's frame, pasted."""
 _CUE = re.compile(
     r"\b(?:must|never|always|don'?t|do not|should(?:n'?t| not)?|keep|without|only|make sure|"
     r"instead of|not allowed|avoid|has to|have to|needs? to be|required|no (?:need|more)?\s*\w+!|"
@@ -123,8 +126,20 @@ _VALUE = re.compile(
 _ERROR_LINE = re.compile(r"\b(?:\w*Error|error|ERROR|FAILED|failed|panic)\b[:\s]")
 
 
+_WORD = re.compile(r"[a-z']+")
+
+_UNDONE_WORDS = ("und", "revert", "roll", "removed")
+"""Every phrasing :data:`_UNDONE` knows holds one of these (lower case)."""
+
+
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z']+", text.lower())
+    return _WORD.findall(text.lower())
+
+
+def _undone(text: str) -> bool:
+    """Whether ``text`` says the agent's change was or must be undone (:data:`_UNDONE`)."""
+    lowered = text.lower()
+    return any(word in lowered for word in _UNDONE_WORDS) and bool(_UNDONE.search(text))
 
 
 def prompt_kind(text: str) -> str:
@@ -136,14 +151,14 @@ def prompt_kind(text: str) -> str:
     words = _words(plain)
     if words and len(words) <= 6 and all(word in _GO_ON for word in words):
         return CONTINUATION
-    if _UNDONE.search(plain) or _CORRECTION.match(_LEAD.sub("", plain)):
+    if _undone(plain) or _CORRECTION.match(_LEAD.sub("", plain)):
         return CORRECTION
     return REQUEST if words or _VALUE.search(plain) else LOCAL
 
 
 def says_undone(text: str) -> bool:
     """Whether the user says they undid the agent's change, or asks for it to be undone."""
-    return bool(_UNDONE.search(text))
+    return _undone(text)
 
 
 def _lines(text: str) -> list[tuple[str, bool]]:
@@ -153,14 +168,28 @@ def _lines(text: str) -> list[tuple[str, bool]]:
     for line in text.splitlines():
         if not line.strip():
             pasting = False
-        elif _PASTED.search(line):
+        elif _PASTED.match(line) or _BOX.search(line):
             pasting = True
         marked.append((line, pasting))
     return marked
 
 
+_PLAIN: dict[str, str] = {}
+"""Each prompt's text without pasted output: a prompt is read so when it is classified, and again
+for each file its request edited."""
+
+
 def without_pasted_output(text: str) -> str:
     """``text`` without the lines that are pasted terminal output, traces or screenshot paths."""
+    found = _PLAIN.get(text)
+    if found is None:
+        if len(_PLAIN) >= 1024:
+            _PLAIN.clear()
+        found = _PLAIN[text] = _without_pasted_output(text)
+    return found
+
+
+def _without_pasted_output(text: str) -> str:
     kept = []
     for line, pasted in _lines(text):
         if pasted:

@@ -19,7 +19,13 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from karni_historian.condense.file_notes.commands import Run, command_of, read_run, shell_writes
+from karni_historian.condense.file_notes.commands import (
+    Run,
+    command_of,
+    commit_of,
+    read_run,
+    shell_writes,
+)
 from karni_historian.condense.file_notes.prompts import (
     CORRECTION,
     LOCAL,
@@ -33,11 +39,22 @@ from karni_historian.prompts import prompt_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from karni_historian.model import Message
 
-__all__ = ["SHELL_WRITE", "Attempt", "Edit", "Event", "Request", "Said", "Shell", "read_requests"]
+__all__ = [
+    "SHELL_WRITE",
+    "Attempt",
+    "Edit",
+    "Event",
+    "Request",
+    "RequestReader",
+    "Said",
+    "Shell",
+    "iter_requests",
+    "read_requests",
+]
 
 _SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "subagent"})
 SHELL_WRITE = "shell"
@@ -124,20 +141,40 @@ class Request:
 
     def all_edited(self) -> list[str]:
         """Every file an attempt edited or tried to, in the order first named."""
-        return list(dict.fromkeys(e.path for a in self.attempts for e in a.edits()))
+        found: dict[str, None] = {}
+        for attempt in self.attempts:
+            for event in attempt.events:
+                if type(event) is Edit:
+                    found[event.path] = None
+        return list(found)
+
+
+_PATHS: dict[str, str | None] = {}
+"""Each raw path's project-relative form: a session names the same files over and over."""
 
 
 def _project_path(raw: str | None) -> str | None:
     """A project-relative POSIX path from a tool input (absolute paths lie outside the project)."""
-    if not raw or raw.startswith(("/", "~")) or ":\\" in raw[:3]:
+    if not raw:
+        return None
+    found = _PATHS.get(raw, "")
+    if found == "":
+        if len(_PATHS) >= 4096:
+            _PATHS.clear()
+        found = _PATHS[raw] = _relative_path(raw)
+    return found
+
+
+def _relative_path(raw: str) -> str | None:
+    if raw.startswith(("/", "~")) or ":\\" in raw[:3]:
         return None
     normal = posixpath.normpath(raw.replace("\\", "/"))
     return None if normal.startswith("..") or normal == "." else normal
 
 
-def _group(message: Message, current: str | None) -> str | None:
+def _group(parts: Iterable[TextPart | ToolPart], current: str | None) -> str | None:
     """The worker of an assistant message: a subagent's call id, or None for the main agent."""
-    for part in message.parts:
+    for part in parts:
         if isinstance(part, ToolPart):
             meta = part.metadata if isinstance(part.metadata, dict) else {}
             subagent = meta.get("subagent")
@@ -145,7 +182,7 @@ def _group(message: Message, current: str | None) -> str | None:
     return current
 
 
-def _edits(message: Message, part: ToolPart, group: str | None) -> list[Edit]:
+def _edits(ordinal: int, part: ToolPart, group: str | None, timestamp: str | None) -> list[Edit]:
     data = part.input if isinstance(part.input, dict) else {}
     if part.name.lower() in PATCH_TOOLS:
         patch = next((v for k, v in data.items() if k in ("patchText", "patch", "input")), "")
@@ -158,9 +195,7 @@ def _edits(message: Message, part: ToolPart, group: str | None) -> list[Edit]:
         path = _project_path(raw)
         if path is not None:
             pairs = edited_text(part.name, data, raw)
-            found.append(
-                Edit(message.ordinal, path, part.name, pairs, error, group, message.timestamp)
-            )
+            found.append(Edit(ordinal, path, part.name, pairs, error, group, timestamp))
     return found
 
 
@@ -171,23 +206,47 @@ def _first_line(text: str | None) -> str:
     return "failed"
 
 
-class _Reader:
-    """Builds the requests of a session, one message at a time."""
+class RequestReader:
+    """Builds the requests of a session, one message at a time, and hands out each finished one.
 
-    def __init__(self) -> None:
-        self.requests: list[Request] = []
+    ``light``: only what says which files each request edited and how (the
+    prompts, the edits, the subagents' tasks); the agent's words are kept
+    only while the request has no text of its own (see :func:`_resumed_task`),
+    and shell commands only for the files they write and the commits they
+    made (what ``blame`` reads, :mod:`.attribution`).
+    """
+
+    def __init__(self, light: bool = False) -> None:
+        self.current: Request | None = None
+        self.finished: list[Request] = []
         self.group: str | None = None
+        self.light = light
+
+    def wants_words(self) -> bool:
+        """Whether the agent's words are read: always, unless ``light`` and the request has text."""
+        return not self.light or self.current is None or not self.current.text
+
+    def close(self) -> Request | None:
+        """The last request, finished (None when there was none); the reader starts over."""
+        last, self.current = self.current, None
+        return None if last is None else _finished(last)
 
     def attempt(self) -> Attempt:
-        if not self.requests:
-            self.requests.append(Request(0, "", None))
-        request = self.requests[-1]
+        """The attempt the agent's work goes to (a request before any prompt is opened)."""
+        if self.current is None:
+            self.current = Request(0, "", None)
+        request = self.current
         if not request.attempts:
             request.attempts.append(Attempt(request.ordinal, REQUEST, request.text, None))
         return request.attempts[-1]
 
     def user(self, message: Message) -> None:
+        """Read a user message: a prompt opens a request or a later attempt of it."""
         texts = [p.text for p in message.parts if isinstance(p, TextPart) and not p.ignored]
+        self.prompt(message.ordinal, message.timestamp, texts)
+
+    def prompt(self, ordinal: int, timestamp: str | None, texts: list[str]) -> None:
+        """Read the (not ignored) text parts of the user message at ``ordinal``."""
         text = prompt_text(texts, lines=True)
         if not text:
             return
@@ -195,54 +254,59 @@ class _Reader:
         if kind == LOCAL:
             return
         self.group = None
-        if kind == REQUEST or not self.requests:
-            request = Request(message.ordinal, text if kind == REQUEST else "", message.timestamp)
-            self.requests.append(request)
-        attempt = Attempt(message.ordinal, kind, text, message.timestamp)
-        self.requests[-1].attempts.append(attempt)
+        if kind == REQUEST or self.current is None:
+            if self.current is not None:
+                self.finished.append(_finished(self.current))
+            self.current = Request(ordinal, text if kind == REQUEST else "", timestamp)
+        self.current.attempts.append(Attempt(ordinal, kind, text, timestamp))
 
     def assistant(self, message: Message) -> None:
-        self.group = _group(message, self.group)
-        attempt = self.attempt()
-        for part in message.parts:
-            if isinstance(part, TextPart):
-                if not part.ignored and part.text.strip():
-                    attempt.events.append(Said(message.ordinal, part.text, self.group))
-            elif isinstance(part, ToolPart):
-                self.tool(message, part, attempt)
+        """Read an agent's message: its words, edits, commands and subagents."""
+        self.agent(message.ordinal, message.parts, message.timestamp)
 
-    def tool(self, message: Message, part: ToolPart, attempt: Attempt) -> None:
+    def agent(
+        self, ordinal: int, parts: Iterable[TextPart | ToolPart], timestamp: str | None = None
+    ) -> None:
+        """Read the parts of the agent's message at ``ordinal``, sent at ``timestamp``."""
+        parts = tuple(parts)
+        self.group = _group(parts, self.group)
+        attempt = self.attempt()
+        words = self.wants_words()
+        for part in parts:
+            if isinstance(part, TextPart):
+                if words and not part.ignored and part.text.strip():
+                    attempt.events.append(Said(ordinal, part.text, self.group))
+            elif isinstance(part, ToolPart):
+                self.tool(ordinal, part, attempt, timestamp)
+
+    def tool(
+        self, ordinal: int, part: ToolPart, attempt: Attempt, timestamp: str | None = None
+    ) -> None:
+        """Read one tool call of an agent's message (sent at ``timestamp``) into ``attempt``."""
         meta = part.metadata if isinstance(part.metadata, dict) else {}
         group = meta.get("subagent") if isinstance(meta.get("subagent"), str) else None
         if is_edit_tool(part.name):
-            attempt.events.extend(_edits(message, part, group))
+            attempt.events.extend(_edits(ordinal, part, group, timestamp))
             return
         command = command_of(part.name, part.input)
         if command is not None:
-            run = read_run(command, part.output, part.is_error)
-            attempt.events.append(Shell(message.ordinal, run, group, message.timestamp))
+            if not self.light or commit_of(command, part.output, part.is_error) is not None:
+                run = read_run(command, part.output, part.is_error)
+                attempt.events.append(Shell(ordinal, run, group, timestamp))
             for raw, body in shell_writes(command) if not part.is_error else ():
                 path = _project_path(raw)
                 if path is not None:
                     pairs = [("", body)] if body is not None else []
                     attempt.events.append(
-                        Edit(
-                            message.ordinal,
-                            path,
-                            SHELL_WRITE,
-                            pairs,
-                            None,
-                            group,
-                            message.timestamp,
-                        )
+                        Edit(ordinal, path, SHELL_WRITE, pairs, None, group, timestamp)
                     )
         elif part.name.lower() in _SUBAGENT_TOOLS and part.call_id:
             data = part.input if isinstance(part.input, dict) else {}
             task = data.get("description") or data.get("prompt") or ""
-            if isinstance(task, str) and task.strip():
-                self.requests[-1].subtasks[part.call_id] = " ".join(task.split())
-            if part.output and not part.is_error:
-                attempt.events.append(Said(message.ordinal, part.output, part.call_id))
+            if isinstance(task, str) and task.strip() and self.current is not None:
+                self.current.subtasks[part.call_id] = " ".join(task.split())
+            if part.output and not part.is_error and not self.light:
+                attempt.events.append(Said(ordinal, part.output, part.call_id))
 
 
 def read_requests(messages: Iterable[Message]) -> list[Request]:
@@ -252,16 +316,37 @@ def read_requests(messages: Iterable[Message]) -> list[Request]:
     assistant message already holds; only user messages with the person's
     text count as prompts.
     """
-    reader = _Reader()
+    return list(iter_requests(messages))
+
+
+def iter_requests(
+    messages: Iterable[Message], *, light: bool = False, reader: RequestReader | None = None
+) -> Iterator[Request]:
+    """The requests of :func:`read_requests`, each handed out once the next one starts.
+
+    So only one request's work is held at a time. ``light`` reads what says
+    which files each request edited and how, not what the notes quote
+    (:class:`RequestReader`); ``reader`` is the reader to use (one made here when None).
+    """
+    reader = reader or RequestReader(light)
     for message in messages:
         if message.role == "user":
             reader.user(message)
         elif message.role == "assistant":
             reader.assistant(message)
-    for request in reader.requests:
-        if not request.text:
-            request.text = _resumed_task(request)
-    return reader.requests
+        if reader.finished:
+            yield from reader.finished
+            reader.finished.clear()
+    last = reader.close()
+    if last is not None:
+        yield last
+
+
+def _finished(request: Request) -> Request:
+    """``request``, its text resolved when it has none of its own."""
+    if not request.text:
+        request.text = _resumed_task(request)
+    return request
 
 
 def _resumed_task(request: Request) -> str:

@@ -122,7 +122,7 @@ def _what(previous: Edit) -> str:
 def _new_names(edit: Edit) -> str:
     """The names an edit's written text holds and its replaced text did not, or its comment."""
     for old, new in edit.pairs:
-        fresh = sorted(names_in(new) - names_in(old), key=new.find)
+        fresh = sorted(names_in(new) - names_in(old), key=lambda n: (new.find(n), n))
         if fresh:
             return "adding " + ", ".join(f"`{name}`" for name in fresh[:3])
         comments = comments_added(old, new)

@@ -33,6 +33,7 @@ __all__ = [
     "REJECTED",
     "STATEMENT",
     "FileView",
+    "KnownEdits",
     "Note",
     "NoteList",
     "Prior",
@@ -121,36 +122,71 @@ class Prior:
     Attributes:
         paths: Every file the session's edits named so far.
         digests: ``(ordinal, path, forward, inverse)`` of its earlier landed edits.
-        load: Reads back an earlier edit, ``(ordinal, path) -> Edit | None``, to say
-            what an edit that undoes it undid.
+        load: Reads back an earlier edit, ``(ordinal, path, forward digest) -> Edit | None``,
+            to say what an edit that undoes it undid.
     """
 
     paths: set[str] = field(default_factory=set)
     digests: list[tuple[int, str, str, str]] = field(default_factory=list)
-    load: Callable[[int, str], Edit | None] | None = None
+    load: Callable[[int, str, str], Edit | None] | None = None
+
+
+class KnownEdits:
+    """Landed edits by file and content: those read (whole) and earlier ones (by digest)."""
+
+    def __init__(self, requests: Iterable[Request], prior: Prior) -> None:
+        self._load = prior.load
+        self._by_forward: dict[tuple[str, str], list[tuple[int, Edit | None]]] = {}
+        for ordinal, path, forward, _inverse in prior.digests:
+            self._by_forward.setdefault((path, forward), []).append((ordinal, None))
+        for request in requests:
+            for attempt in request.attempts:
+                for edit in attempt.edits():
+                    if edit.error is None and edit.pairs:
+                        forward, _inverse = edit_digests(edit.pairs)
+                        key = (edit.path, forward)
+                        self._by_forward.setdefault(key, []).append((edit.ordinal, edit))
+
+    def latest(self, path: str, forward: str, before: int) -> Edit | None:
+        """The latest edit of ``path`` before message ``before`` whose digest is ``forward``."""
+        earlier = [
+            found for found in self._by_forward.get((path, forward), ()) if found[0] < before
+        ]
+        if not earlier:
+            return None
+        ordinal, known = earlier[-1]
+        if known is None and self._load is not None:
+            known = self._load(ordinal, path, forward)
+        return known or Edit(ordinal, path, "edit", [], None, None)
 
 
 class SessionView:
-    """What the notes of a session's files share: the files edited, their edits by content."""
+    """What the notes of a session's files share: the files edited, their edits by content.
 
-    def __init__(self, requests: list[Request], prior: Prior) -> None:
-        edits = [e for r in requests for a in r.attempts for e in a.edits()]
-        self.names = {basename(p) for p in prior.paths} | {basename(e.path) for e in edits}
+    Args:
+        paths: Every file the session's edits named.
+        earlier: ``(path, forward digest, before) -> Edit | None``, the latest
+            landed edit of ``path`` before message ``before`` with that digest
+            (an edit known only by its digest comes back without its texts
+            when it cannot be read again).
+    """
+
+    def __init__(
+        self, paths: Iterable[str], earlier: Callable[[str, str, int], Edit | None]
+    ) -> None:
+        self.names = {basename(p) for p in paths}
         self._stems = {name: name.split(".")[0].lower() for name in self.names}
         self._long_stems: set[str] | None = None
         self._stem_count: dict[str, int] = {}
         for stem in self._stems.values():
             self._stem_count[stem] = self._stem_count.get(stem, 0) + 1
-        self._load = prior.load
-        self._by_forward: dict[tuple[str, str], list[tuple[int, Edit | None]]] = {}
-        for ordinal, path, forward, _inverse in prior.digests:
-            self._by_forward.setdefault((path, forward), []).append((ordinal, None))
-        self.digests: list[tuple[int, str, str, str]] = []
-        for edit in edits:
-            if edit.error is None and edit.pairs:
-                forward, inverse = edit_digests(edit.pairs)
-                self._by_forward.setdefault((edit.path, forward), []).append((edit.ordinal, edit))
-                self.digests.append((edit.ordinal, edit.path, forward, inverse))
+        self._earlier = earlier
+
+    @classmethod
+    def of_requests(cls, requests: list[Request], prior: Prior) -> SessionView:
+        """The view of a reading whose requests are all in memory."""
+        paths = prior.paths | {p for r in requests for p in r.all_edited()}
+        return cls(paths, KnownEdits(requests, prior).latest)
 
     def stems_besides(self, name: str) -> set[str]:
         """The stems (names without extension) of the other edited files, four letters or more."""
@@ -167,30 +203,20 @@ class SessionView:
     def undone_by(self, edit: Edit) -> Edit | None:
         """The latest earlier edit of the same file that ``edit`` writes back exactly."""
         _forward, inverse = edit_digests(edit.pairs)
-        earlier = [
-            found
-            for found in self._by_forward.get((edit.path, inverse), ())
-            if found[0] < edit.ordinal
-        ]
-        if not earlier:
-            return None
-        ordinal, known = earlier[-1]
-        if known is None and self._load is not None:
-            known = self._load(ordinal, edit.path)
-        return known or Edit(ordinal, edit.path, "edit", [], None, None)
+        return self._earlier(edit.path, inverse, edit.ordinal)
 
 
 def edit_digests(pairs: Sequence[tuple[str, str]]) -> tuple[str, str]:
     """Digests of an edit's ``(replaced, written)`` pairs, and of the edit that would undo it."""
-
-    def digest(items: Iterable[str]) -> str:
-        return hashlib.blake2b(
-            "\x00".join(items).encode("utf-8", "surrogatepass"), digest_size=12
-        ).hexdigest()
-
-    forward = digest(normal(text) for pair in pairs for text in pair)
-    inverse = digest(normal(text) for old, new in reversed(pairs) for text in (new, old))
+    texts = [(normal(old), normal(new)) for old, new in pairs]
+    forward = _digest([text for pair in texts for text in pair])
+    inverse = _digest([text for old, new in reversed(texts) for text in (new, old)])
     return forward, inverse
+
+
+def _digest(texts: list[str]) -> str:
+    joined = "\x00".join(texts).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(joined, digest_size=12).hexdigest()
 
 
 class FileView:
