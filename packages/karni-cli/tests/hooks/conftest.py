@@ -104,6 +104,8 @@ class FakeHistorian:
             "def note(what):\n"
             "    with open(calls, 'a') as f:\n"
             "        f.write(json.dumps([what, os.getpid(), sys.argv[1:]]) + '\\n')\n"
+            "if sys.argv[1:] == ['mcp', '--check']:  # install asks; no MCP SDK here\n"
+            "    sys.exit('karni-historian: the MCP server needs the mcp extra')\n"
             "note('start')\n"
             "deadline = time.time() + 120\n"
             "while not os.path.exists(release) and time.time() < deadline:\n"

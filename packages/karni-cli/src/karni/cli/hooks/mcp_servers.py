@@ -129,7 +129,7 @@ def _without_sdk(historian: str) -> str | None:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=15,
             check=False,
         )
     except (OSError, subprocess.SubprocessError) as error:
