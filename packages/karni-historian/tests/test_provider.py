@@ -255,6 +255,17 @@ def test_the_newest_touching_compartments_are_the_tail_of_the_full_list(root):
         assert store.touching_compartments("src/b.py", 5) == []
 
 
+def test_the_newest_over_many_small_sessions_are_the_tail_of_the_full_list(root):
+    # A team's shared history: many sessions of a few compartments, walked a batch at a time.
+    for n in range(75):
+        _many(root, 1 + n % 4, f"s{n:03d}", f"2026-03-01T{n // 60:02d}:{n % 60:02d}:00Z", 1 + n % 2)
+    with Store.open(root, readonly=True) as store:
+        every = store.touching_compartments("src/a.py")
+        assert len({row[0] for row in every}) == 75
+        for newest in (1, 2, 7, 40, 63, 64, 100, len(every), len(every) + 5):
+            assert store.touching_compartments("src/a.py", newest) == every[-newest:]
+
+
 def test_a_sized_brief_reads_only_what_its_room_can_show_and_is_unchanged(root, monkeypatch):
     from karni_historian.brief.decay import newest_visible
 
