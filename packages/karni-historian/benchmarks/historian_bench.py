@@ -238,15 +238,19 @@ def store_compartments(root: str, count: int, touching: str | None = None) -> No
         store.publish("s", compartments, [], RunRecord("s", "bench", "ok"))
 
 
-def shared_sessions(root: str, count: int, touching: str) -> None:
-    """Write ``count`` shared session files under ``.karni/history/``, each about ``touching``.
+def shared_sessions(root: str, count: int, files: str | list[str]) -> None:
+    """Write ``count`` shared session files under ``.karni/history/``, each about one of ``files``.
 
-    Each is a small format-1 file (two compartments, a fact, two requests and
-    a note about the file), as a team's ``karni-historian share`` leaves them.
+    Session ``n`` is about ``files[n % len(files)]`` (a single path: every
+    session is about it). Each is a small format-1 file (two compartments, a
+    fact, two requests and a note about the file), as a team's ``karni-historian
+    share`` leaves them.
     """
     folder = os.path.join(root, ".karni", "history")
     os.makedirs(folder, exist_ok=True)
+    paths = [files] if isinstance(files, str) else files
     for n in range(count):
+        touching = paths[n % len(paths)]
         session_id = f"5a4ed000-0000-4000-8000-{n:012d}"
         day = f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}"
         compartments = [

@@ -179,7 +179,6 @@ def shaping_requests(store: BriefTables, path: str, limit: int | None = None) ->
     and sessions whose last activity is older than every request found are
     not read (``docs/historian/blocks.md``).
     """
-    noted = store.noted_session_ids()
     shapings: list[Shaping] = []
     asked: set[str] = set()
     # A request asked again in another session is shown once: read a few more than shown.
@@ -192,8 +191,6 @@ def shaping_requests(store: BriefTables, path: str, limit: int | None = None) ->
         shapings.append(Shaping(session, request, line, timestamp, added, removed))
     del shapings[len(shapings) if limit is None else limit :]
     for session_id, last_ts in store.editing_sessions(path):
-        if session_id in noted:
-            continue
         if limit is not None and len(shapings) >= limit and (last_ts or "") < shapings[-1].key()[0]:
             break
         shapings += _session_shapings(store, session_id, path, limit)

@@ -77,7 +77,9 @@ class BriefTables(Database):
         the newest that many: each session is walked newest first along its
         ``(session_id, sequence)`` index, each compartment tested with one seek
         of the ``message_files`` key, and the walk stops when enough are found,
-        so the cost follows ``newest``, not the store's size.
+        so the cost follows ``newest``, not the store's size. Only the sessions
+        that touched ``path`` are walked (one seek of the path index each), so a
+        thousand shared sessions about other files cost one statement.
         """
         prefix = path.rstrip("/") + "/"
         if newest is None:
@@ -87,8 +89,14 @@ class BriefTables(Database):
                 (path, len(prefix), prefix),
             ).fetchall()
         found: TouchingRows = []
+        low, high = _under(path)
         sessions = self.connection.execute(
-            "SELECT id FROM sessions ORDER BY COALESCE(first_ts, '') DESC, id DESC"
+            "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM message_files f"
+            " WHERE f.path = ? AND f.session_id = s.id)"
+            " OR EXISTS (SELECT 1 FROM message_files f INDEXED BY idx_message_files_path"
+            " WHERE f.path >= ? AND f.path < ? AND f.session_id = s.id)"
+            " ORDER BY COALESCE(s.first_ts, '') DESC, s.id DESC",
+            (path, low, high),
         ).fetchall()
         for (session_id,) in sessions:
             if len(found) >= newest:
@@ -196,17 +204,25 @@ class BriefTables(Database):
         return [FactRecord(*row) for row in span_fact_rows(self.connection, spans)]
 
     def editing_sessions(self, path: str) -> list[tuple[str, str | None]]:
-        """``(session_id, last_ts)`` of the sessions that edited ``path`` (or under it).
+        """``(session_id, last_ts)`` of the sessions ``ingest`` has not noted that edited ``path``.
 
-        Newest activity first; one seek of the ``message_files`` path index per session.
+        Or a file under it. Newest activity first; one seek of the
+        ``message_files`` path index per session. A noted session's requests
+        are in ``file_requests`` already (every session on a store older than
+        the notes is unnoted).
         """
         low, high = _under(path)
+        unnoted = (
+            " AND NOT EXISTS (SELECT 1 FROM noted_sessions n WHERE n.session_id = s.id)"
+            if self._has_notes()
+            else ""
+        )
         return self.connection.execute(
-            "SELECT s.id, s.last_ts FROM sessions s WHERE EXISTS (SELECT 1 FROM message_files f"
+            "SELECT s.id, s.last_ts FROM sessions s WHERE (EXISTS (SELECT 1 FROM message_files f"
             " WHERE f.path = ? AND f.session_id = s.id AND f.action != 'read')"
             " OR EXISTS (SELECT 1 FROM message_files f INDEXED BY idx_message_files_path"
             " WHERE f.path >= ? AND f.path < ?"
-            " AND f.session_id = s.id AND f.action != 'read')"
+            f" AND f.session_id = s.id AND f.action != 'read')){unnoted}"
             " ORDER BY COALESCE(s.last_ts, '') DESC, s.id DESC",
             (path, low, high),
         ).fetchall()
@@ -273,14 +289,23 @@ class BriefTables(Database):
         return None if row is None else str(row[0])
 
     def shared_authors(self) -> dict[str, str]:
-        """Session id → the teammate who committed its shared file (the user's own: absent)."""
+        """Session id → the teammate who committed its shared file (the user's own: absent).
+
+        Read once per read-only connection (a brief asks from several places).
+        """
+        known: dict[str, str] | None = getattr(self, "_shared_authors", None)
+        if known is not None:
+            return known
         if self.schema_version < SHARED_VERSION:
             return {}
         rows = self.connection.execute(
             "SELECT session_id, author FROM shared_files WHERE state = 'imported'"
             " AND author IS NOT NULL AND session_id IS NOT NULL"
         )
-        return dict(rows.fetchall())
+        found = dict(rows.fetchall())
+        if self.readonly:
+            self._shared_authors = found
+        return found
 
     def _has_notes(self) -> bool:
         """Whether the store has the files' notes (schema 7 on; an older one is read as it is)."""
@@ -336,12 +361,6 @@ class BriefTables(Database):
             " LIMIT ?",
             (path, low, high, -1 if limit is None else limit),
         ).fetchall()
-
-    def noted_session_ids(self) -> set[str]:
-        """The sessions ``ingest`` has worked out the files' notes of."""
-        if not self._has_notes():
-            return set()
-        return {row[0] for row in self.connection.execute("SELECT session_id FROM noted_sessions")}
 
     def user_texts(self, session_id: str, before: int) -> Iterator[tuple[int, str | None, str]]:
         """``(ordinal, timestamp, text)`` of the user messages' text parts, newest first.
