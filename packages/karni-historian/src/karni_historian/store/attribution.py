@@ -18,7 +18,8 @@ from karni_historian.store.database import Database
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
+    from typing import Any
 
 __all__ = ["AttributionTables", "RecordedCommit", "Written"]
 
@@ -71,17 +72,13 @@ class AttributionTables(Database):
         if not keys and not titles:
             return []
         found: dict[tuple[str, int, str], RecordedCommit] = {}
+        select = (
+            "SELECT session_id, ordinal, request, hash, subject, timestamp, request_text,"
+            " request_time FROM session_commits"
+        )
         for column, values in (("hash", keys), ("subject", titles)):
-            for start in range(0, len(values), 400):
-                chunk = values[start : start + 400]
-                marks = ", ".join("?" * len(chunk))
-                rows = self.connection.execute(
-                    "SELECT session_id, ordinal, request, hash, subject, timestamp, request_text,"
-                    f" request_time FROM session_commits WHERE {column} IN ({marks})",
-                    chunk,
-                )
-                for row in rows:
-                    found[(row[0], row[1], row[3])] = RecordedCommit(*row)
+            for row in self._rows_in(select, column, values):
+                found[(row[0], row[1], row[3])] = RecordedCommit(*row)
         return sorted(found.values(), key=lambda c: (c.session_id, c.ordinal))
 
     def file_requests_of(self, path: str) -> dict[tuple[str, int], tuple[str | None, str]]:
@@ -97,19 +94,11 @@ class AttributionTables(Database):
 
         A commit's request may have edited no file (a ``git revert``).
         """
-        found: dict[tuple[str, int], tuple[str | None, str]] = {}
-        wanted = sorted(set(ids))
-        for start in range(0, len(wanted), 400):
-            chunk = wanted[start : start + 400]
-            marks = ", ".join("?" * len(chunk))
-            rows = self.connection.execute(
-                "SELECT session_id, request, request_time, request_text FROM session_commits"
-                f" WHERE session_id IN ({marks})",
-                chunk,
-            )
-            for row in rows:
-                found[(row[0], row[1])] = (row[2], row[3])
-        return found
+        select = "SELECT session_id, request, request_time, request_text FROM session_commits"
+        return {
+            (row[0], row[1]): (row[2], row[3])
+            for row in self._rows_in(select, "session_id", sorted(set(ids)))
+        }
 
     def undone_notes_of(self, path: str) -> list[tuple[str, int, int, str]]:
         """``(session, request, ordinal, text)`` of the file's notes of undone or rejected work."""
@@ -121,17 +110,18 @@ class AttributionTables(Database):
 
     def session_facts(self, ids: Iterable[str]) -> dict[str, tuple[str, str | None, str | None]]:
         """``id -> (source, title, model)`` of the sessions ``ids``."""
-        wanted = sorted(set(ids))
-        found: dict[str, tuple[str, str | None, str | None]] = {}
-        for start in range(0, len(wanted), 400):
-            chunk = wanted[start : start + 400]
+        select = "SELECT id, source, title, model FROM sessions"
+        return {
+            row[0]: (row[1], row[2], row[3])
+            for row in self._rows_in(select, "id", sorted(set(ids)))
+        }
+
+    def _rows_in(self, select: str, column: str, values: list[str]) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``select`` whose ``column`` is one of ``values``, 400 values a statement."""
+        for start in range(0, len(values), 400):
+            chunk = values[start : start + 400]
             marks = ", ".join("?" * len(chunk))
-            rows = self.connection.execute(
-                f"SELECT id, source, title, model FROM sessions WHERE id IN ({marks})", chunk
-            )
-            for row in rows:
-                found[row[0]] = (row[1], row[2], row[3])
-        return found
+            yield from self.connection.execute(f"{select} WHERE {column} IN ({marks})", chunk)
 
     def sessions_behind(self, version: int) -> int:
         """How many sessions with messages were last noted by an older extraction (or never).
