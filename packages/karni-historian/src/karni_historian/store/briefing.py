@@ -58,6 +58,17 @@ def change_digest(text: str) -> str:
     return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
 
+_SESSIONS_OF_FILE = (
+    "WITH RECURSIVE touching(id) AS ("
+    " SELECT MIN(session_id) FROM message_files WHERE path = ?"
+    " UNION ALL SELECT (SELECT MIN(f.session_id) FROM message_files f"
+    " WHERE f.path = ? AND f.session_id > touching.id)"
+    " FROM touching WHERE touching.id IS NOT NULL)"
+    " SELECT id FROM touching WHERE id IS NOT NULL"
+)
+"""The sessions with a row for the file (two parameters: its path twice), one index seek each."""
+
+
 def _under(path: str) -> tuple[str, str]:
     """The bounds of the paths under the folder ``path``: ``low <= p < high`` (binary order)."""
     prefix = path.rstrip("/") + "/"
@@ -89,14 +100,11 @@ class BriefTables(Database):
                 (path, len(prefix), prefix),
             ).fetchall()
         found: TouchingRows = []
-        low, high = _under(path)
+        test, params = self._sessions_touching(path)
         sessions = self.connection.execute(
-            "SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM message_files f"
-            " WHERE f.path = ? AND f.session_id = s.id)"
-            " OR EXISTS (SELECT 1 FROM message_files f INDEXED BY idx_message_files_path"
-            " WHERE f.path >= ? AND f.path < ? AND f.session_id = s.id)"
+            f"SELECT s.id FROM sessions s WHERE {test}"
             " ORDER BY COALESCE(s.first_ts, '') DESC, s.id DESC",
-            (path, low, high),
+            params,
         ).fetchall()
         for (session_id,) in sessions:
             if len(found) >= newest:
@@ -217,15 +225,40 @@ class BriefTables(Database):
             if self._has_notes()
             else ""
         )
+        test, params = self._sessions_touching(path)
         return self.connection.execute(
-            "SELECT s.id, s.last_ts FROM sessions s WHERE (EXISTS (SELECT 1 FROM message_files f"
+            f"SELECT s.id, s.last_ts FROM sessions s WHERE {test}"
+            " AND (EXISTS (SELECT 1 FROM message_files f"
             " WHERE f.path = ? AND f.session_id = s.id AND f.action != 'read')"
             " OR EXISTS (SELECT 1 FROM message_files f INDEXED BY idx_message_files_path"
             " WHERE f.path >= ? AND f.path < ?"
             f" AND f.session_id = s.id AND f.action != 'read')){unnoted}"
             " ORDER BY COALESCE(s.last_ts, '') DESC, s.id DESC",
-            (path, low, high),
+            (*params, path, low, high),
         ).fetchall()
+
+    def _sessions_touching(self, path: str) -> tuple[str, tuple[str, ...]]:
+        """The SQL test of a session ``s`` that touched ``path`` (a folder: a file under it).
+
+        With its parameters. For a file, the sessions come from a loose scan
+        of the path index, one seek per session that touched it, so a
+        thousand other sessions (a team's shared history) are never looked
+        at; for a folder, each session is tested with a seek.
+        """
+        low, high = _under(path)
+        folder = self.connection.execute(
+            "SELECT 1 FROM message_files INDEXED BY idx_message_files_path"
+            " WHERE path >= ? AND path < ? LIMIT 1",
+            (low, high),
+        ).fetchone()
+        if folder is None:
+            return f"s.id IN ({_SESSIONS_OF_FILE})", (path, path)
+        return (
+            "(EXISTS (SELECT 1 FROM message_files f WHERE f.path = ? AND f.session_id = s.id)"
+            " OR EXISTS (SELECT 1 FROM message_files f INDEXED BY idx_message_files_path"
+            " WHERE f.path >= ? AND f.path < ? AND f.session_id = s.id))",
+            (path, low, high),
+        )
 
     def edit_ordinals(self, session_id: str, path: str) -> Iterator[int]:
         """The messages of the session that edited ``path`` (or under it), newest first.
