@@ -172,8 +172,8 @@ def test_without_the_sdk_the_command_says_what_to_install(root, tmp_path):
     assert check.returncode == 1 and check.stderr == done.stderr
     assert done.stderr.strip().splitlines() == [
         "karni-historian: the MCP server needs the MCP Python SDK; install karni-historian with "
-        "its mcp extra: `pip install 'karni-historian[mcp]'` (or `pipx inject karni-historian "
-        "mcp`)"
+        "its mcp extra: `pip install 'karni-historian[mcp]'` beside karni, or "
+        "`scripts/install 'karni-historian[mcp]'` in a clone of Karni"
     ]
 
 

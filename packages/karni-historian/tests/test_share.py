@@ -131,6 +131,16 @@ def write_session(store: Store, session_id: str = SESSION, prompt: str | None = 
     )
 
 
+def shared_into(mine, theirs):
+    """My session shared from ``mine`` and its history folder copied to ``theirs`` (a pull)."""
+    with Store.open(mine, create=True) as store:
+        write_session(store)
+        share_session(store, str(mine), SESSION)
+    folder = theirs / ".karni" / "history"
+    shutil.copytree(mine / ".karni" / "history", folder)
+    return folder
+
+
 def shared_text(root) -> str:
     (path,) = (root / ".karni" / "history").iterdir()
     return path.read_text(encoding="utf-8")
@@ -196,10 +206,7 @@ def test_ones_own_session_shared_and_local_is_counted_once(roots):
 
 def test_the_provider_reads_shared_history_without_a_store_of_its_own(roots):
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    shared_into(mine, theirs)
     provider = HistorianProvider()
     assert provider.detect(str(theirs))
     brief = provider.context(str(theirs), "apps/models.py", room=2000) or ""
@@ -327,11 +334,7 @@ def test_a_shared_file_is_read_strictly(data, reason):
 
 def test_doctor_names_each_skipped_file_and_the_rest_is_served(roots):
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    folder = theirs / ".karni" / "history"
-    shutil.copytree(mine / ".karni" / "history", folder)
+    folder = shared_into(mine, theirs)
     (folder / "newer.json").write_text('{"format": 9}')
     (folder / "leak.json").write_text(f'{{"format": 1, "token": "{TOKEN}"}}')
     (folder / "README.md").write_text("hello")
@@ -350,11 +353,7 @@ def test_doctor_names_each_skipped_file_and_the_rest_is_served(roots):
 
 def test_a_valid_file_holding_a_secret_is_skipped(roots):
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    folder = theirs / ".karni" / "history"
-    shutil.copytree(mine / ".karni" / "history", folder)
+    folder = shared_into(mine, theirs)
     path = folder / f"{SESSION}.json"
     path.write_text(path.read_text().replace("Never hard delete events.", f"use {TOKEN}"))
     notes = HistorianProvider().doctor_notes(str(theirs)) or ""
@@ -366,10 +365,7 @@ def test_a_shared_session_is_never_condensed_again(roots, capsys, monkeypatch):
     from karni_historian.cli import main
 
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    shared_into(mine, theirs)
     monkeypatch.chdir(theirs)
     assert main(["brief", "apps/models.py"]) == 0
     assert "payment history" in capsys.readouterr().out
@@ -383,10 +379,7 @@ def test_a_shared_session_is_never_condensed_again(roots, capsys, monkeypatch):
 
 def test_ones_own_shared_session_ingested_later_is_given_back_to_the_local_side(roots):
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    shared_into(mine, theirs)
     with Store.open(theirs, create=True) as store:
         refresh_shared(store, str(theirs))
         assert store.imported_sessions() == {SESSION}
@@ -430,11 +423,7 @@ def test_a_file_name_with_a_newline_is_one_doctor_line(roots):
 
 def test_a_settled_folder_is_trusted_until_a_file_comes_or_goes(roots):
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    folder = theirs / ".karni" / "history"
-    shutil.copytree(mine / ".karni" / "history", folder)
+    folder = shared_into(mine, theirs)
     provider = HistorianProvider()
     os.utime(folder, (time.time(), time.time()))
     assert "payment history" in (provider.context(theirs, "apps/models.py") or "")
@@ -453,10 +442,7 @@ def test_expand_of_a_shared_session_gives_its_episodes(roots, capsys):
     from karni_historian.cli import main
 
     mine, theirs = roots
-    with Store.open(mine, create=True) as store:
-        write_session(store)
-        share_session(store, str(mine), SESSION)
-    shutil.copytree(mine / ".karni" / "history", theirs / ".karni" / "history")
+    shared_into(mine, theirs)
     with Store.open(theirs, create=True) as store:
         refresh_shared(store, str(theirs))
     capsys.readouterr()

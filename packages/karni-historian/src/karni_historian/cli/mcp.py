@@ -23,7 +23,8 @@ def run(args: argparse.Namespace, root: str) -> int:
             raise
         raise CliError(
             "the MCP server needs the MCP Python SDK; install karni-historian with its mcp "
-            "extra: `pip install 'karni-historian[mcp]'` (or `pipx inject karni-historian mcp`)"
+            "extra: `pip install 'karni-historian[mcp]'` beside karni, or "
+            "`scripts/install 'karni-historian[mcp]'` in a clone of Karni"
         ) from None
     if args.check:
         print(f"{PROG} mcp: the MCP SDK is installed; the server is ready to start")
