@@ -198,7 +198,7 @@ def _open_if_fresh(root: str) -> BriefTables | None:
 
     Without a store and without shared history this raises, as :func:`_open` does.
     """
-    # bench row "karni context … (historian store, 1,000 compartments)" runs without it
+    # bench row "karni doctor" runs without it (every brief loads it: the folder's stamp)
     from karni_historian.shared_folder import fingerprint, folder_stamp
 
     if not os.path.isfile(os.path.join(root, _DB)):
