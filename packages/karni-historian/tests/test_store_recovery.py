@@ -227,3 +227,29 @@ def test_a_store_held_by_a_writer_is_waited_for(root):
             store.connection.execute("PRAGMA user_version")
     finally:
         holder.wait(30)
+
+
+def test_a_new_store_held_by_another_is_waited_for_before_it_turns_to_wal(root):
+    """SQLite refuses a journal-mode change under another's lock at once: opening waits instead."""
+    folder = root / ".karni" / "local"
+    folder.mkdir(parents=True, mode=0o700)
+    sqlite3.connect(db_path(root)).close()  # a store another process has just created
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(1.0)\n"
+            "c.execute('ROLLBACK')\n",
+            db_path(root),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        with Store.open(root, create=True) as store:
+            assert store.schema_version == SCHEMA_VERSION
+            assert store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        holder.wait(30)

@@ -249,10 +249,31 @@ class Database:
             # slack than 4 KiB ones (a smaller file, a faster ingest). Only
             # before the first write, and before WAL, can the size be chosen.
             self.connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-        self.connection.execute("PRAGMA journal_mode = WAL")
+        self._use_wal()
         self.connection.execute("PRAGMA synchronous = NORMAL")
         if version < SCHEMA_VERSION:
             self.migrate(version)
+
+    def _use_wal(self) -> None:
+        """Switch the file to WAL, waiting (up to the busy timeout) while others hold it.
+
+        SQLite answers a journal-mode change that meets another connection's
+        lock with "database is locked" at once, without its busy handler: the
+        first processes to open a new store at the same moment would fail.
+        """
+        from karni_historian.store.failures import busy_timeout
+
+        deadline = time.monotonic() + busy_timeout()
+        pause = 0.005
+        while True:
+            try:
+                self.connection.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     def migrate(self, version: int) -> None:
         """Apply the migrations after ``version``, each in its own transaction.
