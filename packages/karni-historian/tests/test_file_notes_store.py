@@ -6,8 +6,8 @@ import pytest
 from karni_historian.brief.briefs import file_brief
 from karni_historian.condense import file_notes
 from karni_historian.condense.file_notes import note_sessions
-from karni_historian.model import TextPart, ToolPart
-from karni_historian.store import Store, parts_to_json
+from karni_historian.model import Compartment, TextPart, ToolPart
+from karni_historian.store import RunRecord, Store, parts_to_json
 
 
 @pytest.fixture
@@ -379,3 +379,40 @@ def test_a_session_from_shared_history_is_never_noted_again(root):
         note_sessions(store, ["shared"])  # even when ingest names it
         assert _rows(store, "shared") == before
         assert store.noted_state("shared") == (0, -1, 0)
+
+
+def _statements(store: Store, path: str, room: int | None) -> tuple[str, list[str]]:
+    seen: list[str] = []
+    store.connection.set_trace_callback(seen.append)
+    try:
+        return brief(store, path, room), seen
+    finally:
+        store.connection.set_trace_callback(None)
+
+
+def test_a_brief_its_notes_fill_reads_no_episode_and_a_roomy_one_does(root):
+    """Sections the room cannot show are never read: the cost follows what is shown.
+
+    A room the notes and requests fill (less than a heading and a line left)
+    reads no compartment and no fact's sources; the full brief reads them.
+    """
+    with Store.open(root, create=True) as store:
+        for n in range(12):
+            s = Session(store, f"s{n:02d}", day=f"2026-03-{n + 1:02d}")
+            s.ask(f"rename the cart helper, step {n}")
+            s.edit("cart.py", f"def helper_{n}():", f"def helper_{n + 1}():")
+            s.add("assistant", f"Decided to keep `helper_{n + 1}` as the cart's public name.")
+            renamed = [Compartment(1, 3, f"Renamed {n}", p1="Renamed.")]
+            store.publish(s.id, renamed, [], RunRecord(s.id, "wrapup", "ok"))
+        note_sessions(store)
+        filled = []
+        for room in range(200, 700, 10):
+            tight, reads = _statements(store, "cart.py", room)
+            if len(tight) + 1 > room - len("Project memory:") - 5:
+                filled.append(room)
+                assert tight.startswith("Decided:") and "Episodes that touched" not in tight
+                assert not any("compartments" in sql or "memory_sources" in sql for sql in reads)
+        roomy, roomy_reads = _statements(store, "cart.py", None)
+    assert len(filled) >= 5
+    assert any("FROM compartments" in sql for sql in roomy_reads)
+    assert "Renamed 11" in roomy

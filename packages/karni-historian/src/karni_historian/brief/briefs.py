@@ -18,7 +18,14 @@ compartments' titles. Without a room every episode is at full detail, as
 from __future__ import annotations
 
 from karni_historian.brief.fit import Loader, fit_tiers, rows_to_fit
-from karni_historian.brief.lines import anchor_line, by_priority, episode_line, fact_line, fit_lines
+from karni_historian.brief.lines import (
+    alnum_key,
+    anchor_line,
+    by_priority,
+    episode_line,
+    fact_line,
+    fit_lines,
+)
 from karni_historian.brief.notes import note_sections
 from karni_historian.brief.shaped import REQUEST_CHARS, shaping_line, shaping_requests
 
@@ -38,6 +45,8 @@ _FACT_SHARE = 0.3
 _REVERT_SHARE = 0.15
 _SHAPED_SHARE = 0.4
 _SHAPED_HEADING = "What shaped this file, newest first:"
+_FACT_HEADING = "Project memory:"
+_EPISODE_HEADING = "Episodes that touched this file, oldest first:"
 _ROOMY = 4000
 """A room this large (``karni-historian brief``'s, not the cap's) quotes requests whole."""
 MAX_REQUESTS_SHOWN = 8
@@ -69,7 +78,7 @@ def _fact_lines(facts: Sequence[FactRecord], room: int | None) -> list[str]:
     """``Project memory:`` and the facts that fit ``room``; nothing when none fits."""
     if not facts:
         return []
-    return _headed("Project memory:", [fact_line(fact) for fact in facts], room)
+    return _headed(_FACT_HEADING, [fact_line(fact) for fact in facts], room)
 
 
 def _reverted_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | None) -> list[str]:
@@ -113,7 +122,7 @@ def _episode_lines(rows: Sequence[TouchingRow], loader: Loader, room: int | None
     """The episodes that touched the file, oldest first, decayed into ``room``."""
     if not rows:
         return []
-    heading = "Episodes that touched this file, oldest first:"
+    heading = _EPISODE_HEADING
     sessions = len({row[0] for row in rows})
     if room is None:
         tiers = {i: 1 for i in range(len(rows))}
@@ -164,42 +173,77 @@ def file_brief(
         The brief, or None when the store knows nothing about ``path``.
     """
     path = _normal(path)
-    # Sized to a room, only the episodes the room can show are read
-    # (docs/performance.md), so the brief's cost does not grow with the store.
-    if room_chars is None:
-        rows = store.touching_compartments(path)
-    else:
-        rows = rows_to_fit(store, path, room_chars)
-    loader = Loader(store, [row[1] for row in rows])
-    name = path.rsplit("/", 1)[-1]
-    facts = _facts_about(store, path, [(row[0], row[4], row[5]) for row in rows])
-    facts = [fact for fact in facts if _about_this_file(fact, name)][:_MAX_FACTS]
     shapings = shaping_requests(store, path, None if room_chars is None else max_requests)
     room = room_chars
     newest = shaping_line(1, shapings[0]) if shapings else ""  # as the brief quotes it
     notes_room = _notes_room(room, shapings)
     notes = note_sections(store, path, notes_room, newest)
-    if not rows and not facts and not shapings and not notes:
-        return None
+    touched = _Touched(store, path, room)
     if notes:
         # The notes say what was undone, and the rules in the user's words; the
         # requests come right after them, then the facts the notes do not repeat.
-        said = _alnum("\n".join(notes))
-        facts = [fact for fact in facts if _alnum(fact.content) not in said]
         shaped_room = _shaped_room(room, notes_room, _used(notes))
         lines = notes + _shaped_lines(shapings, shaped_room)
-        lines += _fact_lines(facts, _share(room, _FACT_SHARE, _used(lines)))
+        fact_room = _share(room, _FACT_SHARE, _used(lines))
+        if _can_show(fact_room, _FACT_HEADING):
+            said = alnum_key("\n".join(notes))
+            facts = [fact for fact in touched.facts() if alnum_key(fact.content) not in said]
+            lines += _fact_lines(facts, fact_room)
     else:
-        lines = _fact_lines(facts, _share(room, _FACT_SHARE, 0))
-        lines += _reverted_lines(rows, loader, _share(room, _REVERT_SHARE, _used(lines)))
+        if not touched.rows() and not touched.facts() and not shapings:
+            return None
+        lines = _fact_lines(touched.facts(), _share(room, _FACT_SHARE, 0))
+        revert_room = _share(room, _REVERT_SHARE, _used(lines))
+        lines += _reverted_lines(touched.rows(), touched.loader(), revert_room)
         lines += _shaped_lines(shapings, _share(room, _SHAPED_SHARE, _used(lines)))
     left = _share(room, 1.0, _used(lines))
-    lines += _headed_section(_episode_lines(rows, loader, left), left)
+    if _can_show(left, _EPISODE_HEADING):
+        lines += _headed_section(_episode_lines(touched.rows(), touched.loader(), left), left)
     return "\n".join(lines) if lines else None
 
 
-def _alnum(text: str) -> str:
-    return "".join(char for char in text.lower() if char.isalnum())
+def _can_show(room: int | None, heading: str) -> bool:
+    """Whether a section under ``heading`` could show a line (``- x``) in ``room``."""
+    return room is None or room >= len(heading) + 1 + 4
+
+
+class _Touched:
+    """The episodes that touched a file and the facts about it, read only when a section asks.
+
+    A file many sessions noted fills its room with notes and requests, so its
+    brief never reads the episodes (``docs/performance.md``).
+    """
+
+    def __init__(self, store: BriefTables, path: str, room: int | None) -> None:
+        self._store, self._path, self._room = store, path, room
+        self._rows: list[TouchingRow] | None = None
+        self._loader: Loader | None = None
+        self._facts: list[FactRecord] | None = None
+
+    def rows(self) -> list[TouchingRow]:
+        """The touching compartments (sized to a room: only those it can show), oldest first."""
+        if self._rows is None:
+            # Sized to a room, only the episodes the room can show are read, so
+            # the brief's cost does not grow with the store.
+            if self._room is None:
+                self._rows = self._store.touching_compartments(self._path)
+            else:
+                self._rows = rows_to_fit(self._store, self._path, self._room)
+        return self._rows
+
+    def loader(self) -> Loader:
+        """Loads the touching compartments' episodes by position in :meth:`rows`."""
+        if self._loader is None:
+            self._loader = Loader(self._store, [row[1] for row in self.rows()])
+        return self._loader
+
+    def facts(self) -> list[FactRecord]:
+        """The facts about the file: from runs over its episodes, or naming it; no other file."""
+        if self._facts is None:
+            rows, name = self.rows(), self._path.rsplit("/", 1)[-1]
+            found = _facts_about(self._store, self._path, [(r[0], r[4], r[5]) for r in rows])
+            self._facts = [fact for fact in found if _about_this_file(fact, name)][:_MAX_FACTS]
+        return self._facts
 
 
 _NEWEST_LINE_CHARS = 90

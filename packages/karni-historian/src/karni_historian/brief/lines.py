@@ -14,10 +14,15 @@ if TYPE_CHECKING:
     from karni_historian.model import Fact
     from karni_historian.store.records import BriefEpisode, FactRecord
 
-__all__ = ["anchor_line", "by_priority", "episode_line", "fact_line", "fit_lines"]
+__all__ = ["alnum_key", "anchor_line", "by_priority", "episode_line", "fact_line", "fit_lines"]
 
 CATEGORY_ORDER = ("CONSTRAINTS", "PROJECT_RULES", "ARCHITECTURE", "CONFIG_VALUES", "NAMING")
 """Facts are listed in this order (what must not be broken first); others follow."""
+
+
+def alnum_key(text: str) -> str:
+    """``text`` lowercased with only its letters and digits: what two wordings of a line share."""
+    return "".join(filter(str.isalnum, text.lower()))
 
 
 def _one_line(text: str) -> str:

@@ -14,6 +14,8 @@ gives their room to its decisions.
 
 from __future__ import annotations
 
+from karni_historian.brief.lines import alnum_key
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,10 +40,6 @@ STRONG = 80
 
 LINE_CHARS = 170
 """The longest note line shown in a brief sized to a room."""
-
-
-def _key(text: str) -> str:
-    return "".join(char for char in text.lower() if char.isalnum())
 
 
 def _line(text: str, date: str, room: int | None, author: str | None = None) -> str:
@@ -77,7 +75,7 @@ def _candidates(
     counts = dict.fromkeys(HEADINGS, 0)  # requests each section has placed
     for session, request, _ordinal, kind, text, weight, last_ts in rows:
         section = "failed" if kind == "rejected" else kind
-        key = _key(text)
+        key = alnum_key(text)
         if section not in sections or not key or key in seen:
             continue
         if len(key) > 8 and any(key in other for other in seen):
@@ -115,11 +113,11 @@ def note_sections(
     A rule the user stated as the request the brief quotes (``shown_request``)
     is not repeated among the rules.
     """
-    request_key = _key(shown_request)
+    request_key = alnum_key(shown_request)
     rows = [
         row
         for row in store.file_note_rows(path, None if room is None else _rows_for(room))
-        if not (row[3] == "constraint" and request_key and _key(row[4]) in request_key)
+        if not (row[3] == "constraint" and request_key and alnum_key(row[4]) in request_key)
     ]
     if not rows:
         return []
