@@ -8,10 +8,12 @@ upgrading the schema at once never trip over each other.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -206,27 +208,34 @@ def test_a_migration_applied_meanwhile_is_skipped(root):
         store.close()
 
 
-def test_a_store_held_by_a_writer_is_waited_for(root):
-    """A lock held for less than the busy timeout is a wait, not an error."""
-    Store.open(root, create=True).close()
+@contextlib.contextmanager
+def _write_lock_held(path: str, seconds: float = 1.0) -> Iterator[None]:
+    """Another process holds ``path``'s write lock (BEGIN IMMEDIATE) for ``seconds`` meanwhile."""
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sqlite3, sys, time\n"
             "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-            "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(1.0)\n"
-            "c.execute('COMMIT')\n",
-            db_path(root),
+            "c.execute('BEGIN IMMEDIATE'); print('held', flush=True)\n"
+            "time.sleep(float(sys.argv[2])); c.execute('ROLLBACK')\n",
+            path,
+            str(seconds),
         ],
         stdout=subprocess.PIPE,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
-        with Store.open(root) as store, store.transaction():
-            store.connection.execute("PRAGMA user_version")
+        yield
     finally:
         holder.wait(30)
+
+
+def test_a_store_held_by_a_writer_is_waited_for(root):
+    """A lock held for less than the busy timeout is a wait, not an error."""
+    Store.open(root, create=True).close()
+    with _write_lock_held(db_path(root)), Store.open(root) as store, store.transaction():
+        store.connection.execute("PRAGMA user_version")
 
 
 def test_a_new_store_held_by_another_is_waited_for_before_it_turns_to_wal(root):
@@ -234,22 +243,6 @@ def test_a_new_store_held_by_another_is_waited_for_before_it_turns_to_wal(root):
     folder = root / ".karni" / "local"
     folder.mkdir(parents=True, mode=0o700)
     sqlite3.connect(db_path(root)).close()  # a store another process has just created
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sqlite3, sys, time\n"
-            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-            "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(1.0)\n"
-            "c.execute('ROLLBACK')\n",
-            db_path(root),
-        ],
-        stdout=subprocess.PIPE,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
-        with Store.open(root, create=True) as store:
-            assert store.schema_version == SCHEMA_VERSION
-            assert store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    finally:
-        holder.wait(30)
+    with _write_lock_held(db_path(root)), Store.open(root, create=True) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
