@@ -246,6 +246,36 @@ def test_a_corrected_approach_says_it_was_superseded(historian, project):
     assert "later superseded:" in text
 
 
+def test_lines_a_rewrite_kept_name_nobody_once_the_user_undid_it(historian, project):
+    """The user undid a rewrite and put the file back: what the rewrite had kept is not its work.
+
+    A rewrite writes again most lines it keeps, so after the undo those lines
+    match its text; the undo note (``undone: …``) takes its writes out of the
+    evidence. The request after the undo is still named for what it wrote.
+    """
+    project.write("shop/cart.py", CART + "\n\ndef currency_of(cart_items):\n    return 'EUR'\n")
+    project.commit("Add the cart's currency")
+    a = project.session("a0000000-0000-4000-8000-00000000000a")
+    a.prompt("Rewrite the cart module as a class")
+    a.write(
+        "shop/cart.py",
+        '"""The cart."""\n\n\nclass Cart:\n    items = []\n\n\n'
+        "def currency_of(cart_items):\n    return 'EUR'\n\n\ndef empty():\n    return []\n",
+    )
+    a.bash("git", "commit", "-am", "Rewrite the cart as a class")
+    project.write("shop/cart.py", CART + "\n\ndef currency_of(cart_items):\n    return 'EUR'\n")
+    project.commit("Put the cart back as functions")
+    a.prompt("I undid your rewrite of cart.py, it broke checkout. Add the total instead")
+    a.edit("shop/cart.py", "    return 'EUR'\n", "    return 'EUR'\n" + TOTAL)
+    a.bash("git", "commit", "-am", "Add the cart total")
+    ingest(historian, project, a)
+    found, _data = who_wrote(historian, "shop/cart.py")
+    assert found["def currency_of(cart_items):"] == (None, None)
+    assert found["def empty():"] == (None, None)
+    asked = "I undid your rewrite of cart.py, it broke checkout. Add the total instead"
+    assert found["def total(items):"] == (asked, "commit")
+
+
 def test_agent_trace_records_validate_against_the_specifications_schema(historian, project):
     schema = json.loads((SCHEMA / "trace-record.schema.json").read_text())
     checker = jsonschema.Draft202012Validator(

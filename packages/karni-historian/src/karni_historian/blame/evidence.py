@@ -101,13 +101,34 @@ def epoch(timestamp: str | None) -> float | None:
 def attribute(store: Store, root: str, path: str, porcelain: Porcelain) -> list[Attribution | None]:
     """Each blamed line's writer, in the order of ``porcelain.lines``."""
     texts = [line.text for line in porcelain.lines]
-    candidates = _content(texts, store.written_to(path))
+    written = _standing(store.written_to(path), store.undone_notes_of(path))
+    candidates = _content(texts, written)
     owners = _commit_owners(store, root, porcelain.commits)
     found: list[Attribution | None] = []
     for line, here in zip(porcelain.lines, candidates, strict=True):
         commit = porcelain.commits.get(line.sha)
         found.append(_decide(commit, owners.get(line.sha), here))
     return _blank_lines_joined(porcelain, found)
+
+
+_TAKEN_BACK = ("undone", "discarded")
+"""How the file's notes begin when a request's edits were put back outside the session's edits:
+the user said they undid them, or a ``git checkout``/``restore``/``stash`` discarded them."""
+
+
+def _standing(written: list[Written], notes: list[tuple[str, int, int, str]]) -> list[Written]:
+    """The writes whose text was not taken back by the user or by git before a later message.
+
+    Whatever such a write shared with the text before it is that earlier
+    text's again once it is put back (a rewrite keeps most lines as they
+    were), so it names nobody; the request's writes after the undo still count.
+    """
+    taken: dict[tuple[str, int], int] = {}
+    for session_id, request, ordinal, text in notes:
+        if text.startswith(_TAKEN_BACK):
+            key = (session_id, request)
+            taken[key] = max(taken.get(key, 0), ordinal)
+    return [w for w in written if w.ordinal >= taken.get((w.session_id, w.request), 0)]
 
 
 def _blank_lines_joined(
