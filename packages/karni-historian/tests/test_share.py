@@ -452,3 +452,36 @@ def test_expand_of_a_shared_session_gives_its_episodes(roots, capsys):
     assert "[1-6] Hard delete tried and reverted" in out and "payment history" in out
     assert main(["--project", str(theirs), "expand", "--session", SESSION, "9", "12"]) == 0
     assert "No episode of it covers messages 9-12" in capsys.readouterr().out
+
+
+def test_a_long_session_is_read_a_batch_at_a_time_and_still_redacted_whole(roots):
+    """Private spans and ``.env`` values are gathered in one pass: 30 MB are never held at once."""
+    import tracemalloc
+
+    from karni_historian.share.document import session_document
+
+    mine, _ = roots
+    secret = "s3cr3t-value-from-the-env-file"
+    filler = "x = 1  # unremarkable output line\n" * 300  # about 10 KB a message
+    with Store.open(mine, create=True) as store:
+        write_session(store, prompt="Tidy apps/models.py <private>Initech payroll rules</private>")
+        base = store.message_count(SESSION)
+        rows = [
+            (base + n, "assistant", parts_to_json([ToolPart("Bash", {"command": "ls"}, filler)]))
+            for n in range(1, 3001)
+        ]
+        env_read = ToolPart("Read", {"file_path": ".env"}, f"API_KEY={secret}\n")
+        rows.append((base + 3001, "assistant", parts_to_json([env_read])))
+        with store.transaction():
+            for ordinal, role, parts in rows:
+                store.write_message(SESSION, ordinal, role, parts, timestamp=None)
+        store.set_title(SESSION, f"Tidy models; Initech payroll rules; key {secret}", 1)
+        tracemalloc.start()
+        try:
+            document = session_document(store, SESSION)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    title = document["session"]["title"]
+    assert "Initech" not in title and secret not in title
+    assert peak < 20_000_000, f"peak {peak / 1e6:.1f} MB: the session was held whole"

@@ -35,7 +35,7 @@ from karni_historian.model import TextPart
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from karni_historian.model import Message
@@ -66,10 +66,23 @@ def private_spans(messages: list[Message]) -> list[str]:
     return sorted({s for s in spans if len(s) >= _MIN_PRIVATE}, key=len, reverse=True)
 
 
-def _cleaner(root: str, messages: list[Message]) -> Callable[[str], str]:
+def _private_material(messages: Iterable[Message]) -> tuple[list[str], list[str]]:
+    """The prompts' private spans (longest first) and the ``.env`` values the agent read.
+
+    One pass, a message at a time: a long session is never held whole.
+    """
+    spans: set[str] = set()
+    values: list[str] = []
+    for message in messages:
+        spans.update(private_spans([message]))
+        values += env_file_values([message])
+    return sorted(spans, key=lambda span: (-len(span), span)), values
+
+
+def _cleaner(root: str, messages: Iterable[Message]) -> Callable[[str], str]:
     """The function every shared text goes through: private spans, paths, then secrets."""
-    spans = private_spans(messages)
-    redact = Redactor(env_file_values(messages))
+    spans, values = _private_material(messages)
+    redact = Redactor(values)
     home = os.path.expanduser("~")
 
     def clean(text: str) -> str:
@@ -226,8 +239,7 @@ def session_document(store: Store, session_id: str) -> dict[str, Any]:
     """The shared document of one session of the store, redacted, in its fixed order."""
     session = store.session(session_id)
     assert session is not None
-    messages = list(stream_messages(store, session_id, 1))
-    clean = _cleaner(store.root, messages)
+    clean = _cleaner(store.root, stream_messages(store, session_id, 1))
     title = _cut(clean(session.title), "title") if session.title else None
     return {
         "format": FORMAT,
