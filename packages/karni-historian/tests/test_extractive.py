@@ -557,3 +557,30 @@ def test_polite_openings_and_emphasis_go_as_the_patterns_take_them() -> None:
         ), text
         marked = "**" in text or "__" in text or "```" in text
         assert (emphasis.search(text) is not None) == marked, text
+
+
+def test_a_sentence_two_categories_take_is_promoted_once_under_the_first() -> None:
+    """A prohibition that also names a setting is one constraint, not a second config fact."""
+    ms = [
+        U(1, "Never set the cache timeout default to 0 seconds: it disables the cache."),
+        A(2, "Understood.", tool("Edit", "a", file_path="settings.py")),
+    ]
+    facts = compartmentalize(chunk_of(ms), ms, force_keep=True).facts
+    said = [f for f in facts if "cache timeout default" in f.content]
+    assert [f.category for f in said] == ["CONSTRAINTS"]
+
+
+def test_a_fact_stored_under_two_categories_is_listed_once() -> None:
+    """Stores written before facts were promoted once still read as one line per fact."""
+    from karni_historian.brief.lines import by_priority
+    from karni_historian.store.records import FactRecord
+
+    facts = [
+        FactRecord("CONFIG_VALUES", "Keep the default manager unfiltered."),
+        FactRecord("NAMING", "Helpers are snake_case."),
+        FactRecord("CONSTRAINTS", "Keep the default  manager unfiltered."),
+    ]
+    assert [(f.category, f.content) for f in by_priority(facts)] == [
+        ("CONSTRAINTS", "Keep the default  manager unfiltered."),
+        ("NAMING", "Helpers are snake_case."),
+    ]

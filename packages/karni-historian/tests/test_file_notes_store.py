@@ -416,3 +416,22 @@ def test_a_brief_its_notes_fill_reads_no_episode_and_a_roomy_one_does(root):
     assert len(filled) >= 5
     assert any("FROM compartments" in sql for sql in roomy_reads)
     assert "Renamed 11" in roomy
+
+
+@pytest.mark.parametrize("second", ["", "\n\ndef grand_total_with_tax(items):\n    return 0\n"])
+def test_a_line_that_only_lists_names_a_kept_line_says_is_left_out(root, second):
+    """``adds `total_price``` repeats the decision that names it; a name said nowhere else stays."""
+    with Store.open(root, create=True) as store:
+        s = Session(store, "s1")
+        s.ask("add a total helper to cart.py")
+        added = "def empty():\n    return []\n\ndef total_price(items):\n    return sum(items)"
+        s.edit("cart.py", "def empty():", added + second)
+        s.add("assistant", "`total_price()` now sums the items' prices in cart.py for checkout.")
+        note_sessions(store)
+        full, sized = brief(store, "cart.py", None), brief(store, "cart.py", 400)
+    assert "- `total_price()` now sums the items' prices in cart.py for checkout." in sized
+    if second:
+        assert "- adds `total_price`, `grand_total_with_tax`" in sized
+    else:
+        assert "- adds `total_price`" in full  # the full brief lists every note
+        assert "adds `total_price`" not in sized

@@ -59,9 +59,19 @@ def episode_line(episode: BriefEpisode, tier: int, sessions: int) -> str:
 
 
 def by_priority(facts: Sequence[FactRecord]) -> list[FactRecord]:
-    """The facts in :data:`CATEGORY_ORDER`, others after them, each group in order."""
+    """The facts in :data:`CATEGORY_ORDER`, others after them, each group in order.
+
+    Words promoted under two categories are listed once, under the first.
+    """
     rank = {category: i for i, category in enumerate(CATEGORY_ORDER)}
-    return sorted(facts, key=lambda fact: rank.get(fact.category, len(rank)))
+    listed: set[str] = set()
+    ordered = []
+    for fact in sorted(facts, key=lambda fact: rank.get(fact.category, len(rank))):
+        words = " ".join(fact.content.split()).lower()
+        if words not in listed:
+            listed.add(words)
+            ordered.append(fact)
+    return ordered
 
 
 def fit_lines(lines: list[str], room: int) -> list[str]:

@@ -133,35 +133,82 @@ def note_sections(
 
 
 def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str]:
-    """Two passes: each section up to its share, then what is left, in the sections' order."""
-    from karni_historian.brief.lines import fit_lines
+    """Two passes: each section up to its share, then what is left, in the sections' order.
 
+    A line that only names what a change added or removed (``adds `X```) is
+    left out when a line already chosen names each of those names.
+    """
     ordered = {kind: [line for _, line in sorted(lines)] for kind, lines in candidates.items()}
     chosen: dict[str, list[str]] = {kind: [] for kind in HEADINGS}
+    said: list[str] = []
+    at = dict.fromkeys(HEADINGS, 0)  # each section's next line to try
+
+    def next_line(kind: str) -> str | None:
+        lines = ordered[kind]
+        while at[kind] < len(lines) and _said_already(lines[at[kind]], said):
+            at[kind] += 1
+        return lines[at[kind]] if at[kind] < len(lines) else None
+
+    def take(kind: str, line: str) -> int:
+        chosen[kind].append(line)
+        said.append(line)
+        at[kind] += 1
+        return len(line) + 1
+
     left = room
     for kind in HEADINGS:
-        lines = ordered[kind]
-        if not lines:
-            continue
-        share = int(room * SHARES[kind])
         heading = len(HEADINGS[kind]) + 1
-        chosen[kind] = fit_lines(lines, min(share, left) - heading)
-        if chosen[kind]:
-            left -= heading + sum(len(line) + 1 for line in chosen[kind])
+        budget = min(int(room * SHARES[kind]), left) - heading
+        used = 0
+        while (line := next_line(kind)) is not None and used + len(line) + 1 <= budget:
+            used += take(kind, line)
+        if used:
+            left -= heading + used
     progress = True
     while progress:  # then one more line per section, in their order, while any fits
         progress = False
         for kind in HEADINGS:
-            rest = ordered[kind][len(chosen[kind]) :]
-            if not rest:
+            line = next_line(kind)
+            if line is None:
                 continue
-            cost = len(rest[0]) + 1 + (0 if chosen[kind] else len(HEADINGS[kind]) + 1)
+            cost = len(line) + 1 + (0 if chosen[kind] else len(HEADINGS[kind]) + 1)
             if cost <= left:
-                chosen[kind].append(rest[0])
                 left -= cost
+                take(kind, line)
                 progress = True
     shown: list[str] = []
     for kind, title in HEADINGS.items():
         if chosen[kind]:
             shown += [title, *chosen[kind]]
     return shown
+
+
+_CHANGE_VERBS = ("adds", "defines", "removes")
+
+
+def changed_names(line: str) -> list[str] | None:
+    """The names of a line that only lists them (``- 03-02 adds `a`, `b`; removes `c```), else None.
+
+    Such a line comes from a change's diff when nothing else said what the
+    change did; a date before it and a teammate's name after it are allowed.
+    """
+    body = line[2:] if line.startswith("- ") else line
+    if len(body) > 6 and body[2] == "-" and body[5] == " " and body[:2].isdigit():
+        body = body[6:]
+    body = body.split(" \u2014 by ", 1)[0]
+    names: list[str] = []
+    for clause in body.split("; "):
+        verb, _, listed = clause.partition(" ")
+        if verb not in _CHANGE_VERBS:
+            return None
+        for item in listed.split(", "):
+            if len(item) < 3 or item[0] != "`" or item[-1] != "`" or "`" in item[1:-1]:
+                return None
+            names.append(item[1:-1])
+    return names or None
+
+
+def _said_already(line: str, said: list[str]) -> bool:
+    """Whether ``line`` only lists names that the lines in ``said`` all name already."""
+    names = changed_names(line)
+    return names is not None and all(any(name in other for other in said) for name in names)

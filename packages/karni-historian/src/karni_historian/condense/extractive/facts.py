@@ -28,9 +28,13 @@ def _whole_sentence(sentence: str) -> bool:
 
 
 def promoted_facts(episodes_: list[Episode]) -> list[Fact]:
-    """The facts the episodes state, each once per category, in the order they were said."""
+    """The facts the episodes state, in the order they were said.
+
+    Each sentence once, under the first category that takes it, in the order
+    below (a prohibition that also names a setting is a constraint).
+    """
     facts: list[Fact] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
 
     def add(category: str, sentences: list[str]) -> None:
         for s in sentences:
@@ -38,7 +42,7 @@ def promoted_facts(episodes_: list[Episode]) -> list[Fact]:
             s = s[:1].upper() + s[1:]
             if not _whole_sentence(s):
                 continue
-            key = (category, s.lower())
+            key = " ".join(s.split()).lower()
             if key not in seen:
                 seen.add(key)
                 facts.append(Fact(category, s))
