@@ -342,6 +342,8 @@ def test_sessions_and_status_as_json(project, capsys):
                 "compartments": 0,
                 "last_message_at": "2026-03-02T10:18:24.100Z",
                 "title": "Rename total helper to subtotal",
+                "shared": False,
+                "author": None,
             }
         ]
     }
@@ -354,6 +356,8 @@ def test_sessions_and_status_as_json(project, capsys):
         "source": "claude-code",
         "title": "Rename total helper to subtotal",
         "model": None,
+        "shared": False,
+        "author": None,
     }
     assert status["messages"] == {"raw": 32, "condensed_to": 0, "uncondensed": 32}
     assert status["compartments"] == 0

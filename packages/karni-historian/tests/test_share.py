@@ -485,3 +485,39 @@ def test_a_long_session_is_read_a_batch_at_a_time_and_still_redacted_whole(roots
     title = document["session"]["title"]
     assert "Initech" not in title and secret not in title
     assert peak < 20_000_000, f"peak {peak / 1e6:.1f} MB: the session was held whole"
+
+
+def test_status_and_sessions_tell_a_shared_session_from_ones_own(roots, capsys, monkeypatch):
+    """A teammate's session is not reported as one to condense: no raw messages, no trigger."""
+    from karni_historian.cli import main
+
+    mine, theirs = roots
+    shared_into(mine, theirs)
+    monkeypatch.chdir(theirs)
+    assert main(["brief", "apps/models.py"]) == 0  # the brief imports the shared file
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("no session of your own yet; 1 shared session(s) are read from")
+    assert "Raw messages" not in out
+    assert main(["status", "--json"]) == 1
+    assert "no session of your own yet" in capsys.readouterr().err
+    assert main(["status", "--session", SESSION[:8]]) == 0
+    out = capsys.readouterr().out
+    assert "- Shared from this project's history (.karni/history/)" in out
+    assert "Trigger" not in out and "-" + "6 after" not in out
+    assert main(["status", "--session", SESSION, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["session"]["shared"] is True and data["messages"]["uncondensed"] == 0
+    assert main(["sessions"]) == 0
+    assert f"{SESSION}  claude-code  shared  1 compartments" in capsys.readouterr().out
+
+    with Store.open(theirs) as store:  # a session of one's own comes first, the shared counted
+        write_session(store, session_id="0wn00000-0000-4000-8000-000000000002")
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Session 0wn00000-0000-4000-8000-000000000002")
+    assert SESSION not in out
+    assert out.rstrip().endswith("`--session ID` shows one") and "1 shared session(s)" in out
+    assert main(["status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["session"]["shared"] is False

@@ -33,7 +33,14 @@ def configure(tmp_path, project, server):
 def test_status_json_before_any_run(project, capsys):
     data = status_json(project, capsys)
     assert data["schema"] == 1
-    assert data["session"] == {"id": "s", "source": "claude-code", "title": None, "model": None}
+    assert data["session"] == {
+        "id": "s",
+        "source": "claude-code",
+        "title": None,
+        "model": None,
+        "shared": False,
+        "author": None,
+    }
     assert data["messages"] == {"raw": 16, "condensed_to": 0, "uncondensed": 16}
     assert data["chain"]["harness"] == "claude_code"
     assert data["chain"]["models"] == [

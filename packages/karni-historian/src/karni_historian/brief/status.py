@@ -43,6 +43,7 @@ def status_data(
     shape = BlockShape(settings.history_budget, settings.temporal_awareness, chain.name)
     block, pending = preview_block(store, session_id, shape)
     last = store.last_rebuild(session_id)
+    shared = not store.is_local_session(session_id)
     return {
         "schema": STATUS_SCHEMA,
         "session": {
@@ -50,8 +51,10 @@ def status_data(
             "source": session.source,
             "title": session.title,
             "model": session.model,
+            "shared": shared,
+            "author": store.shared_authors().get(session_id) if shared else None,
         },
-        "messages": {"raw": raw, "condensed_to": covered, "uncondensed": raw - covered},
+        "messages": {"raw": raw, "condensed_to": covered, "uncondensed": max(0, raw - covered)},
         "compartments": store.compartment_count(session_id),
         "history": {"tokens": estimate_tokens(block), "budget": settings.history_budget},
         "chain": _chain_data(chain),
@@ -141,6 +144,8 @@ def status_text(data: dict[str, Any], *, verbose: bool = False) -> str:
     each setting of the chain came from (``status -v``).
     """
     session, messages = data["session"], data["messages"]
+    if session.get("shared"):
+        return _shared_session_text(data)
     failures = data["failures"]
     lines = [
         f"Session {session['id']} ({session['source']}): {session['title'] or 'untitled'}",
@@ -170,6 +175,20 @@ def status_text(data: dict[str, Any], *, verbose: bool = False) -> str:
         "- Older compartments demote tiers automatically at render time to fit the budget",
     ]
     return "\n".join(lines)
+
+
+def _shared_session_text(data: dict[str, Any]) -> str:
+    """A teammate's shared session: where it comes from, and that it is not condensed here."""
+    session = data["session"]
+    by = f"by {session['author']}" if session["author"] else "from this project's history"
+    return "\n".join(
+        [
+            f"Session {session['id']} ({session['source']}): {session['title'] or 'untitled'}",
+            f"- Shared {by} (.karni/history/): its compartments, facts and notes are read;"
+            " it has no raw messages here and is never condensed here",
+            f"- Compartments: {data['compartments']}",
+        ]
+    )
 
 
 def _shared_lines(shared: dict[str, Any]) -> list[str]:
