@@ -521,3 +521,19 @@ def test_status_and_sessions_tell_a_shared_session_from_ones_own(roots, capsys, 
     assert out.rstrip().endswith("`--session ID` shows one") and "1 shared session(s)" in out
     assert main(["status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["session"]["shared"] is False
+
+
+def test_a_teammates_fact_names_them_and_a_fact_said_by_both_names_nobody(roots):
+    """Facts carry `— by NAME` as notes do, only when the teammate's sessions alone said them."""
+    mine, theirs = roots
+    shared_into(mine, theirs)
+    with Store.open(theirs, create=True) as store:
+        refresh_shared(store, str(theirs))
+        with store.transaction():
+            store.attribute_shared_files([(f"{SESSION}.json", "Alice", "a@example.com", None)])
+        brief = file_brief(store, "apps/models.py") or ""
+        assert "- Never hard delete events. (constraints) \u2014 by Alice" in brief
+        write_session(store, session_id="0wn00000-0000-4000-8000-000000000002")
+        brief = file_brief(store, "apps/models.py") or ""
+    assert "- Never hard delete events. (constraints)\n" in brief + "\n"
+    assert "(constraints) \u2014 by" not in brief

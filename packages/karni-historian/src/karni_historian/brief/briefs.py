@@ -243,6 +243,7 @@ class _Touched:
             rows, name = self.rows(), self._path.rsplit("/", 1)[-1]
             found = _facts_about(self._store, self._path, [(r[0], r[4], r[5]) for r in rows])
             self._facts = [fact for fact in found if _about_this_file(fact, name)][:_MAX_FACTS]
+            self._store.attribute_facts(self._facts)
         return self._facts
 
 

@@ -31,8 +31,10 @@ def _one_line(text: str) -> str:
 
 
 def fact_line(fact: Fact | FactRecord) -> str:
-    """``- CONTENT (category)``."""
-    return f"- {_one_line(fact.content)} ({_one_line(fact.category).lower()})"
+    """``- CONTENT (category)``, and `` — by NAME`` for a teammate's fact."""
+    line = f"- {_one_line(fact.content)} ({_one_line(fact.category).lower()})"
+    author = getattr(fact, "author", None)
+    return f"{line} \u2014 by {_one_line(author)}" if author else line
 
 
 def _body(episode: BriefEpisode, tier: int) -> str:

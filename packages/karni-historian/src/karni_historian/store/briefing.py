@@ -207,6 +207,27 @@ class BriefTables(Database):
         )
         return [FactRecord(category, content) for category, content in rows]
 
+    def attribute_facts(self, facts: list[FactRecord]) -> None:
+        """Name on each fact the teammate whose shared sessions alone promoted it.
+
+        A fact one of the user's own sessions promoted too, or two teammates',
+        names nobody. One statement, and none when no teammate shared a session.
+        """
+        authors = self.shared_authors()
+        if not authors or not facts:
+            return
+        marks = ",".join("?" * len(facts))
+        sources: dict[tuple[str, str], set[str | None]] = {}
+        for category, content, session_id in self.connection.execute(
+            "SELECT m.category, m.content, s.session_id FROM memories m"
+            f" JOIN memory_sources s ON s.memory_id = m.id WHERE m.content IN ({marks})",
+            [fact.content for fact in facts],
+        ):
+            sources.setdefault((category, content), set()).add(authors.get(session_id))
+        for fact in facts:
+            named = sources.get((fact.category, fact.content), set())
+            fact.author = next(iter(named)) if len(named) == 1 else None
+
     def fact_records_for_spans(self, spans: Iterable[tuple[str, int, int]]) -> list[FactRecord]:
         """Facts promoted from a run that overlapped one of ``(session, start, end)``."""
         return [FactRecord(*row) for row in span_fact_rows(self.connection, spans)]

@@ -121,14 +121,15 @@ class BriefEpisode:
 
 
 class FactRecord:
-    """A project-memory fact as a brief reads it: its category and content."""
+    """A project-memory fact as a brief reads it: its category, content and teammate, if any."""
 
-    __slots__ = ("category", "content")
+    __slots__ = ("author", "category", "content")
 
-    def __init__(self, category: str, content: str) -> None:
-        """Create the record."""
+    def __init__(self, category: str, content: str, author: str | None = None) -> None:
+        """Create the record; ``author`` names the teammate whose shared sessions alone said it."""
         self.category = category
         self.content = content
+        self.author = author
 
 
 class CursorState:
