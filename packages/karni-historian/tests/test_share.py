@@ -13,7 +13,7 @@ import shutil
 import time
 
 import pytest
-from karni_historian.brief.briefs import file_brief
+from karni_historian.brief.briefs import file_brief, project_brief
 from karni_historian.brief.provider import HistorianProvider
 from karni_historian.condense.file_notes import note_sessions
 from karni_historian.errors import SharedFileProblem, ShareError
@@ -533,6 +533,8 @@ def test_a_teammates_fact_names_them_and_a_fact_said_by_both_names_nobody(roots)
             store.attribute_shared_files([(f"{SESSION}.json", "Alice", "a@example.com", None)])
         brief = file_brief(store, "apps/models.py") or ""
         assert "- Never hard delete events. (constraints) \u2014 by Alice" in brief
+        memory = project_brief(store) or ""  # what `render` and the session start hand
+        assert "- Never hard delete events. (constraints) \u2014 by Alice" in memory
         write_session(store, session_id="0wn00000-0000-4000-8000-000000000002")
         brief = file_brief(store, "apps/models.py") or ""
     assert "- Never hard delete events. (constraints)\n" in brief + "\n"

@@ -302,7 +302,9 @@ def project_brief(
     Returns:
         The brief, or None when nothing is known or nothing fits.
     """
-    facts = [fact_line(fact) for fact in by_priority(store.fact_records())]
+    records = by_priority(store.fact_records())
+    store.attribute_facts(records)
+    facts = [fact_line(fact) for fact in records]
     lines = _headed("Project memory:", facts, None if room_chars is None else room_chars // 2)
     newest = store.newest_episodes(max_titles)
     sessions = len({episode.session_id for episode in newest})

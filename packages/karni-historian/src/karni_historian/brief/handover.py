@@ -94,6 +94,7 @@ def _reason(store: BriefTables, record: dict[str, Any] | None, shape: str) -> st
 def _additive(store: BriefTables, record: dict[str, Any], room: int | None) -> str | None:
     """The facts and episodes learnt since the rebuild; None when they outgrew their room."""
     facts = store.facts_after(int(record["memory_max_id"]))
+    store.attribute_facts(facts)
     limit = 200 if room is None else max(1, room // 20)
     episodes = store.episodes_after(int(record.get("newest_id", 0)), limit + 1)
     if not facts and not episodes:

@@ -211,19 +211,22 @@ class BriefTables(Database):
         """Name on each fact the teammate whose shared sessions alone promoted it.
 
         A fact one of the user's own sessions promoted too, or two teammates',
-        names nobody. One statement, and none when no teammate shared a session.
+        names nobody. A statement per 400 facts, none when no teammate shared a session.
         """
         authors = self.shared_authors()
         if not authors or not facts:
             return
-        marks = ",".join("?" * len(facts))
         sources: dict[tuple[str, str], set[str | None]] = {}
-        for category, content, session_id in self.connection.execute(
-            "SELECT m.category, m.content, s.session_id FROM memories m"
-            f" JOIN memory_sources s ON s.memory_id = m.id WHERE m.content IN ({marks})",
-            [fact.content for fact in facts],
-        ):
-            sources.setdefault((category, content), set()).add(authors.get(session_id))
+        contents = sorted({fact.content for fact in facts})
+        for offset in range(0, len(contents), _BATCH):
+            batch = contents[offset : offset + _BATCH]
+            marks = ",".join("?" * len(batch))
+            for category, content, session_id in self.connection.execute(
+                "SELECT m.category, m.content, s.session_id FROM memories m"
+                f" JOIN memory_sources s ON s.memory_id = m.id WHERE m.content IN ({marks})",
+                batch,
+            ):
+                sources.setdefault((category, content), set()).add(authors.get(session_id))
         for fact in facts:
             named = sources.get((fact.category, fact.content), set())
             fact.author = next(iter(named)) if len(named) == 1 else None
