@@ -211,3 +211,35 @@ def test_a_store_below_a_folder_name_that_needs_escaping_still_briefs(tmp_path, 
     work(project, "s1", 3)
     brief = HistorianProvider().context(str(project), "shop/cart.py", room=2000)
     assert brief is not None and '"request 2"' in brief
+
+
+@pytest.mark.parametrize(
+    ("request_text", "quoted"),
+    [
+        (  # a sentence that sets the scene, then the ask: the cut quote starts at the ask
+            "Our billing API client keeps getting HTTP 429 from the billing API. Add a client-side"
+            " rate limiter, a token bucket allowing 10 requests per second by default, in"
+            " client/ratelimit.py.",
+            '"\u2026Add a client-side rate limiter, a token bucket allowing 10 requests per second'
+            ' by default\u2026"',
+        ),
+        (  # a correction opens with its point: cut as before
+            "no, don't hide them in the default manager: the admin and the accountants' reports"
+            " must see deleted events. Filter in the viewset instead.",
+            "\"no, don't hide them in the default manager: the admin and the accountants' reports"
+            ' must see\u2026"',
+        ),
+        (  # a question is the ask
+            "The tests fail on CI. Why does test_checkout fail only there? It passes locally,"
+            " and nothing in the diff touches it at all.",
+            '"The tests fail on CI. Why does test_checkout fail only there?"',
+        ),
+        ("The cart is slow. Add a cache.", '"The cart is slow. Add a cache."'),  # fits whole
+    ],
+)
+def test_a_cut_request_is_quoted_from_its_ask(request_text, quoted):
+    """A request cut to fit keeps its point: the words that ask, not only the scene."""
+    from karni_historian.brief.shaped import Shaping, shaping_line
+
+    line = shaping_line(1, Shaping("s", 1, request_text, "2026-03-02T10:00:00Z", 3, 1))
+    assert line == f"1. 2026-03-02 10:00 +3 \u22121 \u2014 {quoted}"

@@ -286,7 +286,52 @@ def _minute_by_datetime(timestamp: str) -> str:
 def _quoted(request: str, limit: int) -> str:
     if not request:
         return "(edits before the first request)"
-    return f'"{_sentence_cut(request, limit) if len(request) > limit else request}"'
+    if len(request) <= limit:
+        return f'"{request}"'
+    ask = _ask_after_context(request)
+    if ask:
+        return f'"\u2026{_sentence_cut(request[ask:], limit - 1)}"'
+    return f'"{_sentence_cut(request, limit)}"'
+
+
+# fmt: off
+_CONTEXT_OPENERS = frozenset((
+    "our", "the", "this", "that", "these", "those", "it", "its", "there", "my", "currently",
+    "right", "today", "since", "after", "when", "while", "recently", "yesterday", "lately",
+))
+# fmt: on
+"""First words of a sentence that sets the scene (``Our client keeps getting 429s.``)."""
+
+# fmt: off
+_ASKING_WORDS = frozenset((
+    "add", "make", "use", "fix", "change", "remove", "rename", "create", "implement", "write",
+    "move", "replace", "update", "refactor", "switch", "delete", "drop", "keep", "split",
+    "extract", "convert", "build", "set", "put", "show", "hide", "return", "raise", "handle",
+    "support", "allow", "cap", "limit", "store", "save", "log", "retry", "wrap", "run", "test",
+    "check", "ensure", "give", "turn", "please", "can", "could", "would", "let's", "don't",
+    "never", "stop",
+))
+# fmt: on
+"""First words of a sentence that asks for something (an imperative, a polite question)."""
+
+
+def _ask_after_context(request: str) -> int:
+    """Where the ask starts when the request opens with one sentence that only sets the scene.
+
+    ``Our client keeps getting HTTP 429. Add a rate limiter …`` is quoted from
+    ``Add``, so a cut quote keeps the request's point; 0 when the request
+    opens with its ask (or a question, or anything else).
+    """
+    end = min((i for i in (request.find(". "), request.find("! ")) if i > 0), default=-1)
+    if end < 0 or "?" in request[:end]:
+        return 0
+    opener = request.split(None, 1)[0].lower().strip("\"'`*,:")
+    rest = request[end + 2 :].lstrip()
+    words = rest.split(None, 1)
+    if opener not in _CONTEXT_OPENERS or not words:
+        return 0
+    asked = words[0].lower().strip("\"'`*,:")
+    return len(request) - len(rest) if asked in _ASKING_WORDS else 0
 
 
 def _sentence_cut(request: str, limit: int) -> str:
