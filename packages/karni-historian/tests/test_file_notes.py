@@ -107,6 +107,19 @@ def test_a_list_of_values_is_one_constraint():
     ]
 
 
+def test_a_number_seen_or_a_verb_that_keeps_going_is_not_a_rule():
+    """``keeps getting HTTP 429`` describes a symptom; a value given or a rule stated is kept."""
+    prompt = (
+        "Our billing client keeps getting HTTP 429 from the API. The error shows up after 1000"
+        " calls. Quote fields per RFC 4180. The md link colour is 666666. Keep the old client."
+    )
+    assert constraints(prompt) == [
+        "Quote fields per RFC 4180.",
+        "The md link colour is 666666.",
+        "Keep the old client.",
+    ]
+
+
 # --- prose ------------------------------------------------------------------------------------
 
 

@@ -35,10 +35,11 @@ if TYPE_CHECKING:
 
 __all__ = ["EXTRACTION_VERSION", "note_session", "note_sessions"]
 
-EXTRACTION_VERSION = 2
+EXTRACTION_VERSION = 3
 """The version of the extraction: raise it when the notes improve, and the next ``ingest`` reads
 every session again from its start. Version 2 added what ``blame`` reads (written ranges and
-commits, :mod:`.attribution`)."""
+commits, :mod:`.attribution`); version 3 no longer takes ``keeps getting …`` or a number the
+user only reports for a rule (:func:`.prompts.constraints`)."""
 
 SHARED_VERSION = -1
 """``noted_sessions.version`` of a session imported from shared history (never noted here)."""

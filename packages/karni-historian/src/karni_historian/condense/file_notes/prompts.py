@@ -113,7 +113,7 @@ _PASTED = re.compile(
 _BOX = re.compile("[─━│┃╭╮╰╯]{2,}")
 """Box drawing anywhere in a line: a terminal's frame, pasted."""
 _CUE = re.compile(
-    r"\b(?:must|never|always|don'?t|do not|should(?:n'?t| not)?|keep|without|only|make sure|"
+    r"\b(?:must|never|always|don'?t|do not|should(?:n'?t| not)?|keep\b|without|only|make sure|"
     r"instead of|not allowed|avoid|has to|have to|needs? to be|required|no (?:need|more)?\s*\w+!|"
     r"no \w+ \w+s?\b(?=[!.]|$))",
     re.I,
@@ -237,6 +237,27 @@ def constraints(text: str) -> list[str]:
         words = _words(sentence)
         if len(words) < 3 and not _VALUE.search(sentence):
             continue
-        if _CUE.search(sentence) or (_VALUE.search(sentence) and len(sentence.split()) >= 2):
+        if _CUE.search(sentence) or (_VALUE.search(sentence) and _gives_value(sentence)):
             found.append(_LEAD.sub("", sentence) or sentence)
     return found
+
+
+_GIVES = re.compile(r"[:=]|\b(?:is|are|be|was|equals?|defaults?|set|use|make|at|to)\b", re.I)
+"""Words that give a value (``md link is 666666``, ``timeout: 300 ms``, ``set it to 500``)."""
+
+_SCENE = frozenset(("our", "the", "this", "that", "it", "its", "there", "my", "we", "i"))
+"""First words of a sentence that may only describe what happened."""
+
+
+def _gives_value(sentence: str) -> bool:
+    """Whether a sentence holding a value gives it, rather than reports a number it saw.
+
+    ``Quote fields per RFC 4180`` and ``md link is actually 666666`` give one;
+    ``Our client keeps getting HTTP 429 from the API.`` only describes what
+    happened: it opens as a description and no word in it gives a value.
+    """
+    words = sentence.split()
+    if len(words) < 2:
+        return False
+    opener = words[0].lower().strip("\"'`*,:")
+    return opener not in _SCENE or bool(_GIVES.search(sentence))
