@@ -186,7 +186,7 @@ def _fitted(candidates: dict[str, list[tuple[int, str]]], room: int) -> list[str
 _CHANGE_VERBS = ("adds", "defines", "removes")
 
 
-def changed_names(line: str) -> list[str] | None:
+def _changed_names(line: str) -> list[str] | None:
     """The names of a line that only lists them (``- 03-02 adds `a`, `b`; removes `c```), else None.
 
     Such a line comes from a change's diff when nothing else said what the
@@ -210,5 +210,5 @@ def changed_names(line: str) -> list[str] | None:
 
 def _said_already(line: str, said: list[str]) -> bool:
     """Whether ``line`` only lists names that the lines in ``said`` all name already."""
-    names = changed_names(line)
+    names = _changed_names(line)
     return names is not None and all(any(name in other for other in said) for name in names)

@@ -53,12 +53,11 @@ def run(args: argparse.Namespace, root: str) -> int:
         older = len(chosen) - len(shown)
         print(f"\n{older} older session(s): `{PROG} sessions` lists them, `--session ID` shows one")
     if shared and args.session is None:
-        own = "" if found else "no session of your own yet; "
-        print(
-            f"{chr(10) if found else ''}{own}{len(shared)} shared session(s) are read from "
-            f".karni/history/, the team's history: `{PROG} sessions` lists them, "
-            f"`--session ID` shows one"
+        line = (
+            f"{len(shared)} shared session(s) are read from .karni/history/, the team's "
+            f"history: `{PROG} sessions` lists them, `--session ID` shows one"
         )
+        print(f"\n{line}" if found else f"no session of your own yet; {line}")
     return 0
 
 
