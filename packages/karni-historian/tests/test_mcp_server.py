@@ -181,16 +181,11 @@ def test_an_older_store_is_read_as_it_is_and_search_says_how_to_build_the_index(
     """The server never writes: a store from before the index is not upgraded by it."""
     import sqlite3
 
-    from karni_historian.store import MIGRATIONS
+    from conftest import store_at_version
     from karni_historian.store.schema import SEARCH_VERSION, db_path
 
     path = Path(db_path(root))
-    path.parent.mkdir(parents=True)
-    with sqlite3.connect(path) as old:
-        for statements in MIGRATIONS[: SEARCH_VERSION - 1]:
-            for statement in statements:
-                old.execute(statement)
-        old.execute(f"PRAGMA user_version = {SEARCH_VERSION - 1}")
+    store_at_version(root, SEARCH_VERSION - 1).close()
     _, results = call_all(
         root, [("search_history", {"query": "x"}), ("timeline", {"around": "2026-01-01"})]
     )

@@ -104,13 +104,11 @@ def test_a_replaced_message_is_searched_as_it_is_now(root):
 
 def test_an_older_store_gets_its_index_from_every_row(root):
     """Opening a store of the version before the index builds it, keeping every row."""
+    from conftest import store_at_version
+
     path = Path(db_path(root))
-    path.parent.mkdir(parents=True)
-    with sqlite3.connect(path) as old:
-        for statements in MIGRATIONS[: SEARCH_VERSION - 1]:
-            for statement in statements:
-                old.execute(statement)
-        old.execute(f"PRAGMA user_version = {SEARCH_VERSION - 1}")
+    old = store_at_version(root, SEARCH_VERSION - 1)
+    try:
         old.execute(
             "INSERT INTO sessions (id, source, created_at, updated_at, last_ts)"
             " VALUES ('old', 'generic', 't', 't', '2026-01-02T00:00:00Z')"
@@ -130,6 +128,8 @@ def test_an_older_store_gets_its_index_from_every_row(root):
             " created_at, updated_at) VALUES ('DECISIONS', 'Sessions stay in Postgres', 'h',"
             " 'old', 't', 't')"
         )
+    finally:
+        old.close()
     with Store.open(root) as store:
         assert store.schema_version == len(MIGRATIONS)
         assert store.message_count("old") == 1
