@@ -15,12 +15,25 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["DIRECTIVE_PREFIX", "INTERNAL_INITIATOR_MARKER", "clean_prompt_part", "prompt_text"]
+__all__ = [
+    "DIRECTIVE_PREFIX",
+    "INTERNAL_INITIATOR_MARKER",
+    "SCENE_WORDS",
+    "clean_prompt_part",
+    "first_word",
+    "prompt_text",
+]
 
 INTERNAL_INITIATOR_MARKER = "<!-- OMO_INTERNAL_INITIATOR -->"
 """A marker some harnesses add to prompts they send themselves; not user text."""
 DIRECTIVE_PREFIX = "[SYSTEM DIRECTIVE: MAGIC-CONTEXT"
 """How a harness directive starts: not a prompt."""
+SCENE_WORDS = frozenset((
+    "our", "the", "this", "that", "these", "those", "it", "its", "there", "my",
+    "currently", "recently", "lately", "today", "yesterday",
+))  # fmt: skip
+"""First words of a sentence that sets the scene or reports what happened
+(``Our client keeps getting HTTP 429.``) rather than asks or rules."""
 _REMINDER_OPEN = "<system-reminder>"
 _REMINDER_CLOSE = "</system-reminder>"
 
@@ -62,3 +75,9 @@ def prompt_text(texts: Sequence[str], *, lines: bool = False) -> str:
     """
     parts = (clean_prompt_part(text, lines=lines) for text in texts)
     return (" /\n" if lines else " / ").join(part for part in parts if part)
+
+
+def first_word(sentence: str) -> str:
+    """The sentence's first word, lowercased, without the quotes or marks around it."""
+    words = sentence.split(None, 1)
+    return words[0].lower().strip("\"'`*,:") if words else ""

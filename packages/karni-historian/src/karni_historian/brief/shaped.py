@@ -20,7 +20,7 @@ from karni.agent.common.paths import project_relative
 from karni.agent.common.sanitize import clean_line
 
 from karni_historian.edits import PATH_KEYS, edit_line_counts, named_path
-from karni_historian.prompts import prompt_text
+from karni_historian.prompts import SCENE_WORDS, first_word, prompt_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -295,14 +295,6 @@ def _quoted(request: str, limit: int) -> str:
 
 
 # fmt: off
-_CONTEXT_OPENERS = frozenset((
-    "our", "the", "this", "that", "these", "those", "it", "its", "there", "my", "currently",
-    "right", "today", "since", "after", "when", "while", "recently", "yesterday", "lately",
-))
-# fmt: on
-"""First words of a sentence that sets the scene (``Our client keeps getting 429s.``)."""
-
-# fmt: off
 _ASKING_WORDS = frozenset((
     "add", "make", "use", "fix", "change", "remove", "rename", "create", "implement", "write",
     "move", "replace", "update", "refactor", "switch", "delete", "drop", "keep", "split",
@@ -325,13 +317,10 @@ def _ask_after_context(request: str) -> int:
     end = min((i for i in (request.find(". "), request.find("! ")) if i > 0), default=-1)
     if end < 0 or "?" in request[:end]:
         return 0
-    opener = request.split(None, 1)[0].lower().strip("\"'`*,:")
     rest = request[end + 2 :].lstrip()
-    words = rest.split(None, 1)
-    if opener not in _CONTEXT_OPENERS or not words:
+    if first_word(request) not in SCENE_WORDS or first_word(rest) not in _ASKING_WORDS:
         return 0
-    asked = words[0].lower().strip("\"'`*,:")
-    return len(request) - len(rest) if asked in _ASKING_WORDS else 0
+    return len(request) - len(rest)
 
 
 def _sentence_cut(request: str, limit: int) -> str:

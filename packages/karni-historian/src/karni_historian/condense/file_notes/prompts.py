@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from karni_historian.cut import shorten
+from karni_historian.prompts import SCENE_WORDS, first_word
 
 __all__ = [
     "CONTINUATION",
@@ -245,8 +246,9 @@ def constraints(text: str) -> list[str]:
 _GIVES = re.compile(r"[:=]|\b(?:is|are|be|was|equals?|defaults?|set|use|make|at|to)\b", re.I)
 """Words that give a value (``md link is 666666``, ``timeout: 300 ms``, ``set it to 500``)."""
 
-_SCENE = frozenset(("our", "the", "this", "that", "it", "its", "there", "my", "we", "i"))
-"""First words of a sentence that may only describe what happened."""
+_REPORTS = SCENE_WORDS | {"we", "i"}
+"""First words of a sentence that may only report what happened (``We got 404 …``). A quoted
+request may open with "I" or "we" and ask (``I want a cache.``), so the brief leaves them out."""
 
 
 def _gives_value(sentence: str) -> bool:
@@ -256,8 +258,6 @@ def _gives_value(sentence: str) -> bool:
     ``Our client keeps getting HTTP 429 from the API.`` only describes what
     happened: it opens as a description and no word in it gives a value.
     """
-    words = sentence.split()
-    if len(words) < 2:
+    if len(sentence.split()) < 2:
         return False
-    opener = words[0].lower().strip("\"'`*,:")
-    return opener not in _SCENE or bool(_GIVES.search(sentence))
+    return first_word(sentence) not in _REPORTS or bool(_GIVES.search(sentence))
