@@ -21,15 +21,13 @@ from karni_historian.blame.report import (
     SessionInfo,
 )
 from karni_historian.condense.file_notes import EXTRACTION_VERSION
+from karni_historian.condense.file_notes.undone import TAKEN_BACK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from karni_historian.store import Store
 
 __all__ = ["blame_file"]
-
-_REVERTED = ("reverted its own edit", "undone", "discarded")
-"""How the file's notes of work taken back begin (the rest are corrections: superseded)."""
 
 
 def blame_file(
@@ -105,7 +103,7 @@ def _describe(store: Store, path: str, ranges: list[BlameRange]) -> None:
         timestamp, text = asked.get((session_id, ordinal), (None, None))
         item.request = RequestInfo(ordinal, text, timestamp)
         item.later = [
-            Later("reverted" if note.startswith(_REVERTED) else "superseded", note)
+            Later("reverted" if note.startswith(TAKEN_BACK) else "superseded", note)
             for sid, request, at, note in notes
             if sid == session_id and request <= ordinal < at
         ]

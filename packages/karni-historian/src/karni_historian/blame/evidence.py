@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from karni_historian.blame.git import Commit, Porcelain, look_up_commits
+from karni_historian.condense.file_notes.undone import PUT_BACK
 from karni_historian.written_ranges import (
     decode_hashes,
     is_distinctive,
@@ -111,11 +112,6 @@ def attribute(store: Store, root: str, path: str, porcelain: Porcelain) -> list[
     return _blank_lines_joined(porcelain, found)
 
 
-_TAKEN_BACK = ("undone", "discarded")
-"""How the file's notes begin when a request's edits were put back outside the session's edits:
-the user said they undid them, or a ``git checkout``/``restore``/``stash`` discarded them."""
-
-
 def _standing(written: list[Written], notes: list[tuple[str, int, int, str]]) -> list[Written]:
     """The writes whose text was not taken back by the user or by git before a later message.
 
@@ -125,7 +121,7 @@ def _standing(written: list[Written], notes: list[tuple[str, int, int, str]]) ->
     """
     taken: dict[tuple[str, int], int] = {}
     for session_id, request, ordinal, text in notes:
-        if text.startswith(_TAKEN_BACK):
+        if text.startswith(PUT_BACK):
             key = (session_id, request)
             taken[key] = max(taken.get(key, 0), ordinal)
     return [w for w in written if w.ordinal >= taken.get((w.session_id, w.request), 0)]

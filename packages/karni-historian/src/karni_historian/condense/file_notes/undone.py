@@ -31,7 +31,15 @@ from karni_historian.condense.file_notes.view import (
 )
 from karni_historian.cut import shorten
 
-__all__ = ["discards", "rejections", "self_reverts"]
+__all__ = ["PUT_BACK", "TAKEN_BACK", "discards", "rejections", "self_reverts"]
+
+PUT_BACK = ("undone", "discarded")
+"""How a note begins when the file was put back: the user undid the attempt (or had it undone),
+or ``git checkout``/``restore``/``stash`` discarded it (``blame`` then takes its writes for no
+evidence)."""
+
+TAKEN_BACK = (*PUT_BACK, "reverted its own edit")
+"""How every note of an approach taken back begins (the other rejected notes are corrections)."""
 
 
 def rejections(notes: NoteList, following: Attempt | None, session: SessionView) -> None:
