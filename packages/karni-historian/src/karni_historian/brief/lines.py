@@ -6,6 +6,7 @@ from karni.agent.common.sanitize import clean_field
 from karni.agent.history.cap import leading_lines
 
 from karni_historian.brief.paraphrase import paraphrase
+from karni_historian.store.records import normalize_fact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def by_priority(facts: Sequence[FactRecord]) -> list[FactRecord]:
     listed: set[str] = set()
     ordered = []
     for fact in sorted(facts, key=lambda fact: rank.get(fact.category, len(rank))):
-        words = " ".join(fact.content.split()).lower()
+        words = normalize_fact(fact.content)
         if words not in listed:
             listed.add(words)
             ordered.append(fact)

@@ -17,12 +17,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from karni_historian.errors import StoreError
     from karni_historian.store.codec import part_to_dict, parts_from_json, parts_to_json
-    from karni_historian.store.memory import normalize_fact
     from karni_historian.store.records import (
         CursorState,
         RunRecord,
         SessionInfo,
         StoredCompartment,
+        normalize_fact,
     )
     from karni_historian.store.schema import DB_RELATIVE_PATH, MIGRATIONS, SCHEMA_VERSION, db_path
     from karni_historian.store.store import Store
@@ -49,7 +49,7 @@ _HOMES = {
     "part_to_dict": "karni_historian.store.codec",
     "parts_from_json": "karni_historian.store.codec",
     "parts_to_json": "karni_historian.store.codec",
-    "normalize_fact": "karni_historian.store.memory",
+    "normalize_fact": "karni_historian.store.records",
     "CursorState": "karni_historian.store.records",
     "RunRecord": "karni_historian.store.records",
     "SessionInfo": "karni_historian.store.records",

@@ -1,6 +1,7 @@
 """Project memory: facts by category, and the message ranges they came from.
 
-Tables ``memories`` (deduplicated on :func:`normalize_fact`) and
+Tables ``memories`` (deduplicated on
+:func:`~karni_historian.store.records.normalize_fact`) and
 ``memory_sources``.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from karni_historian.store.briefing import span_fact_rows
 from karni_historian.store.database import Database, utc_now
+from karni_historian.store.records import normalize_fact
 from karni_historian.store.search_sql import KIND_FACT, index_rows
 
 TYPE_CHECKING = False
@@ -16,12 +18,7 @@ if TYPE_CHECKING:
 
     from karni_historian.model import Fact
 
-__all__ = ["MemoryTables", "normalize_fact"]
-
-
-def normalize_fact(content: str) -> str:
-    """The form of a fact used to deduplicate it: case-folded, whitespace collapsed."""
-    return " ".join(content.casefold().split()).rstrip(".")
+__all__ = ["MemoryTables"]
 
 
 class MemoryTables(Database):

@@ -21,6 +21,7 @@ __all__ = [
     "RunRecord",
     "SessionInfo",
     "StoredCompartment",
+    "normalize_fact",
 ]
 
 
@@ -118,6 +119,11 @@ class BriefEpisode:
         self.p4 = p4 if p4 is not None else ""
         self.author: str | None = None
         """The teammate who shared the episode's session (None: the user's own)."""
+
+
+def normalize_fact(content: str) -> str:
+    """The form of a fact used to deduplicate it: case-folded, whitespace collapsed."""
+    return " ".join(content.casefold().split()).rstrip(".")
 
 
 class FactRecord:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from karni_historian.condense.extractive.sentences import COMPILED
 from karni_historian.condense.file_notes.prose import is_statement
 from karni_historian.model import Fact
+from karni_historian.store.records import normalize_fact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def promoted_facts(episodes_: list[Episode]) -> list[Fact]:
             s = s[:1].upper() + s[1:]
             if not _whole_sentence(s):
                 continue
-            key = " ".join(s.split()).lower()
+            key = normalize_fact(s)
             if key not in seen:
                 seen.add(key)
                 facts.append(Fact(category, s))
