@@ -505,7 +505,7 @@ def test_status_and_sessions_tell_a_shared_session_from_ones_own(roots, capsys, 
     assert main(["status", "--session", SESSION[:8]]) == 0
     out = capsys.readouterr().out
     assert "- Shared from this project's history (.karni/history/)" in out
-    assert "Trigger" not in out and "-" + "6 after" not in out
+    assert "Trigger" not in out and "-6 after" not in out
     assert main(["status", "--session", SESSION, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["session"]["shared"] is True and data["messages"]["uncondensed"] == 0
