@@ -5,12 +5,41 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from karni_historian.cli import main
 
 # The fake model server lives beside the tests (tests/fake_model/), not in the package.
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+EXAMPLE_SESSION = Path(__file__).resolve().parents[3] / "examples" / "sessions"
+"""The folder of the bundled example sessions (``scripts/demo`` installs them)."""
+EXAMPLE_ID = "9c2f41d7-3b8e-4a6f-b1d0-5e7a2c9f8b34"
+"""The id of the example's Claude Code session (``claude-code-soft-delete.jsonl``)."""
+
+
+def install_example(root: Path, claude: Path) -> Path:
+    """The example's Claude Code session, where Claude Code keeps it for ``root``; its folder."""
+    from karni_historian.ingest.claude_code import project_key
+
+    folder = claude / "projects" / project_key(str(root))
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (EXAMPLE_SESSION / "claude-code-soft-delete.jsonl").read_text(encoding="utf-8")
+    (folder / f"{EXAMPLE_ID}.jsonl").write_text(
+        text.replace("__PROJECT__", str(root)), encoding="utf-8"
+    )
+    return folder
+
+
+@pytest.fixture
+def example(root, user_folders, historian):
+    """The example session ingested and wrapped up (all but the newest message condensed)."""
+    install_example(root, user_folders / "claude")
+    assert historian("-q", "ingest")[0] == 0
+    assert historian("-q", "wrapup", "1")[0] == 0
+    return root
 
 
 @pytest.fixture(autouse=True)

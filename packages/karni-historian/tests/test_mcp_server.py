@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_search import SESSION, install_example
+from conftest import EXAMPLE_ID as SESSION
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
@@ -24,14 +24,6 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 SHORT = SESSION[:8]
 SIZE = re.compile(r"\n\[(\d+) tokens\]$")
-
-
-@pytest.fixture
-def example(root, user_folders, historian):
-    install_example(root, user_folders / "claude")
-    assert historian("-q", "ingest")[0] == 0
-    assert historian("-q", "wrapup", "1")[0] == 0
-    return root
 
 
 def call_all(root: Path, calls: list[tuple[str, dict]]) -> tuple[list, list]:

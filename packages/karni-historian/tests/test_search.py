@@ -13,32 +13,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLE_ID
 from karni_historian.brief.snippets import fts_query, query_terms, snippet
-from karni_historian.ingest.claude_code import project_key
 from karni_historian.model import Compartment, Fact, TextPart, ToolPart
 from karni_historian.store import MIGRATIONS, RunRecord, Store, StoreError, parts_to_json
 from karni_historian.store.schema import SEARCH_VERSION, db_path
 from karni_historian.store.search_sql import SEARCH_MIGRATION
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sessions"
-SESSION = "9c2f41d7-3b8e-4a6f-b1d0-5e7a2c9f8b34"
-
-
-def install_example(root: Path, claude: Path) -> None:
-    """The example's Claude Code session, where Claude Code keeps it for ``root``."""
-    folder = claude / "projects" / project_key(str(root))
-    folder.mkdir(parents=True)
-    text = (EXAMPLE / "claude-code-soft-delete.jsonl").read_text(encoding="utf-8")
-    (folder / f"{SESSION}.jsonl").write_text(text.replace("__PROJECT__", str(root)))
-
-
-@pytest.fixture
-def example(root, user_folders, historian):
-    """The example session ingested and wrapped up (all but the newest message condensed)."""
-    install_example(root, user_folders / "claude")
-    assert historian("-q", "ingest")[0] == 0
-    assert historian("-q", "wrapup", "1")[0] == 0
-    return root
+SESSION = EXAMPLE_ID
 
 
 def index_answers(connection: sqlite3.Connection) -> dict[str, list[int]]:

@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLE_ID
 from karni_historian.brief.timeline import epoch_ms, timeline_data
 from karni_historian.brief.timeline_axis import GAP_SHARE, MAX_BLOCKS, MIN_BLOCK_MS, TimeAxis
 from karni_historian.brief.timeline_page import embedded_json, timeline_html
 from karni_historian.store import Store
-from timeline_project import EXAMPLE_ID, HOSTILE_ID, PAYLOAD, SHOWN_PROMPT, make_project
+from timeline_project import HOSTILE_ID, PAYLOAD, SHOWN_PROMPT, make_project
 
 DATA_BLOCK = re.compile(
     r'<script type="application/json" id="timeline-data">(.*?)</script>', re.DOTALL

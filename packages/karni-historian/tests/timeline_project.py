@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from conftest import install_example
 from karni_historian.cli import main
-from karni_historian.ingest.claude_code import project_key
 
-REPO = Path(__file__).resolve().parents[3]
-EXAMPLE = REPO / "examples" / "sessions" / "claude-code-soft-delete.jsonl"
-EXAMPLE_ID = "9c2f41d7-3b8e-4a6f-b1d0-5e7a2c9f8b34"
 HOSTILE_ID = "4e1d2c3b-7a6f-4b5e-9d8c-0f1e2d3c4b5a"
 
 PAYLOAD = (
@@ -100,14 +97,10 @@ def make_project(tmp_path: Path, monkeypatch: object, *, hostile: bool = True) -
     root = tmp_path / "eventsite"
     root.mkdir()
     (root / "manage.py").write_text("")
-    folder = tmp_path / "claude" / "projects" / project_key(str(root))
-    folder.mkdir(parents=True)
-    sessions = {EXAMPLE_ID: EXAMPLE.read_text(encoding="utf-8")}
+    folder = install_example(root, tmp_path / "claude")
     if hostile:
-        sessions[HOSTILE_ID] = hostile_session()
-    for session, text in sessions.items():
-        (folder / f"{session}.jsonl").write_text(
-            text.replace("__PROJECT__", str(root)), encoding="utf-8"
+        (folder / f"{HOSTILE_ID}.jsonl").write_text(
+            hostile_session().replace("__PROJECT__", str(root)), encoding="utf-8"
         )
     monkeypatch.chdir(root)  # type: ignore[attr-defined]
     assert main(["-q", "ingest"]) == 0
